@@ -1,0 +1,154 @@
+/*
+ * nl.h — nlkit logging API: open a log on a destination, write events, close it.
+ *
+ *   nl_log_t *log = nl_open("-");                      // stdout; NL_DEST may override
+ *   nl_write(log, "disk.read.start", "block=i", n);
+ *   nl_write(log, "disk.read.end", "block=i value=l", n, nbytes);
+ *   nl_close(log);
+ *
+ * Each call writes one line in the format of nl_bp.h:
+ *   ts=<ISO-8601 UTC, microseconds> event=<name> level=<Level> guid=<uuid> [constants] [fields]
+ *
+ * Thread safety: every function taking an nl_log_t may be called from many threads at once,
+ * except nl_close, which must be the last call on a log. Lines from different threads never
+ * interleave or tear. The library keeps no global mutable state: all state lives in the
+ * nl_log_t (a per-log template cache, buffer, counters and one background flusher thread).
+ *
+ * Failure: a destination that is down, full or slow never crashes the program and never
+ * blocks a writer for longer than the destination's timeout. Lines that cannot be delivered
+ * are counted (nl_dropped) and, once the destination works again, a line
+ * "event=nl.log.dropped level=Warn n=<count>" reports them in the log itself.
+ */
+#ifndef NLKIT_NL_H
+#define NLKIT_NL_H
+
+#include <stdint.h>
+
+#include "nl_bp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NLKIT_VERSION "0.1.0"
+
+/** Default TCP/UDP port of x-netlog:// destinations (NetLogger's netlogd port). */
+#define NL_DEFAULT_PORT 14380
+/** Most fields one nl_write format may declare. */
+#define NL_FMT_FIELDS_MAX 64
+/** Most constant fields one log may carry. */
+#define NL_CONST_MAX 32
+
+/** An open log. Opaque. */
+typedef struct nl_log nl_log_t;
+
+/** Open a log on a destination URL:
+ *   - "path" or "file://path"          append to a file (created 0644 if missing)
+ *   - "-" / "&"                        standard output / standard error
+ *   - "x-netlog://host[:port]"         TCP, one line per event (default port 14380)
+ *   - "x-netlog-udp://host[:port]"     UDP, one datagram per event
+ *   - "x-syslog://[FACILITY:]prog"     syslog datagram (RFC 3164) to /dev/log; levels map
+ *                                      Fatal->EMERG, Error->ERR, Warn->WARNING, Info->INFO,
+ *                                      Debug/Trace->DEBUG; FACILITY is a name such as
+ *                                      "user" (default), "daemon" or "local0"..."local7"
+ * Options may follow as a query: "?buffer=BYTES" (output buffer; 0 writes each line at
+ * once; default 65536 for files, pipes and TCP, 0 for terminals and stderr),
+ * "&flush=MS" (background flush period, default 1000), "&timeout=MS" (longest a write
+ * may block on a network destination, default 1000), and for x-syslog "&socket=PATH"
+ * (a unix datagram socket other than /dev/log).
+ *
+ * If the environment variable NL_DEST is set and non-empty it replaces `url`, so an
+ * operator can redirect an unmodified program. NL_GUID, if set to a UUID, becomes the
+ * log's GUID (a parent hands its GUID to children); otherwise a new one is made. NL_CFG,
+ * if set, names a level file (see nl_level_file).
+ *
+ * A network destination that cannot be reached at open is not an error: the log opens
+ * inactive (nl_is_active() == 0), counts what it cannot deliver, and reconnects. Returns
+ * NULL on a malformed URL, a file that cannot be opened, or no memory; use nl_open_ex to
+ * learn why. */
+nl_log_t *nl_open(const char *url);
+
+/** nl_open, storing the reason for a NULL result (an nl_status code) in *err if err is not
+ *  NULL (0 on success). */
+nl_log_t *nl_open_ex(const char *url, int *err);
+
+/** Write an event at level Info. `fmt` declares the fields that follow as
+ *  space-separated "name=TYPE" words, TYPE one of:
+ *     s  const char *          (NULL is written as an empty value)
+ *     d  double
+ *     i  int
+ *     l  long long
+ *     u  unsigned long long
+ *     t  double epoch seconds, written as an ISO-8601 timestamp
+ *  `fmt` may be NULL or "" for no fields. A field named "guid" replaces the log's GUID
+ *  in the fourth position; "ts", "event" and "level" are reserved. A field with the name
+ *  of a constant field replaces that constant on this line. Each distinct fmt is parsed
+ *  once per log and cached by its content, so a changed fmt is always honoured.
+ *  Returns 0 if the line was written or filtered out by level; NL_EFMT for a malformed
+ *  fmt (counted in nl_stats.errors, nothing written); NL_EIO if the destination could not
+ *  take the line (counted in nl_dropped); NL_ETOOBIG for a line over NL_LINE_MAX (counted
+ *  as dropped); NL_EINVAL for a NULL log or event. */
+int nl_write(nl_log_t *log, const char *event, const char *fmt, ...);
+
+/** nl_write at an explicit level (an enum nl_level value). */
+int nl_writel(nl_log_t *log, int level, const char *event, const char *fmt, ...);
+
+/** Flush buffered lines to the destination now. Returns 0, or NL_EIO if some lines could
+ *  not be delivered yet (they stay buffered while there is room). */
+int nl_flush(nl_log_t *log);
+
+/** Flush, stop the background thread, close the destination and free the log. NULL is
+ *  allowed. No other call on the log may run concurrently with or after this one. */
+void nl_close(nl_log_t *log);
+
+/** Set the log's level threshold: events with a level numerically above it are not
+ *  written. Returns 0 or NL_EINVAL. */
+int nl_set_level(nl_log_t *log, int level);
+/** The log's current level threshold. */
+int nl_get_level(const nl_log_t *log);
+
+/** Use a level file: a text file whose first word that is not a '#' comment is a level
+ *  name, optionally written "level=NAME" (e.g. "level=Debug"). The file is read now and
+ *  re-read by the log's flusher whenever its modification time changes, so an operator can
+ *  turn detail up or down without a restart. A missing file leaves the level unchanged and
+ *  is retried. Returns 0, NL_ELEVEL for an unknown level in the file, or NL_EINVAL. */
+int nl_level_file(nl_log_t *log, const char *path);
+
+/** Add (or replace) a constant field written on every line after the guid, e.g.
+ *  nl_const_set(log, "host", "gw1"). Returns 0, NL_ENAME for an invalid or reserved name,
+ *  NL_EINVAL if NL_CONST_MAX constants are already set, or NL_ENOMEM. */
+int nl_const_set(nl_log_t *log, const char *name, const char *value);
+/** Add the usual constants: host (gethostname), prog (program name), pid. */
+int nl_const_std(nl_log_t *log);
+
+/** Make a new random GUID (RFC 4122 UUID, lower case) into out[NL_GUID_LEN + 1]. */
+void nl_guid_new(char *out);
+/** The log's GUID (written when a line carries no guid field of its own). The pointer
+ *  stays valid until nl_close. */
+const char *nl_guid(const nl_log_t *log);
+/** Set the log's GUID. It must be a UUID; returns 0 or NL_EINVAL. */
+int nl_set_guid(nl_log_t *log, const char *guid);
+
+/** 1 if the destination is currently working (open, connected, last write succeeded),
+ *  0 if it is failing and lines are being buffered or dropped. */
+int nl_is_active(const nl_log_t *log);
+
+/** Lines that could not be delivered since the log was opened. */
+uint64_t nl_dropped(const nl_log_t *log);
+
+/** Counters of one log, for monitoring the monitor. */
+typedef struct nl_stats {
+    uint64_t written;  /* lines accepted for the destination */
+    uint64_t filtered; /* calls skipped by the level threshold */
+    uint64_t dropped;  /* lines that could not be delivered */
+    uint64_t errors;   /* calls rejected: malformed fmt, invalid arguments */
+    uint64_t reconnects; /* times a failed destination came back */
+} nl_stats_t;
+
+/** Fill *st with the log's counters. Returns 0 or NL_EINVAL. */
+int nl_stats(const nl_log_t *log, nl_stats_t *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,294 @@
+/* nl_enc.c — the line encoder: the only code that writes event lines. */
+#include <stdlib.h>
+
+#include "nl_buf.h"
+#include "nl_num.h"
+#include "nlkit/nl_bp.h"
+
+/* Byte classes for values: what a byte forces on the value it is in. */
+enum { C_PLAIN = 0, C_QUOTE = 1, C_ESC = 2, C_HIGH = 3 };
+
+/* The class of every byte, as a constant table built by the preprocessor: a lookup per byte
+ * is what keeps the scan of a plain value (the common case) fast. */
+#define R16(b)                                                                                   \
+    CL(b + 0), CL(b + 1), CL(b + 2), CL(b + 3), CL(b + 4), CL(b + 5), CL(b + 6), CL(b + 7),     \
+        CL(b + 8), CL(b + 9), CL(b + 10), CL(b + 11), CL(b + 12), CL(b + 13), CL(b + 14),      \
+        CL(b + 15)
+#define CL(c)                                                                                    \
+    ((c) < 0x20 || (c) == 0x7f || (c) == '"' || (c) == '\\' ? C_ESC                              \
+     : (c) == ' ' || (c) == '='                            ? C_QUOTE                             \
+     : (c) >= 0x80                                         ? C_HIGH                              \
+                                                           : C_PLAIN)
+static const unsigned char cls[256] = {R16(0x00), R16(0x10), R16(0x20), R16(0x30),
+                                       R16(0x40), R16(0x50), R16(0x60), R16(0x70),
+                                       R16(0x80), R16(0x90), R16(0xa0), R16(0xb0),
+                                       R16(0xc0), R16(0xd0), R16(0xe0), R16(0xf0)};
+#undef CL
+#undef R16
+
+/* Length of the valid UTF-8 sequence starting at s[0] (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0 if there is none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else
+        return 0;
+    if (n < len) return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return len;
+}
+
+int nl__buf_grow(nl_buf_t *b, size_t n)
+{
+    if (b->err) return 0;
+    size_t need = b->len + n;
+    if (need > b->limit) {
+        b->err = NL_ETOOBIG;
+        return 0;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need) cap *= 2;
+    if (cap > b->limit) cap = b->limit;
+    char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
+    if (!p) {
+        b->err = NL_ENOMEM;
+        return 0;
+    }
+    if (!b->heap && b->len) memcpy(p, b->p, b->len);
+    b->p = p;
+    b->cap = cap;
+    b->heap = 1;
+    return 1;
+}
+
+void nl_buf_init(nl_buf_t *b, char *storage, size_t cap)
+{
+    b->p = storage;
+    b->cap = storage ? cap : 0;
+    b->len = 0;
+    b->limit = (size_t)NL_LINE_MAX + 1;
+    b->err = 0;
+    b->heap = 0;
+}
+
+void nl_buf_free(nl_buf_t *b)
+{
+    if (b->heap) free(b->p);
+    b->p = NULL;
+    b->cap = b->len = 0;
+    b->heap = 0;
+}
+
+void nl_buf_reset(nl_buf_t *b)
+{
+    b->len = 0;
+    b->err = 0;
+}
+
+int nl__name_ok(const char *name, size_t len)
+{
+    if (len == 0 || len > NL_NAME_MAX) return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+void nl__enc_name(nl_buf_t *b, const char *name, size_t len)
+{
+    if (!nl__buf_room(b, len + 2)) return;
+    b->p[b->len++] = ' ';
+    memcpy(b->p + b->len, name, len);
+    b->len += len;
+    b->p[b->len++] = '=';
+}
+
+/* Quoted form with escapes; only reached for values that need it. */
+static void enc_escaped(nl_buf_t *b, const unsigned char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    /* Worst case every byte becomes \xHH. */
+    if (!nl__buf_room(b, len * 4 + 2)) return;
+    char *o = b->p + b->len;
+    *o++ = '"';
+    for (size_t i = 0; i < len;) {
+        unsigned char c = s[i];
+        unsigned char k = cls[c];
+        if (k == C_PLAIN || k == C_QUOTE) {
+            *o++ = (char)c;
+            i++;
+        } else if (k == C_HIGH) {
+            size_t q = utf8_seq(s + i, len - i);
+            if (q) {
+                memcpy(o, s + i, q);
+                o += q;
+                i += q;
+            } else {
+                *o++ = '\\', *o++ = 'x', *o++ = hex[c >> 4], *o++ = hex[c & 15];
+                i++;
+            }
+        } else {
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\r': *o++ = 'r'; break;
+            case '\t': *o++ = 't'; break;
+            default: *o++ = 'x', *o++ = hex[c >> 4], *o++ = hex[c & 15];
+            }
+            i++;
+        }
+    }
+    *o++ = '"';
+    b->len = (size_t)(o - b->p);
+}
+
+void nl__enc_value(nl_buf_t *b, const char *v, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)v;
+    int quote = len == 0, esc = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char k = cls[s[i]];
+        if (k == C_PLAIN) {
+            i++;
+        } else if (k == C_QUOTE) {
+            quote = 1;
+            i++;
+        } else if (k == C_HIGH) {
+            size_t q = utf8_seq(s + i, len - i);
+            if (!q) {
+                esc = 1;
+                break;
+            }
+            i += q;
+        } else {
+            esc = 1;
+            break;
+        }
+    }
+    if (esc) {
+        enc_escaped(b, s, len);
+        return;
+    }
+    if (!nl__buf_room(b, len + 2)) return;
+    if (quote) b->p[b->len++] = '"';
+    memcpy(b->p + b->len, v, len);
+    b->len += len;
+    if (quote) b->p[b->len++] = '"';
+}
+
+void nl__enc_u64v(nl_buf_t *b, unsigned long long v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    nl__put(b, tmp + sizeof tmp - n, (size_t)n);
+}
+
+void nl__enc_i64v(nl_buf_t *b, long long v)
+{
+    if (v < 0) {
+        nl__putc(b, '-');
+        nl__enc_u64v(b, 0ULL - (unsigned long long)v);
+    } else {
+        nl__enc_u64v(b, (unsigned long long)v);
+    }
+}
+
+void nl__enc_dblv(nl_buf_t *b, double v)
+{
+    /* Integral values (counts, byte totals) are the common case: skip printf. */
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v) {
+        nl__enc_i64v(b, (long long)v);
+        return;
+    }
+    char tmp[40];
+    int n = nl__dtoa(v, tmp);
+    nl__put(b, tmp, (size_t)n);
+}
+
+void nl__enc_tsv(nl_buf_t *b, int64_t usec)
+{
+    if (!nl__buf_room(b, NL_TS_LEN + 1)) return;
+    nl_ts_format(usec, b->p + b->len);
+    b->len += NL_TS_LEN;
+}
+
+void nl_enc_begin(nl_buf_t *b, int64_t ts_usec, const char *event, int level, const char *guid)
+{
+    nl__put(b, "ts=", 3);
+    nl__enc_tsv(b, ts_usec);
+    nl__put(b, " event=", 7);
+    nl__enc_value(b, event ? event : "", event ? strlen(event) : 0);
+    const char *ln = nl_level_name(level);
+    if (!ln) ln = "Info";
+    nl__put(b, " level=", 7);
+    nl__put(b, ln, strlen(ln));
+    if (guid) {
+        nl__put(b, " guid=", 6);
+        nl__enc_value(b, guid, strlen(guid));
+    }
+}
+
+/* Validate a caller-supplied name and append " name=", or set NL_ENAME. */
+static int enc_checked_name(nl_buf_t *b, const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (!nl__name_ok(name, n)) {
+        if (!b->err) b->err = NL_ENAME;
+        return 0;
+    }
+    nl__enc_name(b, name, n);
+    return !b->err;
+}
+
+void nl_enc_str(nl_buf_t *b, const char *name, const char *v, size_t len)
+{
+    if (enc_checked_name(b, name)) nl__enc_value(b, v ? v : "", v ? len : 0);
+}
+
+void nl_enc_dbl(nl_buf_t *b, const char *name, double v)
+{
+    if (enc_checked_name(b, name)) nl__enc_dblv(b, v);
+}
+
+void nl_enc_i64(nl_buf_t *b, const char *name, long long v)
+{
+    if (enc_checked_name(b, name)) nl__enc_i64v(b, v);
+}
+
+void nl_enc_u64(nl_buf_t *b, const char *name, unsigned long long v)
+{
+    if (enc_checked_name(b, name)) nl__enc_u64v(b, v);
+}
+
+void nl_enc_ts(nl_buf_t *b, const char *name, int64_t usec)
+{
+    if (enc_checked_name(b, name)) nl__enc_tsv(b, usec);
+}
+
+int nl_enc_end(nl_buf_t *b)
+{
+    nl__putc(b, '\n');
+    return b->err;
+}

@@ -1,0 +1,130 @@
+/* nl_fmt.c — parse nl_write formats once, and find them again by content. NetLogger cached
+ * one template per event name and silently reused it when the format changed; here the key
+ * is the format text itself, so a changed format is a new template. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_buf.h"
+#include "nl_fmt.h"
+
+static int reserved(const char *name, size_t len)
+{
+    return (len == 2 && memcmp(name, "ts", 2) == 0) ||
+           (len == 5 && (memcmp(name, "event", 5) == 0 || memcmp(name, "level", 5) == 0));
+}
+
+int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
+{
+    /* First pass: validate and count, so one allocation holds everything. */
+    struct {
+        size_t name_at, name_len;
+        char type;
+    } tmp[NL_FMT_FIELDS_MAX];
+    int n = 0;
+    size_t text = 0;
+    for (size_t i = 0; i < len;) {
+        if (fmt[i] == ' ') {
+            i++;
+            continue;
+        }
+        size_t ns = i;
+        while (i < len && fmt[i] != '=' && fmt[i] != ' ') i++;
+        size_t nlen = i - ns;
+        if (i >= len || fmt[i] != '=' || !nl__name_ok(fmt + ns, nlen) || reserved(fmt + ns, nlen))
+            return NL_EFMT;
+        i++;
+        if (i >= len || !strchr("sdilut", fmt[i]) || (i + 1 < len && fmt[i + 1] != ' '))
+            return NL_EFMT;
+        if (n == NL_FMT_FIELDS_MAX) return NL_EFMT;
+        for (int k = 0; k < n; k++)
+            if (tmp[k].name_len == nlen && memcmp(fmt + tmp[k].name_at, fmt + ns, nlen) == 0)
+                return NL_EFMT;
+        tmp[n].name_at = ns;
+        tmp[n].name_len = nlen;
+        tmp[n].type = fmt[i];
+        text += nlen + 2;
+        n++;
+        i++;
+    }
+    nl_tmpl_t *t = malloc(sizeof *t + (size_t)n * sizeof(nl_tfield_t) + text + len + 1);
+    if (!t) return NL_ENOMEM;
+    char *p = (char *)(t->f + n);
+    t->hash = hash;
+    t->fmt_len = len;
+    t->n = n;
+    t->guid_idx = -1;
+    atomic_init(&t->const_check, 0);
+    for (int k = 0; k < n; k++) {
+        t->f[k].type = tmp[k].type;
+        t->f[k].enc = p;
+        t->f[k].enc_len = (uint8_t)(tmp[k].name_len + 2);
+        *p++ = ' ';
+        memcpy(p, fmt + tmp[k].name_at, tmp[k].name_len);
+        p += tmp[k].name_len;
+        *p++ = '=';
+        if (tmp[k].name_len == 4 && memcmp(fmt + tmp[k].name_at, "guid", 4) == 0) {
+            if (tmp[k].type != 's') {
+                free(t);
+                return NL_EFMT; /* a guid is text */
+            }
+            t->guid_idx = k;
+        }
+    }
+    memcpy(p, fmt, len);
+    p[len] = '\0';
+    t->fmt = p;
+    *out = t;
+    return 0;
+}
+
+/* FNV-1a over the format text, measuring it on the way. */
+static uint64_t fmt_hash(const char *s, size_t *len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const char *p = s;
+    for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    *len = (size_t)(p - s);
+    return h;
+}
+
+int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
+{
+    if (!fmt) fmt = "";
+    size_t len;
+    uint64_t h = fmt_hash(fmt, &len);
+    size_t at = (size_t)(h ^ (h >> 29)) % NL_TCACHE_SLOTS;
+    *owned = 0;
+    for (int probe = 0; probe < NL_TCACHE_PROBE; probe++) {
+        _Atomic(nl_tmpl_t *) *slot = &c->slot[(at + (size_t)probe) % NL_TCACHE_SLOTS];
+        nl_tmpl_t *t = atomic_load_explicit(slot, memory_order_acquire);
+        if (!t) {
+            nl_tmpl_t *nt;
+            int rc = nl__tmpl_parse(fmt, len, h, &nt);
+            if (rc) return rc;
+            nl_tmpl_t *expected = NULL;
+            if (atomic_compare_exchange_strong_explicit(slot, &expected, nt, memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                *out = nt;
+                return 0;
+            }
+            free(nt); /* another thread filled this slot first: look at what it put there */
+            t = expected;
+        }
+        if (t->hash == h && t->fmt_len == len && memcmp(t->fmt, fmt, len) == 0) {
+            *out = t;
+            return 0;
+        }
+    }
+    /* Cache full along this probe sequence: still correct, just parsed per call. */
+    int rc = nl__tmpl_parse(fmt, len, h, out);
+    if (rc == 0) *owned = 1;
+    return rc;
+}
+
+void nl__tcache_free(nl_tcache_t *c)
+{
+    for (int i = 0; i < NL_TCACHE_SLOTS; i++) {
+        free(atomic_load_explicit(&c->slot[i], memory_order_relaxed));
+        atomic_store_explicit(&c->slot[i], NULL, memory_order_relaxed);
+    }
+}

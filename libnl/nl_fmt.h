@@ -1,0 +1,54 @@
+/* nl_fmt.h — private: nl_write format templates ("name=TYPE ...") and their per-log cache. */
+#ifndef NLKIT_NL_FMT_H
+#define NLKIT_NL_FMT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nlkit/nl.h"
+
+/* One declared field: its type letter and the pre-encoded text " name=". */
+typedef struct nl_tfield {
+    char type;         /* s d i l u t */
+    uint8_t enc_len;   /* length of enc */
+    const char *enc;   /* " name=" */
+} nl_tfield_t;
+
+/* A parsed format. Immutable once published in a cache, except const_check, a lazily
+ * computed (constants generation << 32 | mask of constants this template overrides). */
+typedef struct nl_tmpl {
+    uint64_t hash;
+    size_t fmt_len;
+    const char *fmt;   /* copy of the format text */
+    int n;             /* fields */
+    int guid_idx;      /* index of the field named "guid", or -1 */
+    _Atomic uint64_t const_check;
+    nl_tfield_t f[];   /* n entries, followed by the texts */
+} nl_tmpl_t;
+
+/* Parse `fmt` into a new template (free with free()). Returns 0, NL_EFMT or NL_ENOMEM. */
+int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out);
+
+/* Field name of field k (without the leading space and trailing '='), and its length. */
+static inline const char *nl__tmpl_name(const nl_tmpl_t *t, int k, size_t *len)
+{
+    *len = t->f[k].enc_len - 2u;
+    return t->f[k].enc + 1;
+}
+
+#define NL_TCACHE_SLOTS 256 /* distinct formats cached per log; more still work, uncached */
+#define NL_TCACHE_PROBE 16
+
+/* Lock-free cache of templates keyed by format content. Entries are only ever added, and
+ * freed by nl__tcache_free when the log closes. */
+typedef struct nl_tcache {
+    _Atomic(nl_tmpl_t *) slot[NL_TCACHE_SLOTS];
+} nl_tcache_t;
+
+/* The template for fmt (NULL means ""), parsing it on first sight. On success returns 0 and
+ * sets *out; *owned is 1 if the cache was full and the caller must free(*out) after use. */
+int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
+void nl__tcache_free(nl_tcache_t *c);
+
+#endif

@@ -1,0 +1,100 @@
+/* nl_levelfile.c — the level file (NL_CFG): lets an operator turn a running program's
+ * detail up or down by editing a file. Re-read by the flusher thread when its mtime
+ * changes; problems are written into the log itself, where the operator is looking. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nl_log_int.h"
+
+#define LEVELFILE_MAX 65536 /* a level file is a few bytes; more is a mistake */
+
+/* Parse the file's text: the first word that is not a comment, optionally "level=NAME".
+ * Returns the level or NL_ELEVEL with *lineno of the offending line. */
+static int parse_levelfile(const char *text, int *lineno)
+{
+    int line = 1;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        size_t i = 0;
+        while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
+        if (i < n && p[i] != '#') {
+            size_t e = i;
+            while (e < n && p[e] != ' ' && p[e] != '\t' && p[e] != '\r' && p[e] != '#') e++;
+            const char *w = p + i;
+            size_t wl = e - i;
+            if (wl > 6 && !strncmp(w, "level=", 6)) w += 6, wl -= 6;
+            *lineno = line;
+            return nl_level_parse(w, wl);
+        }
+        if (!eol) break;
+        p = eol + 1;
+        line++;
+    }
+    *lineno = line;
+    return NL_ELEVEL; /* empty file */
+}
+
+/* Read and apply the file; caller holds cfg_mu. report: write problems into the log. */
+static int apply_levelfile(nl_log_t *log, int report)
+{
+    FILE *f = fopen(log->level_path, "re");
+    if (!f) return 0; /* missing: level unchanged, retried when it appears */
+    char *text = malloc(LEVELFILE_MAX + 1);
+    size_t n = text ? fread(text, 1, LEVELFILE_MAX, f) : 0;
+    fclose(f);
+    if (!text) return NL_ENOMEM;
+    text[n] = '\0';
+    int lineno;
+    int lvl = parse_levelfile(text, &lineno);
+    free(text);
+    if (lvl < 0) {
+        if (report) {
+            char msg[NL_URL_PATH_MAX + 64];
+            snprintf(msg, sizeof msg, "%s:%d: no valid level name (Fatal Error Warn Info Debug Trace)",
+                     log->level_path, lineno);
+            nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
+        }
+        return NL_ELEVEL;
+    }
+    atomic_store(&log->level, lvl);
+    return 0;
+}
+
+/* 1 if the file's mtime differs from the one last applied (and records it). */
+static int changed(nl_log_t *log)
+{
+    struct stat st;
+    if (stat(log->level_path, &st) != 0) return 0;
+    if (log->level_seen && st.st_mtim.tv_sec == log->level_mtime.tv_sec &&
+        st.st_mtim.tv_nsec == log->level_mtime.tv_nsec)
+        return 0;
+    log->level_mtime = st.st_mtim;
+    log->level_seen = 1;
+    return 1;
+}
+
+int nl_level_file(nl_log_t *log, const char *path)
+{
+    if (!log || !path || !*path) return NL_EINVAL;
+    char *copy = strdup(path);
+    if (!copy) return NL_ENOMEM;
+    pthread_mutex_lock(&log->cfg_mu);
+    free(log->level_path);
+    log->level_path = copy;
+    log->level_seen = 0;
+    changed(log);
+    int rc = apply_levelfile(log, 1);
+    pthread_mutex_unlock(&log->cfg_mu);
+    return rc;
+}
+
+void nl__levelfile_check(nl_log_t *log)
+{
+    pthread_mutex_lock(&log->cfg_mu);
+    if (log->level_path && changed(log)) apply_levelfile(log, 1);
+    pthread_mutex_unlock(&log->cfg_mu);
+}

@@ -1,0 +1,49 @@
+/* nl_log_int.h — private: the inside of an nl_log_t, shared by the modules that make it. */
+#ifndef NLKIT_NL_LOG_INT_H
+#define NLKIT_NL_LOG_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "nl_fmt.h"
+#include "nl_sink.h"
+#include "nlkit/nl.h"
+
+/* The parts of every line that change rarely: GUID and constant fields, pre-encoded.
+ * Immutable once published; replaced whole (copy on write) and kept until nl_close, so a
+ * writer holding an old one is never left with freed memory. */
+typedef struct nl_head {
+    uint32_t gen;                  /* increases with every replacement */
+    char guid[NL_GUID_LEN + 1];
+    int nconst;
+    char *cname[NL_CONST_MAX];     /* constant names */
+    char *cvalue[NL_CONST_MAX];    /* constant values, raw */
+    size_t coff[NL_CONST_MAX + 1]; /* const i is enc[coff[i], coff[i+1]) */
+    char *enc;                     /* " name=value" for every constant */
+    struct nl_head *older;         /* the head this one replaced */
+} nl_head_t;
+
+struct nl_log {
+    nl_sink_t sink;
+    nl_tcache_t tcache;
+    _Atomic(nl_head_t *) head;
+    _Atomic int level;
+    _Atomic uint64_t written, filtered, errors;
+    pthread_mutex_t cfg_mu;        /* serialises head replacement and the level file */
+    char *level_path;              /* under cfg_mu */
+    struct timespec level_mtime;   /* under cfg_mu */
+    int level_seen;                /* under cfg_mu: the file was read at least once */
+    pthread_t flusher;
+    pthread_mutex_t fmu;
+    pthread_cond_t fcond;
+    int stop;                      /* under fmu */
+    int flush_ms;
+};
+
+/* Re-read the level file if it changed since last time (flusher thread). */
+void nl__levelfile_check(nl_log_t *log);
+/* Write an event from the library itself (configuration problems and the like). */
+void nl__log_self(nl_log_t *log, int level, const char *event, const char *what, const char *msg);
+
+#endif

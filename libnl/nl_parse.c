@@ -1,0 +1,316 @@
+/* nl_parse.c — the line parser: the only code that reads event lines. Strict by default,
+ * lenient on request (see NL_PARSE_LENIENT in nl_bp.h for what it recovers). Values are
+ * zero-copy unless they contain escapes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_buf.h"
+#include "nl_num.h"
+#include "nlkit/nl_bp.h"
+
+void nl_rec_init(nl_rec_t *rec)
+{
+    rec->n = 0;
+    rec->i_ts = rec->i_event = rec->i_level = rec->i_guid = -1;
+    rec->ts_usec = 0;
+    rec->recovered = 0;
+    rec->scratch = NULL;
+    rec->scratch_cap = 0;
+}
+
+void nl_rec_free(nl_rec_t *rec)
+{
+    free(rec->scratch);
+    rec->scratch = NULL;
+    rec->scratch_cap = 0;
+}
+
+/* State of one nl_parse call. */
+typedef struct parse_ctx {
+    nl_rec_t *rec;
+    const char *s;
+    size_t len;
+    long lineno;
+    int lenient;
+    nl_perr_t *err;
+    size_t scratch_used;
+} parse_ctx_t;
+
+/* Report an error at byte offset `at` (0-based) and return `code`. */
+static int fail(parse_ctx_t *c, size_t at, int code, const char *fmt, ...)
+{
+    if (c->err) {
+        c->err->line = c->lineno;
+        c->err->col = (int)(at + 1);
+        c->err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int is_name_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '.' || ch == '-';
+}
+
+static int is_ctl(unsigned char ch) { return ch < 0x20 || ch == 0x7f; }
+
+static int hexval(unsigned char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* Space for unescaped values: at most the line's length in all. Grown only before the
+ * first escaped value of a line, so no pointer of this line into scratch is moved. */
+static char *scratch_take(parse_ctx_t *c)
+{
+    nl_rec_t *r = c->rec;
+    if (c->scratch_used == 0 && r->scratch_cap < c->len) {
+        char *p = realloc(r->scratch, c->len);
+        if (!p) return NULL;
+        r->scratch = p;
+        r->scratch_cap = c->len;
+    }
+    return r->scratch + c->scratch_used;
+}
+
+/* Decode the quoted value s[from, to) (escapes present) into scratch. */
+static int unescape(parse_ctx_t *c, size_t from, size_t to, nl_field_t *f)
+{
+    char *o = scratch_take(c);
+    if (!o) return fail(c, from, NL_ENOMEM, "out of memory");
+    char *start = o;
+    const unsigned char *s = (const unsigned char *)c->s;
+    for (size_t i = from; i < to;) {
+        if (s[i] != '\\') {
+            *o++ = (char)s[i++];
+            continue;
+        }
+        unsigned char e = i + 1 < to ? s[i + 1] : 0; /* 0: lone backslash at the end */
+        switch (e) {
+        case '"': *o++ = '"'; i += 2; continue;
+        case '\\': *o++ = '\\'; i += 2; continue;
+        case 'n': *o++ = '\n'; i += 2; continue;
+        case 'r': *o++ = '\r'; i += 2; continue;
+        case 't': *o++ = '\t'; i += 2; continue;
+        case 'x': {
+            int hi = i + 2 < to ? hexval(s[i + 2]) : -1;
+            int lo = i + 3 < to ? hexval(s[i + 3]) : -1;
+            if (hi >= 0 && lo >= 0) {
+                *o++ = (char)(hi * 16 + lo);
+                i += 4;
+                continue;
+            }
+            if (!c->lenient) return fail(c, i, NL_EPARSE, "bad \\x escape (needs two hex digits)");
+            break;
+        }
+        default:
+            if (!c->lenient) return fail(c, i, NL_EPARSE, "unknown escape '\\%c'", e ? e : ' ');
+        }
+        /* lenient: keep the backslash literally */
+        c->rec->recovered++;
+        *o++ = (char)s[i++];
+    }
+    f->value = start;
+    f->value_len = (uint32_t)(o - start);
+    c->scratch_used += (size_t)(o - start);
+    return 0;
+}
+
+/* A quoted value starting at the '"' at *pi. */
+static int quoted_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
+{
+    const unsigned char *s = (const unsigned char *)c->s;
+    size_t open = *pi, i = open + 1;
+    int esc = 0;
+    while (i < c->len && s[i] != '"') {
+        if (s[i] == '\\' && i + 1 < c->len) {
+            esc = 1;
+            i += 2;
+            continue;
+        }
+        if (is_ctl(s[i]) || s[i] == '\\') {
+            if (!c->lenient) {
+                if (s[i] == '\\') break; /* lone backslash at end: unterminated */
+                return fail(c, i, NL_EPARSE, "control character 0x%02x in quoted value", s[i]);
+            }
+            c->rec->recovered++;
+        }
+        i++;
+    }
+    size_t end = i < c->len ? i : c->len;
+    if (i >= c->len || s[i] != '"') {
+        if (!c->lenient) return fail(c, open, NL_EPARSE, "unterminated quote");
+        c->rec->recovered++;
+    }
+    if (esc) {
+        int rc = unescape(c, open + 1, end, f);
+        if (rc) return rc;
+    } else {
+        f->value = c->s + open + 1;
+        f->value_len = (uint32_t)(end - open - 1);
+    }
+    i = i < c->len ? i + 1 : c->len; /* past the closing quote */
+    if (i < c->len && s[i] != ' ') {
+        if (!c->lenient) return fail(c, i, NL_EPARSE, "junk after quoted value");
+        c->rec->recovered++;
+        while (i < c->len && s[i] != ' ') i++; /* dropped */
+    }
+    *pi = i;
+    return 0;
+}
+
+/* An unquoted value: runs to the next space. */
+static int plain_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
+{
+    const unsigned char *s = (const unsigned char *)c->s;
+    size_t i = *pi, start = i;
+    for (; i < c->len && s[i] != ' '; i++) {
+        if (is_ctl(s[i]) || s[i] == '"') {
+            if (!c->lenient)
+                return fail(c, i, NL_EPARSE, "%s in unquoted value",
+                            s[i] == '"' ? "quote" : "control character");
+            c->rec->recovered++;
+        }
+    }
+    f->value = c->s + start;
+    f->value_len = (uint32_t)(i - start);
+    *pi = i;
+    return 0;
+}
+
+static int name_is(const nl_field_t *f, const char *s, size_t n)
+{
+    return f->name_len == n && memcmp(f->name, s, n) == 0;
+}
+
+/* Index of an earlier field with the same name, or -1. */
+static int find_dup(const nl_rec_t *r, const nl_field_t *f)
+{
+    for (int k = 0; k < r->n; k++)
+        if (r->f[k].name_len == f->name_len && r->f[k].name[0] == f->name[0] &&
+            memcmp(r->f[k].name, f->name, f->name_len) == 0)
+            return k;
+    return -1;
+}
+
+/* Skip a malformed token in lenient mode. */
+static size_t skip_token(parse_ctx_t *c, size_t i)
+{
+    c->rec->recovered++;
+    while (i < c->len && c->s[i] != ' ') i++;
+    return i;
+}
+
+static int parse_fields(parse_ctx_t *c)
+{
+    nl_rec_t *r = c->rec;
+    const unsigned char *s = (const unsigned char *)c->s;
+    size_t i = 0;
+    for (;;) {
+        while (i < c->len && s[i] == ' ') i++;
+        if (i >= c->len) break;
+        size_t ns = i;
+        while (i < c->len && is_name_char(s[i])) i++;
+        if (i >= c->len || s[i] != '=') {
+            if (i == ns && i < c->len && s[i] != ' ') {
+                if (!c->lenient)
+                    return fail(c, i, NL_ENAME, "bad character 0x%02x in field name", s[i]);
+            } else if (!c->lenient) {
+                return fail(c, ns, NL_EPARSE, "field without '='");
+            }
+            i = skip_token(c, i);
+            continue;
+        }
+        if (i == ns) {
+            if (!c->lenient) return fail(c, i, NL_ENAME, "empty field name");
+            i = skip_token(c, i);
+            continue;
+        }
+        if (i - ns > NL_NAME_MAX) {
+            if (!c->lenient) return fail(c, ns, NL_ENAME, "field name longer than %d", NL_NAME_MAX);
+            i = skip_token(c, i);
+            continue;
+        }
+        if (r->n >= NL_FIELDS_MAX) return fail(c, ns, NL_EPARSE, "more than %d fields", NL_FIELDS_MAX);
+        nl_field_t *f = &r->f[r->n];
+        f->name = c->s + ns;
+        f->name_len = (uint32_t)(i - ns);
+        i++; /* '=' */
+        int rc = i < c->len && s[i] == '"' ? quoted_value(c, &i, f) : plain_value(c, &i, f);
+        if (rc) return rc;
+        if (find_dup(r, f) >= 0) {
+            if (!c->lenient)
+                return fail(c, ns, NL_EDUP, "duplicate field '%.*s'", (int)f->name_len, f->name);
+            r->recovered++;
+            continue;
+        }
+        if (name_is(f, "ts", 2)) r->i_ts = r->n;
+        else if (name_is(f, "event", 5)) r->i_event = r->n;
+        else if (name_is(f, "level", 5)) r->i_level = r->n;
+        else if (name_is(f, "guid", 4)) r->i_guid = r->n;
+        r->n++;
+    }
+    return 0;
+}
+
+int nl_parse(nl_rec_t *rec, const char *line, size_t len, long lineno, unsigned flags,
+             nl_perr_t *err)
+{
+    parse_ctx_t c = {rec, line, len, lineno, (flags & NL_PARSE_LENIENT) != 0, err, 0};
+    rec->n = 0;
+    rec->i_ts = rec->i_event = rec->i_level = rec->i_guid = -1;
+    rec->ts_usec = 0;
+    rec->recovered = 0;
+    if (!line) return fail(&c, 0, NL_EINVAL, "no line");
+    if (c.len && line[c.len - 1] == '\n') c.len--;
+    if (c.len && line[c.len - 1] == '\r') c.len--;
+    if (c.len > NL_LINE_MAX)
+        return fail(&c, NL_LINE_MAX, NL_ETOOBIG, "line longer than %d bytes", NL_LINE_MAX);
+    size_t i = 0;
+    while (i < c.len && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (i == c.len || line[i] == '#') return 0;
+    int rc = parse_fields(&c);
+    if (rc) return rc;
+    if (rec->i_ts < 0) return fail(&c, 0, NL_EMISSING, "missing ts");
+    if (rec->i_event < 0) return fail(&c, 0, NL_EMISSING, "missing event");
+    const nl_field_t *ts = &rec->f[rec->i_ts];
+    if (nl_ts_parse(ts->value, ts->value_len, &rec->ts_usec) != 0) {
+        if (!c.lenient) {
+            size_t at = ts->value >= line && ts->value < line + len ? (size_t)(ts->value - line) : 0;
+            return fail(&c, at, NL_ETS, "bad timestamp '%.*s'",
+                        (int)(ts->value_len > 40 ? 40 : ts->value_len), ts->value);
+        }
+        rec->recovered++;
+        rec->ts_usec = 0;
+    }
+    return 1;
+}
+
+const nl_field_t *nl_rec_get(const nl_rec_t *rec, const char *name)
+{
+    size_t n = strlen(name);
+    for (int k = 0; k < rec->n; k++)
+        if (name_is(&rec->f[k], name, n)) return &rec->f[k];
+    return NULL;
+}
+
+int nl_field_is(const nl_field_t *f, const char *s)
+{
+    return f && strlen(s) == f->value_len && memcmp(f->value, s, f->value_len) == 0;
+}
+
+int nl_field_double(const nl_field_t *f, double *out)
+{
+    if (!f || !out) return NL_EINVAL;
+    return nl__strtod(f->value, f->value_len, out) == 0 ? 0 : NL_EPARSE;
+}

@@ -1,0 +1,62 @@
+/* nl_sink.h — private: a log's destination. Owns the output buffer, the connection, the
+ * retry schedule and the count of lines it could not deliver. All functions are
+ * thread-safe (one mutex per sink). */
+#ifndef NLKIT_NL_SINK_H
+#define NLKIT_NL_SINK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl_url.h"
+#include "nlkit/nl_bp.h"
+
+typedef struct nl_sink {
+    nl_url_t url;
+    pthread_mutex_t mu;
+    int fd;              /* -1 while closed or disconnected */
+    int own_fd;          /* we close fd (not for stdout/stderr) */
+    int stream;          /* byte stream (file, pipe, tcp) rather than datagrams */
+    int guard_sigpipe;   /* fd is a pipe or socket reached with write(2) */
+    int write_through;   /* flush after every line */
+    int stalled;         /* a write timed out: writers stop flushing until the flusher
+                            thread gets through (under mu) */
+    char *buf;           /* pending bytes of a stream sink */
+    size_t len, cap;
+    uint64_t unreported; /* drops not yet reported in the log (under mu) */
+    char guid[NL_GUID_LEN + 1]; /* for the drop report line */
+    pid_t pid;
+    int64_t syslog_sec;  /* second of the cached syslog timestamp */
+    char syslog_time[16];
+    _Atomic int active;
+    _Atomic uint64_t dropped;
+    _Atomic uint64_t reconnects;
+} nl_sink_t;
+
+/* Open the destination. A network destination that is down is not an error (the sink
+ * opens inactive and retries on nl__sink_tick); a file that cannot be opened is.
+ * Returns 0, NL_EIO (with errno set) or NL_ENOMEM. */
+int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid);
+
+/* Hand one complete line (ending in '\n') to the destination at the given level.
+ * Returns 0, or NL_EIO if the line was dropped (counted). Blocks at most the URL's
+ * timeout, and only when a full buffer must be written out first. */
+int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level);
+
+/* Count n lines as dropped that never reached the sink (e.g. too long to encode). */
+void nl__sink_drop(nl_sink_t *s, uint64_t n);
+
+/* Write out pending bytes. Returns 0, or NL_EIO if some remain pending. */
+int nl__sink_flush(nl_sink_t *s);
+
+/* Periodic work from the log's flusher thread: reconnect if down, flush, report drops. */
+void nl__sink_tick(nl_sink_t *s);
+
+/* Update the GUID used on drop reports. */
+void nl__sink_set_guid(nl_sink_t *s, const char *guid);
+
+/* Flush what can be flushed, close, free. Lines still pending are counted as dropped. */
+void nl__sink_close(nl_sink_t *s);
+
+#endif

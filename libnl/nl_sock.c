@@ -1,0 +1,83 @@
+/* nl_sock.c — connect helpers for nl_sink.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "nl_sock.h"
+
+/* Resolve host:port for the given socket type; caller frees with freeaddrinfo. */
+static struct addrinfo *resolve(const char *host, int port, int socktype)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = socktype;
+    hints.ai_flags = AI_NUMERICSERV;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    if (getaddrinfo(host, ps, &hints, &res) != 0) return NULL;
+    return res;
+}
+
+/* Non-blocking connect, then wait for it to finish or time out. */
+static int connect_timed(const struct addrinfo *ai, int timeout_ms)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) return -1;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) return fd;
+    if (errno != EINPROGRESS) goto fail;
+    struct pollfd p = {fd, POLLOUT, 0};
+    int r;
+    do r = poll(&p, 1, timeout_ms);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0) goto fail;
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) goto fail;
+    return fd;
+fail:
+    close(fd);
+    return -1;
+}
+
+int nl__tcp_connect(const char *host, int port, int timeout_ms)
+{
+    struct addrinfo *res = resolve(host, port, SOCK_STREAM);
+    int fd = -1;
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) fd = connect_timed(ai, timeout_ms);
+    if (res) freeaddrinfo(res);
+    return fd;
+}
+
+int nl__udp_connect(const char *host, int port)
+{
+    struct addrinfo *res = resolve(host, port, SOCK_DGRAM);
+    int fd = -1;
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (res) freeaddrinfo(res);
+    return fd;
+}
+
+int nl__unix_dgram_socket(void) { return socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
+
+int nl__unix_dgram_connect(int fd, const char *path)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path) return -1;
+    strcpy(sa.sun_path, path);
+    return connect(fd, (struct sockaddr *)&sa, sizeof sa);
+}

@@ -1,0 +1,91 @@
+/* nl_test.c — helpers for the tests (see nl_test.h). */
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nl_test.h"
+
+const char *t_tmpdir(void)
+{
+    static char dirs[8][64];
+    static int next;
+    char *d = dirs[next++ % 8];
+    snprintf(d, 64, "/tmp/nlkit-test-XXXXXX");
+    if (!mkdtemp(d)) fail_msg("mkdtemp failed");
+    return d;
+}
+
+const char *t_path(const char *dir, const char *name)
+{
+    static char bufs[8][512];
+    static int next;
+    char *p = bufs[next++ % 8];
+    snprintf(p, 512, "%s/%s", dir, name);
+    return p;
+}
+
+char *t_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap + 1);
+    size_t r;
+    while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            cap *= 2;
+            char *nb = realloc(b, cap + 1);
+            if (!nb) free(b);
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (!b) return NULL;
+    b[n] = '\0';
+    if (len) *len = n;
+    return b;
+}
+
+size_t t_lines(char *text, char ***lines)
+{
+    size_t n = 0, cap = 1024;
+    char **v = malloc(cap * sizeof *v);
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        if (n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[n++] = p;
+        if (!nl) break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    *lines = v;
+    return n;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void t_rmtree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+void t_sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+uint64_t t_rand(uint64_t *s)
+{
+    /* splitmix64 */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
