@@ -1,0 +1,27 @@
+/* bp_cases.h — load the line-format conformance cases (bp-cases/valid, bp-cases/invalid)
+ * so every consumer of the format can be checked against all of them. */
+#ifndef NLKIT_BP_CASES_H
+#define NLKIT_BP_CASES_H
+
+#include <stddef.h>
+
+#define BP_PAIRS_MAX 64
+
+typedef struct bp_case {
+    char name[64];        /* e.g. "valid/03" */
+    char *line;           /* the .line file's content */
+    size_t line_len;
+    int npairs;           /* valid cases: expected fields, in order */
+    char *pname[BP_PAIRS_MAX];
+    char *pvalue[BP_PAIRS_MAX];
+    size_t pvalue_len[BP_PAIRS_MAX];
+    char *why;            /* invalid cases: the .why text */
+} bp_case_t;
+
+/* Load dir/valid (valid != 0) or dir/invalid, sorted by name. Returns the number of cases
+ * (and *out, free with bp_cases_free) or -1 if the folder or a file is unreadable or a
+ * .json file is malformed (reason printed). */
+int bp_cases_load(const char *dir, int valid, bp_case_t **out);
+void bp_cases_free(bp_case_t *c, int n);
+
+#endif

@@ -1,0 +1,289 @@
+/* test_parse.c — the line parser against the conformance cases (every one of them, from
+ * tests/data/bp-cases and, when present, ../shared/bp-cases), NetLogger-style input,
+ * lenient recovery, error positions, and hostile input read from exact-size buffers so the
+ * sanitizer build catches any read past the line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bp_cases.h"
+#include "nl_test.h"
+#include "nlkit/nl_bp.h"
+
+static const char *case_dirs[4];
+static int ncase_dirs;
+
+/* Parse from a malloc'd copy of exactly len bytes (no terminator to lean on). */
+static int parse_exact(nl_rec_t *rec, const char *line, size_t len, unsigned flags, nl_perr_t *err,
+                       char **keep)
+{
+    char *copy = malloc(len ? len : 1);
+    memcpy(copy, line, len);
+    int rc = nl_parse(rec, copy, len, 42, flags, err);
+    *keep = copy; /* fields point into it */
+    return rc;
+}
+
+static void check_fields(const bp_case_t *c, const nl_rec_t *rec)
+{
+    if (rec->n != c->npairs) fail_msg("%s: %d fields, want %d", c->name, rec->n, c->npairs);
+    for (int k = 0; k < c->npairs; k++) {
+        const nl_field_t *f = &rec->f[k];
+        if (f->name_len != strlen(c->pname[k]) || memcmp(f->name, c->pname[k], f->name_len))
+            fail_msg("%s: field %d is '%.*s', want '%s'", c->name, k, (int)f->name_len, f->name,
+                     c->pname[k]);
+        if (f->value_len != c->pvalue_len[k] || memcmp(f->value, c->pvalue[k], f->value_len))
+            fail_msg("%s: field %s = '%.*s', want '%s'", c->name, c->pname[k], (int)f->value_len,
+                     f->value, c->pvalue[k]);
+    }
+}
+
+static void test_bp_valid(void **state)
+{
+    (void)state;
+    nl_rec_t rec, rec2;
+    nl_rec_init(&rec);
+    nl_rec_init(&rec2);
+    for (int d = 0; d < ncase_dirs; d++) {
+        bp_case_t *cs;
+        int n = bp_cases_load(case_dirs[d], 1, &cs);
+        if (n < 19) fail_msg("%s: only %d valid cases loaded", case_dirs[d], n);
+        for (int i = 0; i < n; i++) {
+            bp_case_t *c = &cs[i];
+            for (unsigned mode = 0; mode < 2; mode++) {
+                nl_perr_t err;
+                char *keep;
+                int rc = parse_exact(&rec, c->line, c->line_len, mode, &err, &keep);
+                if (rc != 1) fail_msg("%s (%s): rejected at col %d: %s", c->name,
+                                      mode ? "lenient" : "strict", err.col, err.msg);
+                check_fields(c, &rec);
+                assert_int_equal(rec.recovered, 0);
+                /* the encoder writes these fields back so that they parse the same */
+                nl_buf_t b;
+                nl_buf_init(&b, NULL, 0);
+                for (int k = 0; k < rec.n; k++) {
+                    char name[NL_NAME_MAX + 1];
+                    memcpy(name, rec.f[k].name, rec.f[k].name_len);
+                    name[rec.f[k].name_len] = '\0';
+                    nl_enc_str(&b, name, rec.f[k].value, rec.f[k].value_len);
+                }
+                assert_int_equal(nl_enc_end(&b), 0);
+                assert_int_equal(nl_parse(&rec2, b.p, b.len, 1, 0, NULL), 1);
+                check_fields(c, &rec2);
+                nl_buf_free(&b);
+                free(keep);
+            }
+        }
+        bp_cases_free(cs, n);
+    }
+    nl_rec_free(&rec);
+    nl_rec_free(&rec2);
+}
+
+static void test_bp_invalid(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    for (int d = 0; d < ncase_dirs; d++) {
+        bp_case_t *cs;
+        int n = bp_cases_load(case_dirs[d], 0, &cs);
+        if (n < 14) fail_msg("%s: only %d invalid cases loaded", case_dirs[d], n);
+        for (int i = 0; i < n; i++) {
+            bp_case_t *c = &cs[i];
+            nl_perr_t err;
+            char *keep;
+            int rc = parse_exact(&rec, c->line, c->line_len, NL_PARSE_STRICT, &err, &keep);
+            if (rc >= 0) fail_msg("%s (%s) was accepted", c->name, c->why);
+            assert_int_equal(err.line, 42);
+            if (err.col < 1 || (size_t)err.col > c->line_len)
+                fail_msg("%s: column %d outside the line", c->name, err.col);
+            assert_true(err.msg[0] != '\0');
+            free(keep);
+            /* lenient mode may recover, but must stay inside the line */
+            rc = parse_exact(&rec, c->line, c->line_len, NL_PARSE_LENIENT, &err, &keep);
+            assert_true(rc == 1 || rc < 0);
+            free(keep);
+        }
+        bp_cases_free(cs, n);
+    }
+    nl_rec_free(&rec);
+}
+
+/* Exact positions and codes for a few cases, so messages point where the problem is. */
+static void test_error_positions(void **state)
+{
+    (void)state;
+    struct {
+        const char *line;
+        int code, col;
+    } cases[] = {
+        {"ts=2026-11-22T12:00:00Z event=x msg=\"unterminated", NL_EPARSE, 37},
+        {"ts=2026-11-22T12:00:00Z event=x a=1 a=2", NL_EDUP, 37},
+        {"ts=2026-11-22T12:00:00Z event=x =value", NL_ENAME, 33},
+        {"ts=2026-11-22T12:00:00Z event=x novalue", NL_EPARSE, 33},
+        {"ts=2026-11-22T12:00:00Z event=x q=\"a\\qb\"", NL_EPARSE, 37},
+        {"ts=yesterday event=x", NL_ETS, 4},
+        {"event=x guid=g", NL_EMISSING, 1},
+        {"ts=2026-11-22T12:00:00Z event=x a=\"1\"b=2", NL_EPARSE, 38},
+    };
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nl_perr_t err;
+        int rc = nl_parse(&rec, cases[i].line, strlen(cases[i].line), 7, 0, &err);
+        if (rc != cases[i].code || err.col != cases[i].col)
+            fail_msg("'%s': got %d at col %d (%s), want %d at col %d", cases[i].line, rc, err.col,
+                     err.msg, cases[i].code, cases[i].col);
+        assert_int_equal(err.line, 7);
+    }
+    nl_rec_free(&rec);
+}
+
+static void test_netlogger_style(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    const char *nl_line = "ts=2006-12-08T18:48:27.598448Z event=gridftp.transfer.end level=Info "
+                          "guid=7d9b2ea4-8751-11db-a7a3-0017f2e2c3b8 host=dc1.lbl.gov prog=gridftp "
+                          "nbytes=1073741824 msg=\"file \\\"a b\\\" done\" url=gsiftp://h/x?y=1\r\n";
+    assert_int_equal(nl_parse(&rec, nl_line, strlen(nl_line), 1, 0, NULL), 1);
+    assert_int_equal(rec.n, 9);
+    assert_true(nl_field_is(nl_rec_get(&rec, "msg"), "file \"a b\" done"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "url"), "gsiftp://h/x?y=1"));
+    assert_true(nl_field_is(&rec.f[rec.i_event], "gridftp.transfer.end"));
+    assert_true(nl_field_is(&rec.f[rec.i_level], "Info"));
+    assert_int_equal(nl_level_parse(rec.f[rec.i_level].value, rec.f[rec.i_level].value_len),
+                     NL_LVL_INFO);
+    assert_int_equal(rec.ts_usec, 1165603707598448LL);
+    /* zero copy: unescaped values point into the line */
+    const nl_field_t *h = nl_rec_get(&rec, "host");
+    assert_true(h->value > nl_line && h->value < nl_line + strlen(nl_line));
+    /* comments and blank lines are not events, and not errors */
+    assert_int_equal(nl_parse(&rec, "# a comment", 11, 2, 0, NULL), 0);
+    assert_int_equal(nl_parse(&rec, "   \n", 4, 3, 0, NULL), 0);
+    assert_int_equal(nl_parse(&rec, "", 0, 4, 0, NULL), 0);
+    /* runs of spaces between fields are tolerated */
+    assert_int_equal(nl_parse(&rec, "ts=1  event=x   a=1", 19, 5, 0, NULL), 1);
+    assert_int_equal(rec.n, 3);
+    nl_rec_free(&rec);
+}
+
+static void test_lenient_recovery(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    const char *l = "ts=2026-11-22T12:00:00Z event=x q=\"a\\qb\" junk a=1 a=2 =v c=\"x\"y d=\"open";
+    assert_true(nl_parse(&rec, l, strlen(l), 1, NL_PARSE_STRICT, NULL) < 0);
+    assert_int_equal(nl_parse(&rec, l, strlen(l), 1, NL_PARSE_LENIENT, NULL), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "q"), "a\\qb"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "a"), "1")); /* first kept */
+    assert_true(nl_field_is(nl_rec_get(&rec, "c"), "x"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "d"), "open"));
+    assert_null(nl_rec_get(&rec, "junk"));
+    assert_int_equal(rec.recovered, 6);
+    /* a bad timestamp is kept as text in lenient mode */
+    assert_int_equal(nl_parse(&rec, "ts=yesterday event=x", 20, 1, NL_PARSE_LENIENT, NULL), 1);
+    assert_int_equal(rec.ts_usec, 0);
+    assert_true(nl_field_is(&rec.f[rec.i_ts], "yesterday"));
+    /* a lone trailing backslash inside an unterminated quote is kept, not read past */
+    char *keep;
+    nl_perr_t err;
+    const char *t = "ts=1 event=x a=\"b\\n\\";
+    assert_int_equal(parse_exact(&rec, t, strlen(t), NL_PARSE_LENIENT, &err, &keep), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "a"), "b\n\\"));
+    free(keep);
+    nl_rec_free(&rec);
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    nl_perr_t err;
+    size_t big = (size_t)NL_LINE_MAX + 10;
+    char *l = malloc(big);
+    memset(l, 'a', big);
+    memcpy(l, "ts=1 event=x v=", 15);
+    assert_int_equal(nl_parse(&rec, l, big, 1, NL_PARSE_LENIENT, &err), NL_ETOOBIG);
+    /* more fields than NL_FIELDS_MAX */
+    nl_buf_t b;
+    nl_buf_init(&b, NULL, 0);
+    nl_enc_begin(&b, 0, "x", NL_LVL_INFO, NULL);
+    for (int i = 0; i < NL_FIELDS_MAX; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        nl_enc_i64(&b, name, i);
+    }
+    nl_enc_end(&b);
+    assert_int_equal(nl_parse(&rec, b.p, b.len, 1, 0, &err), NL_EPARSE);
+    assert_non_null(strstr(err.msg, "more than"));
+    nl_buf_free(&b);
+    free(l);
+    nl_rec_free(&rec);
+}
+
+/* Random mutations of valid lines: any result is fine, reading outside the line is not
+ * (the ASan build checks that), and errors always carry a column inside the line. */
+static void test_mutations(void **state)
+{
+    (void)state;
+    static const char *seeds[] = {
+        "ts=2026-11-22T12:00:00.123456Z event=foo.start level=Info guid=g",
+        "ts=2026-11-22T12:00:00Z event=x m=\"line1\\nline2\\tend\\r\" b=\"\\x01\\x7f\"",
+        "ts=1732276800.25 event=x q=\"say \\\"hi\\\"\" u=http://h/p?a=b",
+    };
+    static const char alphabet[] = " =\"\\xn0Z.:-#\t\x01\xff";
+    uint64_t seed = 99;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    for (int it = 0; it < 200000; it++) {
+        const char *s = seeds[it % 3];
+        size_t len = strlen(s);
+        char *m = malloc(len + 8);
+        memcpy(m, s, len);
+        int edits = 1 + (int)(t_rand(&seed) % 4);
+        for (int e = 0; e < edits; e++) {
+            uint64_t r = t_rand(&seed);
+            size_t at = (size_t)(r % len);
+            if (r & 0x100) m[at] = alphabet[(r >> 9) % (sizeof alphabet - 1)];
+            else len = at + 1; /* truncate */
+        }
+        char *exact = malloc(len);
+        memcpy(exact, m, len);
+        free(m);
+        for (unsigned mode = 0; mode < 2; mode++) {
+            nl_perr_t err;
+            int rc = nl_parse(&rec, exact, len, it, mode, &err);
+            if (rc < 0 && (err.col < 1 || (size_t)err.col > len + 1))
+                fail_msg("column %d outside a %zu-byte line", err.col, len);
+            for (int k = 0; rc == 1 && k < rec.n; k++) {
+                const nl_field_t *f = &rec.f[k];
+                int inside = f->value >= exact && f->value + f->value_len <= exact + len;
+                int scratch = f->value >= rec.scratch && f->value + f->value_len <= rec.scratch + rec.scratch_cap;
+                if (!inside && !scratch) fail_msg("field value outside line and scratch");
+            }
+        }
+        free(exact);
+    }
+    nl_rec_free(&rec);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc && ncase_dirs < 4; i++) case_dirs[ncase_dirs++] = argv[i];
+    if (ncase_dirs == 0) {
+        fprintf(stderr, "usage: test_parse BP_CASES_DIR...\n");
+        return 2;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bp_valid),        cmocka_unit_test(test_bp_invalid),
+        cmocka_unit_test(test_error_positions), cmocka_unit_test(test_netlogger_style),
+        cmocka_unit_test(test_lenient_recovery), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
