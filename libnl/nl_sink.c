@@ -245,6 +245,15 @@ static int write_stream(nl_sink_t *s, const char *line, size_t len)
         s->buf = nb;
         s->cap = len;
     }
+    if (s->unreported && s->fd >= 0 && !s->stalled && atomic_load(&s->active)) {
+        char rep[256]; /* report drops in sequence, as soon as the sink works */
+        size_t n = report_line(s, rep, sizeof rep);
+        if (n && s->len + n <= s->cap) {
+            memcpy(s->buf + s->len, rep, n);
+            s->len += n;
+            s->unreported = 0;
+        }
+    }
     if (s->len + len > s->cap && !s->stalled) flush_locked(s);
     if (s->len + len > s->cap) {
         count_drops(s, 1);

@@ -1,0 +1,376 @@
+/* test_write.c — nl_write end to end into a file, read back with the parser: every fmt
+ * type, malformed fmts, the fmt cache, constants, GUIDs, levels, the level file, NL_DEST. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nl_test.h"
+#include "nlkit/nl.h"
+
+typedef struct {
+    char *text;
+    char **lines;
+    size_t n;
+    nl_rec_t rec;
+} readback_t;
+
+/* Read a log file back; every line must parse strictly. */
+static void rb_load(readback_t *rb, const char *path)
+{
+    rb->text = t_slurp(path, NULL);
+    assert_non_null(rb->text);
+    rb->n = t_lines(rb->text, &rb->lines);
+    nl_rec_init(&rb->rec);
+    for (size_t i = 0; i < rb->n; i++) {
+        nl_perr_t err;
+        if (nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), (long)i + 1, 0, &err) != 1)
+            fail_msg("%s:%ld:%d: %s\n%s", path, err.line, err.col, err.msg, rb->lines[i]);
+    }
+}
+
+/* Parse line i into rb->rec. */
+static nl_rec_t *rb_rec(readback_t *rb, size_t i)
+{
+    assert_true(i < rb->n);
+    assert_int_equal(nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), 1, 0, NULL), 1);
+    return &rb->rec;
+}
+
+static void rb_free(readback_t *rb)
+{
+    free(rb->lines);
+    free(rb->text);
+    nl_rec_free(&rb->rec);
+}
+
+static const char *field(nl_rec_t *r, const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    const nl_field_t *f = nl_rec_get(r, name);
+    if (!f) return NULL;
+    char *b = buf[k++ % 4];
+    snprintf(b, 256, "%.*s", (int)f->value_len, f->value);
+    return b;
+}
+
+static void test_every_type(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    assert_non_null(log);
+    assert_true(nl_is_active(log));
+    assert_int_equal(nl_write(log, "t.types", "s=s d=d i=i l=l u=u t=t", "a b", 2.5, -7,
+                              -9000000000LL, 18000000000000000000ULL, 1732276800.5),
+                     0);
+    assert_int_equal(nl_write(log, "t.null", "s=s", (const char *)NULL), 0);
+    assert_int_equal(nl_write(log, "t.none", NULL), 0);
+    assert_int_equal(nl_write(log, "t.empty", ""), 0);
+    assert_int_equal(nl_writel(log, NL_LVL_ERROR, "t.err", "msg=s", "disk \"full\""), 0);
+    nl_close(log);
+
+    readback_t rb;
+    rb_load(&rb, path);
+    assert_int_equal(rb.n, 5);
+    nl_rec_t *r = rb_rec(&rb, 0);
+    /* the required fields come first, in order */
+    assert_int_equal(r->i_ts, 0);
+    assert_int_equal(r->i_event, 1);
+    assert_int_equal(r->i_level, 2);
+    assert_int_equal(r->i_guid, 3);
+    assert_string_equal(field(r, "event"), "t.types");
+    assert_string_equal(field(r, "level"), "Info");
+    assert_int_equal(strlen(field(r, "guid")), NL_GUID_LEN);
+    assert_string_equal(field(r, "s"), "a b");
+    assert_string_equal(field(r, "d"), "2.5");
+    assert_string_equal(field(r, "i"), "-7");
+    assert_string_equal(field(r, "l"), "-9000000000");
+    assert_string_equal(field(r, "u"), "18000000000000000000");
+    assert_string_equal(field(r, "t"), "2024-11-22T12:00:00.500000Z");
+    assert_string_equal(field(rb_rec(&rb, 1), "s"), "");
+    assert_int_equal(rb_rec(&rb, 2)->n, 4);
+    assert_int_equal(rb_rec(&rb, 3)->n, 4);
+    r = rb_rec(&rb, 4);
+    assert_string_equal(field(r, "level"), "Error");
+    assert_string_equal(field(r, "msg"), "disk \"full\"");
+    rb_free(&rb);
+    t_rmtree(dir);
+}
+
+static void test_bad_fmt(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        "x",         "x=",        "x=q",     "=s",      "x=ss",     "x=s y",    "a b=s",
+        "ts=s",      "event=s",   "level=i", "x=s x=d", "gu id=s",  "guid=i",   "x\t=s",
+        "n\xc3\xa9=s",
+    };
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (nl_write(log, "t.bad", bad[i], 1, 2, 3) != NL_EFMT) fail_msg("fmt '%s' accepted", bad[i]);
+    /* more fields than NL_FMT_FIELDS_MAX */
+    char many[NL_FMT_FIELDS_MAX * 8 + 16] = "";
+    for (int i = 0; i <= NL_FMT_FIELDS_MAX; i++) sprintf(many + strlen(many), "f%d=i ", i);
+    assert_int_equal(nl_write(log, "t.bad", many), NL_EFMT);
+    assert_int_equal(nl_writel(log, 99, "t.lvl", NULL), NL_EINVAL);
+    assert_int_equal(nl_write(log, NULL, NULL), NL_EINVAL);
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.errors, sizeof bad / sizeof bad[0] + 3);
+    assert_int_equal(st.written, 0);
+    nl_close(log);
+    size_t len;
+    char *text = t_slurp(path, &len);
+    assert_int_equal(len, 0);
+    free(text);
+    t_rmtree(dir);
+}
+
+/* A changed fmt is honoured: for the same event name, and for the same fmt pointer whose
+ * content changed (NetLogger reused the first template for an event name). */
+static void test_fmt_cache(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    nl_write(log, "t.same", "a=i", 1);
+    nl_write(log, "t.same", "b=s", "two");
+    char fmt[32];
+    strcpy(fmt, "x=i");
+    nl_write(log, "t.buf", fmt, 3);
+    strcpy(fmt, "y=d");
+    nl_write(log, "t.buf", fmt, 4.5);
+    /* more distinct formats than the cache holds still come out right */
+    for (int i = 0; i < 600; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "k%d=i", i);
+        assert_int_equal(nl_write(log, "t.many", f, i), 0);
+    }
+    nl_close(log);
+    readback_t rb;
+    rb_load(&rb, path);
+    assert_int_equal(rb.n, 604);
+    assert_string_equal(field(rb_rec(&rb, 0), "a"), "1");
+    assert_null(field(rb_rec(&rb, 1), "a"));
+    assert_string_equal(field(rb_rec(&rb, 1), "b"), "two");
+    assert_string_equal(field(rb_rec(&rb, 2), "x"), "3");
+    assert_string_equal(field(rb_rec(&rb, 3), "y"), "4.5");
+    assert_null(field(rb_rec(&rb, 3), "x"));
+    for (int i = 0; i < 600; i++) {
+        char name[16], want[16];
+        snprintf(name, sizeof name, "k%d", i);
+        snprintf(want, sizeof want, "%d", i);
+        const char *got = field(rb_rec(&rb, 4 + (size_t)i), name);
+        if (!got || strcmp(got, want)) fail_msg("line %d: %s=%s", 4 + i, name, got ? got : "(none)");
+    }
+    rb_free(&rb);
+    t_rmtree(dir);
+}
+
+static void test_consts_and_guid(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    assert_int_equal(nl_const_std(log), 0);
+    assert_int_equal(nl_const_set(log, "site", "lbl gov"), 0);
+    assert_int_equal(nl_const_set(log, "guid", "x"), NL_ENAME);
+    assert_int_equal(nl_const_set(log, "bad name", "x"), NL_ENAME);
+    nl_write(log, "t.c1", "n=i", 1);
+    nl_write(log, "t.c2", "host=s", "override"); /* the field replaces the constant */
+    assert_int_equal(nl_const_set(log, "site", "anl"), 0); /* replace a constant */
+    nl_write(log, "t.c3", "host=s", "again");
+    char mine[NL_GUID_LEN + 1];
+    nl_guid_new(mine);
+    nl_write(log, "t.g", "guid=s", mine);
+    assert_int_equal(nl_set_guid(log, "not-a-uuid"), NL_EINVAL);
+    assert_int_equal(nl_set_guid(log, mine), 0);
+    assert_string_equal(nl_guid(log), mine);
+    nl_write(log, "t.g2", NULL);
+    nl_close(log);
+    readback_t rb;
+    rb_load(&rb, path);
+    nl_rec_t *r = rb_rec(&rb, 0);
+    char host[256];
+    gethostname(host, sizeof host);
+    assert_string_equal(field(r, "host"), host);
+    assert_string_equal(field(r, "prog"), "test_write");
+    assert_int_equal(atoi(field(r, "pid")), getpid());
+    assert_string_equal(field(r, "site"), "lbl gov");
+    assert_string_equal(r->f[4].name, r->f[4].name); /* constants follow the guid */
+    assert_memory_equal(r->f[4].name, "host", 4);
+    r = rb_rec(&rb, 1);
+    assert_string_equal(field(r, "host"), "override");
+    assert_string_equal(field(r, "site"), "lbl gov");
+    r = rb_rec(&rb, 2);
+    assert_string_equal(field(r, "host"), "again");
+    assert_string_equal(field(r, "site"), "anl");
+    r = rb_rec(&rb, 3);
+    assert_string_equal(field(r, "guid"), mine);
+    assert_int_equal(r->i_guid, 3);
+    assert_string_equal(field(rb_rec(&rb, 4), "guid"), mine);
+    rb_free(&rb);
+    t_rmtree(dir);
+}
+
+static void test_levels(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    assert_int_equal(nl_get_level(log), NL_LVL_INFO);
+    nl_writel(log, NL_LVL_DEBUG, "t.debug1", NULL);
+    nl_writel(log, NL_LVL_WARN, "t.warn", NULL);
+    assert_int_equal(nl_set_level(log, NL_LVL_TRACE), 0);
+    nl_writel(log, NL_LVL_TRACE, "t.trace", NULL);
+    assert_int_equal(nl_set_level(log, NL_LVL_ERROR), 0);
+    nl_write(log, "t.info", NULL);
+    nl_writel(log, NL_LVL_FATAL, "t.fatal", NULL);
+    assert_int_equal(nl_set_level(log, 6), NL_EINVAL);
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.filtered, 2);
+    assert_int_equal(st.written, 3);
+    nl_close(log);
+    readback_t rb;
+    rb_load(&rb, path);
+    assert_int_equal(rb.n, 3);
+    assert_string_equal(field(rb_rec(&rb, 0), "event"), "t.warn");
+    assert_string_equal(field(rb_rec(&rb, 1), "level"), "Trace");
+    assert_string_equal(field(rb_rec(&rb, 2), "level"), "Fatal");
+    rb_free(&rb);
+    assert_int_equal(nl_level_parse("warning", 7), NL_LVL_WARN);
+    assert_int_equal(nl_level_parse("DEBUG", 5), NL_LVL_DEBUG);
+    assert_int_equal(nl_level_parse("loud", 4), NL_ELEVEL);
+    t_rmtree(dir);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    fputs(text, f);
+    fclose(f);
+    rename(tmp, path); /* a new inode and mtime, as editors do */
+}
+
+/* The level file is re-read while the program runs, without any call from it. */
+static void test_level_file(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log"), *cfg = t_path(dir, "level.cfg");
+    write_file(cfg, "# detail for the transfer service\nlevel=Debug\n");
+    char url[600];
+    snprintf(url, sizeof url, "file://%s?flush=20", path);
+    setenv("NL_CFG", cfg, 1);
+    nl_log_t *log = nl_open(url);
+    unsetenv("NL_CFG");
+    assert_int_equal(nl_get_level(log), NL_LVL_DEBUG);
+    write_file(cfg, "Warn\n");
+    int waited = 0;
+    while (nl_get_level(log) != NL_LVL_WARN && waited < 5000) t_sleep_ms(10), waited += 10;
+    assert_int_equal(nl_get_level(log), NL_LVL_WARN);
+    write_file(cfg, "level=loud\n"); /* a mistake: reported in the log, level kept */
+    waited = 0;
+    size_t len = 0;
+    char *text = NULL;
+    while (waited < 5000) {
+        nl_flush(log);
+        free(text);
+        text = t_slurp(path, &len);
+        if (text && strstr(text, "nl.log.config")) break;
+        t_sleep_ms(10), waited += 10;
+    }
+    assert_non_null(strstr(text, "event=nl.log.config level=Error"));
+    assert_non_null(strstr(text, "level.cfg:1: no valid level name"));
+    assert_int_equal(nl_get_level(log), NL_LVL_WARN);
+    free(text);
+    assert_int_equal(nl_level_file(log, cfg), NL_ELEVEL);
+    nl_close(log);
+    t_rmtree(dir);
+}
+
+static void test_env_overrides(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "redirected.log");
+    char guid[NL_GUID_LEN + 1];
+    nl_guid_new(guid);
+    setenv("NL_DEST", path, 1);
+    setenv("NL_GUID", guid, 1);
+    nl_log_t *log = nl_open("-"); /* the program asked for stdout; the operator said otherwise */
+    unsetenv("NL_DEST");
+    assert_non_null(log);
+    assert_string_equal(nl_guid(log), guid);
+    nl_write(log, "t.redirected", "n=i", 1);
+    nl_close(log);
+    setenv("NL_GUID", "garbage", 1); /* not a UUID: a fresh GUID instead */
+    log = nl_open(path);
+    unsetenv("NL_GUID");
+    assert_string_not_equal(nl_guid(log), "garbage");
+    assert_int_equal(strlen(nl_guid(log)), NL_GUID_LEN);
+    nl_close(log);
+    readback_t rb;
+    rb_load(&rb, path);
+    assert_int_equal(rb.n, 1);
+    assert_string_equal(field(rb_rec(&rb, 0), "guid"), guid);
+    rb_free(&rb);
+    setenv("NL_DEST", "bogus://x", 1);
+    int err;
+    assert_null(nl_open_ex("-", &err));
+    assert_int_equal(err, NL_EURL);
+    unsetenv("NL_DEST");
+    t_rmtree(dir);
+}
+
+/* Buffered until flushed; an over-long line is refused, counted and reported. */
+static void test_flush_and_too_big(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    char url[600];
+    snprintf(url, sizeof url, "file://%s?flush=3600000", path);
+    nl_log_t *log = nl_open(url);
+    nl_write(log, "t.buffered", NULL);
+    size_t len;
+    char *text = t_slurp(path, &len);
+    assert_int_equal(len, 0);
+    free(text);
+    assert_int_equal(nl_flush(log), 0);
+    text = t_slurp(path, &len);
+    assert_non_null(strstr(text, "t.buffered"));
+    free(text);
+    char *huge = malloc((size_t)NL_LINE_MAX + 1);
+    memset(huge, 'x', NL_LINE_MAX);
+    huge[NL_LINE_MAX] = '\0';
+    assert_int_equal(nl_write(log, "t.huge", "v=s", huge), NL_ETOOBIG);
+    free(huge);
+    assert_int_equal(nl_dropped(log), 1);
+    nl_write(log, "t.after", NULL);
+    nl_close(log);
+    readback_t rb;
+    rb_load(&rb, path);
+    assert_int_equal(rb.n, 3);
+    nl_rec_t *r = rb_rec(&rb, 1);
+    assert_string_equal(field(r, "event"), "nl.log.dropped");
+    assert_string_equal(field(r, "level"), "Warn");
+    assert_string_equal(field(r, "n"), "1");
+    assert_string_equal(field(rb_rec(&rb, 2), "event"), "t.after");
+    rb_free(&rb);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_type),      cmocka_unit_test(test_bad_fmt),
+        cmocka_unit_test(test_fmt_cache),       cmocka_unit_test(test_consts_and_guid),
+        cmocka_unit_test(test_levels),          cmocka_unit_test(test_level_file),
+        cmocka_unit_test(test_env_overrides),   cmocka_unit_test(test_flush_and_too_big),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
