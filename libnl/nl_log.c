@@ -208,8 +208,14 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
     char stack[1024];
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
-    const char *guid = t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : h->guid;
-    nl_enc_begin(&b, nl_now_usec(), event, level, guid);
+    nl_enc_begin(&b, nl_now_usec(), event, level, NULL);
+    nl__put(&b, " guid=", 6);
+    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
+        const char *g = args[t->guid_idx].s;
+        nl__enc_value(&b, g, strlen(g));
+    } else {
+        nl__put(&b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
+    }
     if (!skip) {
         nl__put(&b, h->enc, h->coff[h->nconst]);
     } else {

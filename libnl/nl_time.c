@@ -1,5 +1,6 @@
 /* nl_time.c — the wall clock and ISO-8601 timestamps, without gmtime/strftime/strptime:
  * those take locks or consult the locale, and nl_write formats a timestamp on every call. */
+#include <string.h>
 #include <time.h>
 
 #include "nlkit/nl_bp.h"
@@ -47,6 +48,19 @@ static char *put2(char *p, unsigned v)
     return p + 2;
 }
 
+/* ".ffffffZ" and the NUL at p (p is out + 19); returns NL_TS_LEN. */
+static int put_fraction(char *p, unsigned frac)
+{
+    *p++ = '.';
+    for (int i = 5; i >= 0; i--) {
+        p[i] = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    p[6] = 'Z';
+    p[7] = '\0';
+    return NL_TS_LEN;
+}
+
 int nl_ts_format(int64_t usec, char *out)
 {
     static const int64_t lo = -62167219200LL * USEC_PER_SEC;  /* 0000-01-01T00:00:00Z */
@@ -55,6 +69,14 @@ int nl_ts_format(int64_t usec, char *out)
     if (usec > hi) usec = hi;
     int64_t secs = usec >= 0 ? usec / USEC_PER_SEC : -((-usec + USEC_PER_SEC - 1) / USEC_PER_SEC);
     unsigned frac = (unsigned)(usec - secs * USEC_PER_SEC);
+    /* Per-thread cache of the "YYYY-MM-DDTHH:MM:SS" text of the last second formatted: most
+     * calls fall in the same second as the previous one. Thread-local, so no sharing. */
+    static _Thread_local int64_t cached_sec = INT64_MIN;
+    static _Thread_local char cached[20];
+    if (secs == cached_sec) {
+        memcpy(out, cached, 19);
+        return put_fraction(out + 19, frac);
+    }
     int64_t days = secs >= 0 ? secs / SEC_PER_DAY : -((-secs + SEC_PER_DAY - 1) / SEC_PER_DAY);
     unsigned sod = (unsigned)(secs - days * SEC_PER_DAY);
     int64_t y;
@@ -73,15 +95,9 @@ int nl_ts_format(int64_t usec, char *out)
     p = put2(p, sod / 60 % 60);
     *p++ = ':';
     p = put2(p, sod % 60);
-    *p++ = '.';
-    for (int i = 5; i >= 0; i--) {
-        p[i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
-    p += 6;
-    *p++ = 'Z';
-    *p = '\0';
-    return NL_TS_LEN;
+    memcpy(cached, out, 19);
+    cached_sec = secs;
+    return put_fraction(p, frac);
 }
 
 /* Read exactly n digits at s[*i]; -1 if any is not a digit or the input ends. */

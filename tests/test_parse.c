@@ -263,7 +263,7 @@ static void test_mutations(void **state)
             for (int k = 0; rc == 1 && k < rec.n; k++) {
                 const nl_field_t *f = &rec.f[k];
                 int inside = f->value >= exact && f->value + f->value_len <= exact + len;
-                int scratch = f->value >= rec.scratch && f->value + f->value_len <= rec.scratch + rec.scratch_cap;
+                int scratch = rec.scratch && f->value >= rec.scratch && f->value + f->value_len <= rec.scratch + rec.scratch_cap;
                 if (!inside && !scratch) fail_msg("field value outside line and scratch");
             }
         }
