@@ -10,6 +10,7 @@ enum { C_PLAIN = 0, C_QUOTE = 1, C_ESC = 2, C_HIGH = 3 };
 
 /* The class of every byte, as a constant table built by the preprocessor: a lookup per byte
  * is what keeps the scan of a plain value (the common case) fast. */
+// clang-format off
 #define R16(b)                                                                                   \
     CL(b + 0), CL(b + 1), CL(b + 2), CL(b + 3), CL(b + 4), CL(b + 5), CL(b + 6), CL(b + 7),     \
         CL(b + 8), CL(b + 9), CL(b + 10), CL(b + 11), CL(b + 12), CL(b + 13), CL(b + 14),      \
@@ -25,6 +26,7 @@ static const unsigned char cls[256] = {R16(0x00), R16(0x10), R16(0x20), R16(0x30
                                        R16(0xc0), R16(0xd0), R16(0xe0), R16(0xf0)};
 #undef CL
 #undef R16
+// clang-format on
 
 /* Length of the valid UTF-8 sequence starting at s[0] (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), or 0 if there is none. */
@@ -33,7 +35,8 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     unsigned char c = s[0];
     size_t len;
     unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
     else if (c >= 0xe0 && c <= 0xef) {
         len = 3;
         if (c == 0xe0) lo = 0xa0;

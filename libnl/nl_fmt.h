@@ -10,9 +10,9 @@
 
 /* One declared field: its type letter and the pre-encoded text " name=". */
 typedef struct nl_tfield {
-    char type;         /* s d i l u t */
-    uint8_t enc_len;   /* length of enc */
-    const char *enc;   /* " name=" */
+    char type;       /* s d i l u t */
+    uint8_t enc_len; /* length of enc */
+    const char *enc; /* " name=" */
 } nl_tfield_t;
 
 /* A parsed format. Immutable once published in a cache, except const_check, a lazily
@@ -20,11 +20,11 @@ typedef struct nl_tfield {
 typedef struct nl_tmpl {
     uint64_t hash;
     size_t fmt_len;
-    const char *fmt;   /* copy of the format text */
-    int n;             /* fields */
-    int guid_idx;      /* index of the field named "guid", or -1 */
+    const char *fmt; /* copy of the format text */
+    int n;           /* fields */
+    int guid_idx;    /* index of the field named "guid", or -1 */
     _Atomic uint64_t const_check;
-    nl_tfield_t f[];   /* n entries, followed by the texts */
+    nl_tfield_t f[]; /* n entries, followed by the texts */
 } nl_tmpl_t;
 
 /* Parse `fmt` into a new template (free with free()). Returns 0, NL_EFMT or NL_ENOMEM. */

@@ -54,7 +54,8 @@ static int apply_levelfile(nl_log_t *log, int report)
     if (lvl < 0) {
         if (report) {
             char msg[NL_URL_PATH_MAX + 64];
-            snprintf(msg, sizeof msg, "%s:%d: no valid level name (Fatal Error Warn Info Debug Trace)",
+            snprintf(msg, sizeof msg,
+                     "%s:%d: no valid level name (Fatal Error Warn Info Debug Trace)",
                      log->level_path, lineno);
             nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
         }

@@ -102,8 +102,10 @@ int nl_const_set(nl_log_t *log, const char *name, const char *value)
         names[at] = (char *)name;
         values[at] = (char *)(value ? value : "");
         nl_head_t *h = head_new(old->gen + 1, old->guid, at == n ? n + 1 : n, names, values);
-        if (h) head_publish(log, h);
-        else rc = NL_ENOMEM;
+        if (h)
+            head_publish(log, h);
+        else
+            rc = NL_ENOMEM;
     }
     pthread_mutex_unlock(&log->cfg_mu);
     return rc;
@@ -295,10 +297,7 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
     return 0;
 }
 
-int nl_flush(nl_log_t *log)
-{
-    return log ? nl__sink_flush(&log->sink) : NL_EINVAL;
-}
+int nl_flush(nl_log_t *log) { return log ? nl__sink_flush(&log->sink) : NL_EINVAL; }
 
 /* ---- open / close ------------------------------------------------------------------------ */
 
@@ -356,8 +355,10 @@ nl_log_t *nl_open_ex(const char *url, int *err)
     pthread_mutex_init(&log->cfg_mu, NULL);
     char guid[NL_GUID_LEN + 1];
     const char *eg = getenv("NL_GUID");
-    if (eg && nl__guid_valid(eg)) snprintf(guid, sizeof guid, "%s", eg);
-    else nl_guid_new(guid);
+    if (eg && nl__guid_valid(eg))
+        snprintf(guid, sizeof guid, "%s", eg);
+    else
+        nl_guid_new(guid);
     nl_head_t *h = head_new(1, guid, 0, NULL, NULL);
     if (!h) {
         log_free(log);

@@ -14,7 +14,7 @@
  * Immutable once published; replaced whole (copy on write) and kept until nl_close, so a
  * writer holding an old one is never left with freed memory. */
 typedef struct nl_head {
-    uint32_t gen;                  /* increases with every replacement */
+    uint32_t gen; /* increases with every replacement */
     char guid[NL_GUID_LEN + 1];
     int nconst;
     char *cname[NL_CONST_MAX];     /* constant names */
@@ -30,14 +30,14 @@ struct nl_log {
     _Atomic(nl_head_t *) head;
     _Atomic int level;
     _Atomic uint64_t written, filtered, errors;
-    pthread_mutex_t cfg_mu;        /* serialises head replacement and the level file */
-    char *level_path;              /* under cfg_mu */
-    struct timespec level_mtime;   /* under cfg_mu */
-    int level_seen;                /* under cfg_mu: the file was read at least once */
+    pthread_mutex_t cfg_mu;      /* serialises head replacement and the level file */
+    char *level_path;            /* under cfg_mu */
+    struct timespec level_mtime; /* under cfg_mu */
+    int level_seen;              /* under cfg_mu: the file was read at least once */
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;
-    int stop;                      /* under fmu */
+    int stop; /* under fmu */
     int flush_ms;
 };
 

@@ -97,11 +97,26 @@ static int unescape(parse_ctx_t *c, size_t from, size_t to, nl_field_t *f)
         }
         unsigned char e = i + 1 < to ? s[i + 1] : 0; /* 0: lone backslash at the end */
         switch (e) {
-        case '"': *o++ = '"'; i += 2; continue;
-        case '\\': *o++ = '\\'; i += 2; continue;
-        case 'n': *o++ = '\n'; i += 2; continue;
-        case 'r': *o++ = '\r'; i += 2; continue;
-        case 't': *o++ = '\t'; i += 2; continue;
+        case '"':
+            *o++ = '"';
+            i += 2;
+            continue;
+        case '\\':
+            *o++ = '\\';
+            i += 2;
+            continue;
+        case 'n':
+            *o++ = '\n';
+            i += 2;
+            continue;
+        case 'r':
+            *o++ = '\r';
+            i += 2;
+            continue;
+        case 't':
+            *o++ = '\t';
+            i += 2;
+            continue;
         case 'x': {
             int hi = i + 2 < to ? hexval(s[i + 2]) : -1;
             int lo = i + 3 < to ? hexval(s[i + 3]) : -1;
@@ -241,7 +256,8 @@ static int parse_fields(parse_ctx_t *c)
             i = skip_token(c, i);
             continue;
         }
-        if (r->n >= NL_FIELDS_MAX) return fail(c, ns, NL_EPARSE, "more than %d fields", NL_FIELDS_MAX);
+        if (r->n >= NL_FIELDS_MAX)
+            return fail(c, ns, NL_EPARSE, "more than %d fields", NL_FIELDS_MAX);
         nl_field_t *f = &r->f[r->n];
         f->name = c->s + ns;
         f->name_len = (uint32_t)(i - ns);
@@ -254,10 +270,14 @@ static int parse_fields(parse_ctx_t *c)
             r->recovered++;
             continue;
         }
-        if (name_is(f, "ts", 2)) r->i_ts = r->n;
-        else if (name_is(f, "event", 5)) r->i_event = r->n;
-        else if (name_is(f, "level", 5)) r->i_level = r->n;
-        else if (name_is(f, "guid", 4)) r->i_guid = r->n;
+        if (name_is(f, "ts", 2))
+            r->i_ts = r->n;
+        else if (name_is(f, "event", 5))
+            r->i_event = r->n;
+        else if (name_is(f, "level", 5))
+            r->i_level = r->n;
+        else if (name_is(f, "guid", 4))
+            r->i_guid = r->n;
         r->n++;
     }
     return 0;
@@ -286,7 +306,8 @@ int nl_parse(nl_rec_t *rec, const char *line, size_t len, long lineno, unsigned 
     const nl_field_t *ts = &rec->f[rec->i_ts];
     if (nl_ts_parse(ts->value, ts->value_len, &rec->ts_usec) != 0) {
         if (!c.lenient) {
-            size_t at = ts->value >= line && ts->value < line + len ? (size_t)(ts->value - line) : 0;
+            size_t at =
+                ts->value >= line && ts->value < line + len ? (size_t)(ts->value - line) : 0;
             return fail(&c, at, NL_ETS, "bad timestamp '%.*s'",
                         (int)(ts->value_len > 40 ? 40 : ts->value_len), ts->value);
         }

@@ -106,9 +106,12 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
     int tcp = s->url.kind == NL_D_TCP;
     while (done < n && s->fd >= 0) {
         ssize_t w;
-        if (tcp) w = send(s->fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-        else if (s->guard_sigpipe) w = write_nosigpipe(s->fd, p + done, n - done);
-        else w = write(s->fd, p + done, n - done);
+        if (tcp)
+            w = send(s->fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        else if (s->guard_sigpipe)
+            w = write_nosigpipe(s->fd, p + done, n - done);
+        else
+            w = write(s->fd, p + done, n - done);
         if (w > 0) {
             done += (size_t)w;
             continue;
@@ -121,8 +124,10 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
             return done;
         }
         /* hard error: ENOSPC, EPIPE, ECONNRESET, EIO ... */
-        if (tcp) disconnect(s, 0);
-        else atomic_store(&s->active, 0);
+        if (tcp)
+            disconnect(s, 0);
+        else
+            atomic_store(&s->active, 0);
         return done;
     }
     if (done == n && s->fd >= 0) {
@@ -203,7 +208,8 @@ static int send_dgram(nl_sink_t *s, const char *line, size_t len, int level)
     char hdr[160];
     size_t hlen = 0;
     if (s->url.kind == NL_D_SYSLOG) syslog_header(s, level, hdr, sizeof hdr, &hlen);
-    struct iovec iov[2] = {{hdr, hlen}, {(void *)line, len && line[len - 1] == '\n' ? len - 1 : len}};
+    struct iovec iov[2] = {{hdr, hlen},
+                           {(void *)line, len && line[len - 1] == '\n' ? len - 1 : len}};
     struct msghdr m;
     memset(&m, 0, sizeof m);
     m.msg_iov = iov;
@@ -325,8 +331,10 @@ void nl__sink_tick(nl_sink_t *s)
         }
     }
     pthread_mutex_lock(&s->mu);
-    if (s->stream) flush_locked(s);
-    else if (s->unreported && s->fd >= 0) dgram_report(s);
+    if (s->stream)
+        flush_locked(s);
+    else if (s->unreported && s->fd >= 0)
+        dgram_report(s);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -367,7 +375,9 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
                        (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     if (s->stream) {
         s->write_through = u->buffer == 0 || (u->buffer < 0 && default_through);
-        s->cap = u->buffer > MIN_BUFFER ? (size_t)u->buffer : u->buffer < 0 ? DEFAULT_BUFFER : MIN_BUFFER;
+        s->cap = u->buffer > MIN_BUFFER ? (size_t)u->buffer
+                 : u->buffer < 0        ? DEFAULT_BUFFER
+                                        : MIN_BUFFER;
         if (u->buffer == 0) s->cap = DEFAULT_BUFFER; /* write-through still keeps unsent bytes */
         s->buf = malloc(s->cap);
         if (!s->buf) {

@@ -15,19 +15,19 @@
 typedef struct nl_sink {
     nl_url_t url;
     pthread_mutex_t mu;
-    int fd;              /* -1 while closed or disconnected */
-    int own_fd;          /* we close fd (not for stdout/stderr) */
-    int stream;          /* byte stream (file, pipe, tcp) rather than datagrams */
-    int guard_sigpipe;   /* fd is a pipe or socket reached with write(2) */
-    int write_through;   /* flush after every line */
-    int stalled;         /* a write timed out: writers stop flushing until the flusher
-                            thread gets through (under mu) */
-    char *buf;           /* pending bytes of a stream sink */
+    int fd;            /* -1 while closed or disconnected */
+    int own_fd;        /* we close fd (not for stdout/stderr) */
+    int stream;        /* byte stream (file, pipe, tcp) rather than datagrams */
+    int guard_sigpipe; /* fd is a pipe or socket reached with write(2) */
+    int write_through; /* flush after every line */
+    int stalled;       /* a write timed out: writers stop flushing until the flusher
+                          thread gets through (under mu) */
+    char *buf;         /* pending bytes of a stream sink */
     size_t len, cap;
-    uint64_t unreported; /* drops not yet reported in the log (under mu) */
+    uint64_t unreported;        /* drops not yet reported in the log (under mu) */
     char guid[NL_GUID_LEN + 1]; /* for the drop report line */
     pid_t pid;
-    int64_t syslog_sec;  /* second of the cached syslog timestamp */
+    int64_t syslog_sec; /* second of the cached syslog timestamp */
     char syslog_time[16];
     _Atomic int active;
     _Atomic uint64_t dropped;

@@ -50,7 +50,8 @@ int nl__tcp_connect(const char *host, int port, int timeout_ms)
 {
     struct addrinfo *res = resolve(host, port, SOCK_STREAM);
     int fd = -1;
-    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) fd = connect_timed(ai, timeout_ms);
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
+        fd = connect_timed(ai, timeout_ms);
     if (res) freeaddrinfo(res);
     return fd;
 }
@@ -70,7 +71,10 @@ int nl__udp_connect(const char *host, int port)
     return fd;
 }
 
-int nl__unix_dgram_socket(void) { return socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
+int nl__unix_dgram_socket(void)
+{
+    return socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
 
 int nl__unix_dgram_connect(int fd, const char *path)
 {

@@ -63,7 +63,7 @@ static int put_fraction(char *p, unsigned frac)
 
 int nl_ts_format(int64_t usec, char *out)
 {
-    static const int64_t lo = -62167219200LL * USEC_PER_SEC;  /* 0000-01-01T00:00:00Z */
+    static const int64_t lo = -62167219200LL * USEC_PER_SEC;          /* 0000-01-01T00:00:00Z */
     static const int64_t hi = 253402300799LL * USEC_PER_SEC + 999999; /* 9999-12-31T23:59:59Z */
     if (usec < lo) usec = lo;
     if (usec > hi) usec = hi;
@@ -189,8 +189,8 @@ int nl_ts_parse(const char *s, size_t len, int64_t *usec)
         return NL_ETS;
     }
     if (i != len) return NL_ETS;
-    int64_t secs = days_from_civil(y, (unsigned)mo, (unsigned)d) * SEC_PER_DAY + h * 3600 +
-                   mi * 60 + se - off;
+    int64_t secs =
+        days_from_civil(y, (unsigned)mo, (unsigned)d) * SEC_PER_DAY + h * 3600 + mi * 60 + se - off;
     *usec = secs * USEC_PER_SEC + frac;
     return 0;
 }

@@ -12,12 +12,12 @@ static const struct {
     const char *name;
     int code;
 } facilities[] = {
-    {"kern", LOG_KERN},     {"user", LOG_USER},     {"mail", LOG_MAIL},
-    {"daemon", LOG_DAEMON}, {"auth", LOG_AUTH},     {"syslog", LOG_SYSLOG},
-    {"lpr", LOG_LPR},       {"news", LOG_NEWS},     {"uucp", LOG_UUCP},
+    {"kern", LOG_KERN},     {"user", LOG_USER},         {"mail", LOG_MAIL},
+    {"daemon", LOG_DAEMON}, {"auth", LOG_AUTH},         {"syslog", LOG_SYSLOG},
+    {"lpr", LOG_LPR},       {"news", LOG_NEWS},         {"uucp", LOG_UUCP},
     {"cron", LOG_CRON},     {"authpriv", LOG_AUTHPRIV}, {"ftp", LOG_FTP},
-    {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2},
-    {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5},
+    {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1},     {"local2", LOG_LOCAL2},
+    {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4},     {"local5", LOG_LOCAL5},
     {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7},
 };
 
@@ -90,7 +90,8 @@ static int parse_syslog(const char *s, size_t n, nl_url_t *u)
         size_t flen = (size_t)(colon - s);
         int found = 0;
         for (size_t i = 0; i < sizeof facilities / sizeof facilities[0]; i++)
-            if (strlen(facilities[i].name) == flen && strncasecmp(facilities[i].name, s, flen) == 0) {
+            if (strlen(facilities[i].name) == flen &&
+                strncasecmp(facilities[i].name, s, flen) == 0) {
                 u->facility = facilities[i].code;
                 found = 1;
             }

@@ -10,15 +10,15 @@ enum nl_dest_kind { NL_D_FILE, NL_D_STDOUT, NL_D_STDERR, NL_D_TCP, NL_D_UDP, NL_
 #define NL_BUFFER_MAX (64L * 1024 * 1024)
 
 typedef struct nl_url {
-    int kind;                     /* enum nl_dest_kind */
-    char path[NL_URL_PATH_MAX];   /* file path, or the syslog socket (default /dev/log) */
-    char host[NL_URL_HOST_MAX];   /* tcp/udp host (IPv6 without brackets) */
-    int port;                     /* tcp/udp port */
-    char prog[NL_URL_PROG_MAX];   /* syslog program name ("" = the program's own name) */
-    int facility;                 /* syslog facility code (LOG_USER = 1 << 3 ...) */
-    long buffer;                  /* output buffer bytes; -1 = default for the kind */
-    int flush_ms;                 /* background flush period */
-    int timeout_ms;               /* longest a network write may block */
+    int kind;                   /* enum nl_dest_kind */
+    char path[NL_URL_PATH_MAX]; /* file path, or the syslog socket (default /dev/log) */
+    char host[NL_URL_HOST_MAX]; /* tcp/udp host (IPv6 without brackets) */
+    int port;                   /* tcp/udp port */
+    char prog[NL_URL_PROG_MAX]; /* syslog program name ("" = the program's own name) */
+    int facility;               /* syslog facility code (LOG_USER = 1 << 3 ...) */
+    long buffer;                /* output buffer bytes; -1 = default for the kind */
+    int flush_ms;               /* background flush period */
+    int timeout_ms;             /* longest a network write may block */
 } nl_url_t;
 
 /* Parse a destination URL (see nl_open in nl.h). Returns 0 or NL_EURL. */

@@ -11,10 +11,13 @@
 static void put_utf8(char **o, unsigned cp)
 {
     char *p = *o;
-    if (cp < 0x80) *p++ = (char)cp;
-    else if (cp < 0x800) *p++ = (char)(0xc0 | cp >> 6), *p++ = (char)(0x80 | (cp & 0x3f));
-    else *p++ = (char)(0xe0 | cp >> 12), *p++ = (char)(0x80 | ((cp >> 6) & 0x3f)),
-         *p++ = (char)(0x80 | (cp & 0x3f));
+    if (cp < 0x80)
+        *p++ = (char)cp;
+    else if (cp < 0x800)
+        *p++ = (char)(0xc0 | cp >> 6), *p++ = (char)(0x80 | (cp & 0x3f));
+    else
+        *p++ = (char)(0xe0 | cp >> 12), *p++ = (char)(0x80 | ((cp >> 6) & 0x3f)),
+        *p++ = (char)(0x80 | (cp & 0x3f));
     *o = p;
 }
 
@@ -44,7 +47,9 @@ static char *json_string(const char **s, size_t *len)
             unsigned cp = 0;
             for (int k = 1; k <= 4; k++) {
                 char c = p[k];
-                cp = cp * 16 + (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+                cp = cp * 16 + (unsigned)(c >= 'a'   ? c - 'a' + 10
+                                          : c >= 'A' ? c - 'A' + 10
+                                                     : c - '0');
             }
             put_utf8(&o, cp);
             p += 4;
@@ -116,7 +121,8 @@ int bp_cases_load(const char *dir, int valid, bp_case_t **out)
         size_t l = strlen(e->d_name);
         if (l < 6 || strcmp(e->d_name + l - 5, ".line") || l - 5 >= 48) continue;
         bp_case_t *c = &cs[n++];
-        snprintf(c->name, sizeof c->name, "%s/%.*s", valid ? "valid" : "invalid", (int)(l - 5), e->d_name);
+        snprintf(c->name, sizeof c->name, "%s/%.*s", valid ? "valid" : "invalid", (int)(l - 5),
+                 e->d_name);
         snprintf(path, sizeof path, "%s/%s/%s", dir, valid ? "valid" : "invalid", e->d_name);
         c->line = t_slurp(path, &c->line_len);
         path[strlen(path) - 5] = '\0';

@@ -8,14 +8,14 @@
 #define BP_PAIRS_MAX 64
 
 typedef struct bp_case {
-    char name[64];        /* e.g. "valid/03" */
-    char *line;           /* the .line file's content */
+    char name[64]; /* e.g. "valid/03" */
+    char *line;    /* the .line file's content */
     size_t line_len;
-    int npairs;           /* valid cases: expected fields, in order */
+    int npairs; /* valid cases: expected fields, in order */
     char *pname[BP_PAIRS_MAX];
     char *pvalue[BP_PAIRS_MAX];
     size_t pvalue_len[BP_PAIRS_MAX];
-    char *why;            /* invalid cases: the .why text */
+    char *why; /* invalid cases: the .why text */
 } bp_case_t;
 
 /* Load dir/valid (valid != 0) or dir/invalid, sorted by name. Returns the number of cases

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nl_test.h"
@@ -35,7 +36,8 @@ static int listen_on(int port)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4)) fail_msg("listen: %s", strerror(errno));
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4))
+        fail_msg("listen: %s", strerror(errno));
     return fd;
 }
 
@@ -141,7 +143,8 @@ static void test_tcp_peer_closes_and_returns(void **state)
     pthread_create(&th, NULL, collector_main, &c2);
     wait_for(log, 1, 5000);
     assert_true(nl_is_active(log));
-    for (int i = 0; i < 10; i++, sent++) nl_write(log, "t.tcp", "seq=l pad=s", (long long)sent, "phase three");
+    for (int i = 0; i < 10; i++, sent++)
+        nl_write(log, "t.tcp", "seq=l pad=s", (long long)sent, "phase three");
     assert_int_equal(nl_flush(log), 0);
     nl_stats_t st;
     nl_stats(log, &st);
@@ -181,6 +184,48 @@ static void test_tcp_nobody_listening(void **state)
     assert_true(eio > 900);
     assert_int_equal(nl_dropped(log), (uint64_t)eio);
     nl_close(log);
+}
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* A collector that accepts and never reads: once the socket buffers fill, one write waits
+ * out the timeout, then the sink is marked stalled and writers drop instead of waiting. */
+static void test_tcp_stalled_peer(void **state)
+{
+    (void)state;
+    int lfd = listen_on(0);
+    char url[128];
+    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?timeout=200&flush=50", bound_port(lfd));
+    nl_log_t *log = nl_open(url);
+    int cfd = accept(lfd, NULL, NULL);
+    assert_true(cfd >= 0);
+    double t0 = mono_s(), worst = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        double a = mono_s();
+        nl_write(log, "t.stall", "i=i pad=s", i,
+                 "a line long enough to fill the socket buffers soon");
+        double d = mono_s() - a;
+        if (d > worst) worst = d;
+    }
+    double total = mono_s() - t0;
+    uint64_t dropped = nl_dropped(log);
+    int active = nl_is_active(log);
+    double c0 = mono_s();
+    nl_close(log); /* bounded too: one flush attempt of at most the timeout */
+    double close_s = mono_s() - c0;
+    close(cfd);
+    close(lfd);
+    assert_false(active);
+    assert_true(dropped > 0);
+    if (worst > 1.0 || total > 10.0 || close_s > 2.0)
+        fail_msg("writers blocked: worst call %.3f s, all calls %.3f s, close %.3f s", worst, total,
+                 close_s);
 }
 
 static void test_udp(void **state)
@@ -295,7 +340,8 @@ static void test_disk_full(void **state)
     assert_non_null(log);
     int eio = 0;
     const int n = 5000;
-    for (int i = 0; i < n; i++) eio += nl_write(log, "t.full", "i=i pad=s", i, "xxxxxxxxxxxxxxxxxxxxxxxx") == NL_EIO;
+    for (int i = 0; i < n; i++)
+        eio += nl_write(log, "t.full", "i=i pad=s", i, "xxxxxxxxxxxxxxxxxxxxxxxx") == NL_EIO;
     assert_false(nl_is_active(log));
     assert_int_equal(nl_dropped(log), (uint64_t)eio);
     assert_true(eio > n / 2); /* the rest wait in the buffer, and are counted at close */
@@ -329,6 +375,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tcp_peer_closes_and_returns),
         cmocka_unit_test(test_tcp_nobody_listening),
+        cmocka_unit_test(test_tcp_stalled_peer),
         cmocka_unit_test(test_udp),
         cmocka_unit_test(test_syslog_socket_goes_and_returns),
         cmocka_unit_test(test_syslog_missing_daemon),

@@ -25,7 +25,8 @@ static void roundtrip_one(const char *v, size_t len, nl_rec_t *rec)
     assert_int_equal(b.p[b.len - 1], '\n');
     nl_perr_t err;
     int rc = nl_parse(rec, b.p, b.len, 1, NL_PARSE_STRICT, &err);
-    if (rc != 1) fail_msg("parse failed: col %d: %s\nline: %.*s", err.col, err.msg, (int)b.len, b.p);
+    if (rc != 1)
+        fail_msg("parse failed: col %d: %s\nline: %.*s", err.col, err.msg, (int)b.len, b.p);
     assert_int_equal(rec->n, 6);
     const nl_field_t *f = nl_rec_get(rec, "val");
     assert_non_null(f);
@@ -50,9 +51,12 @@ static void test_roundtrip_random(void **state)
         for (size_t i = 0; i < len; i++) {
             uint64_t r = t_rand(&seed);
             char c;
-            if (mode == 0) c = (char)(1 + r % 255); /* any byte but NUL */
-            else if (mode == 1) c = tricky[r % (sizeof tricky - 1)];
-            else c = (char)(32 + r % 95); /* printable */
+            if (mode == 0)
+                c = (char)(1 + r % 255); /* any byte but NUL */
+            else if (mode == 1)
+                c = tricky[r % (sizeof tricky - 1)];
+            else
+                c = (char)(32 + r % 95); /* printable */
             v[i] = c;
         }
         roundtrip_one(v, len, &rec);
@@ -64,12 +68,21 @@ static void test_roundtrip_random(void **state)
 static void test_roundtrip_specials(void **state)
 {
     (void)state;
-    const char *cases[] = {"",           "a event=evil ts=0", "\"",        "\\",   "x\ny",
-                           "trail\\",    "=",                 "C:\\dir\\", "d\xc3\xa9j\xc3\xa0",
-                           "\xed\xa0\x80" /* surrogate: not UTF-8 */, "\xf4\x90\x80\x80"};
+    const char *cases[] = {"",
+                           "a event=evil ts=0",
+                           "\"",
+                           "\\",
+                           "x\ny",
+                           "trail\\",
+                           "=",
+                           "C:\\dir\\",
+                           "d\xc3\xa9j\xc3\xa0",
+                           "\xed\xa0\x80" /* surrogate: not UTF-8 */,
+                           "\xf4\x90\x80\x80"};
     nl_rec_t rec;
     nl_rec_init(&rec);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) roundtrip_one(cases[i], strlen(cases[i]), &rec);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        roundtrip_one(cases[i], strlen(cases[i]), &rec);
     nl_rec_free(&rec);
 }
 
@@ -117,9 +130,10 @@ static void test_numbers(void **state)
     nl_enc_dbl(&b, "d6", -INFINITY);
     nl_enc_dbl(&b, "d7", 1.0 / 3.0);
     nl_enc_ts(&b, "t", 0);
-    expect_line(&b, "ts=2024-11-22T12:00:00.250000Z event=n level=Info guid=g "
-                    "i=-9223372036854775808 u=18446744073709551615 d1=0.1 d2=1e+300 d3=-2.5 "
-                    "d4=1048576 d5=nan d6=-inf d7=0.3333333333333333 t=1970-01-01T00:00:00.000000Z\n");
+    expect_line(&b,
+                "ts=2024-11-22T12:00:00.250000Z event=n level=Info guid=g "
+                "i=-9223372036854775808 u=18446744073709551615 d1=0.1 d2=1e+300 d3=-2.5 "
+                "d4=1048576 d5=nan d6=-inf d7=0.3333333333333333 t=1970-01-01T00:00:00.000000Z\n");
     /* and every double reads back exactly */
     nl_rec_t rec;
     nl_rec_init(&rec);

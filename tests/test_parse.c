@@ -54,8 +54,9 @@ static void test_bp_valid(void **state)
                 nl_perr_t err;
                 char *keep;
                 int rc = parse_exact(&rec, c->line, c->line_len, mode, &err, &keep);
-                if (rc != 1) fail_msg("%s (%s): rejected at col %d: %s", c->name,
-                                      mode ? "lenient" : "strict", err.col, err.msg);
+                if (rc != 1)
+                    fail_msg("%s (%s): rejected at col %d: %s", c->name,
+                             mode ? "lenient" : "strict", err.col, err.msg);
                 check_fields(c, &rec);
                 assert_int_equal(rec.recovered, 0);
                 /* the encoder writes these fields back so that they parse the same */
@@ -145,9 +146,10 @@ static void test_netlogger_style(void **state)
     (void)state;
     nl_rec_t rec;
     nl_rec_init(&rec);
-    const char *nl_line = "ts=2006-12-08T18:48:27.598448Z event=gridftp.transfer.end level=Info "
-                          "guid=7d9b2ea4-8751-11db-a7a3-0017f2e2c3b8 host=dc1.lbl.gov prog=gridftp "
-                          "nbytes=1073741824 msg=\"file \\\"a b\\\" done\" url=gsiftp://h/x?y=1\r\n";
+    const char *nl_line =
+        "ts=2006-12-08T18:48:27.598448Z event=gridftp.transfer.end level=Info "
+        "guid=7d9b2ea4-8751-11db-a7a3-0017f2e2c3b8 host=dc1.lbl.gov prog=gridftp "
+        "nbytes=1073741824 msg=\"file \\\"a b\\\" done\" url=gsiftp://h/x?y=1\r\n";
     assert_int_equal(nl_parse(&rec, nl_line, strlen(nl_line), 1, 0, NULL), 1);
     assert_int_equal(rec.n, 9);
     assert_true(nl_field_is(nl_rec_get(&rec, "msg"), "file \"a b\" done"));
@@ -249,8 +251,10 @@ static void test_mutations(void **state)
         for (int e = 0; e < edits; e++) {
             uint64_t r = t_rand(&seed);
             size_t at = (size_t)(r % len);
-            if (r & 0x100) m[at] = alphabet[(r >> 9) % (sizeof alphabet - 1)];
-            else len = at + 1; /* truncate */
+            if (r & 0x100)
+                m[at] = alphabet[(r >> 9) % (sizeof alphabet - 1)];
+            else
+                len = at + 1; /* truncate */
         }
         char *exact = malloc(len);
         memcpy(exact, m, len);
@@ -263,7 +267,8 @@ static void test_mutations(void **state)
             for (int k = 0; rc == 1 && k < rec.n; k++) {
                 const nl_field_t *f = &rec.f[k];
                 int inside = f->value >= exact && f->value + f->value_len <= exact + len;
-                int scratch = rec.scratch && f->value >= rec.scratch && f->value + f->value_len <= rec.scratch + rec.scratch_cap;
+                int scratch = rec.scratch && f->value >= rec.scratch &&
+                              f->value + f->value_len <= rec.scratch + rec.scratch_cap;
                 if (!inside && !scratch) fail_msg("field value outside line and scratch");
             }
         }
@@ -280,8 +285,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bp_valid),        cmocka_unit_test(test_bp_invalid),
-        cmocka_unit_test(test_error_positions), cmocka_unit_test(test_netlogger_style),
+        cmocka_unit_test(test_bp_valid),         cmocka_unit_test(test_bp_invalid),
+        cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_netlogger_style),
         cmocka_unit_test(test_lenient_recovery), cmocka_unit_test(test_limits),
         cmocka_unit_test(test_mutations),
     };

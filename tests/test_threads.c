@@ -24,8 +24,10 @@ static void *worker(void *arg)
     worker_t *w = arg;
     for (long i = 0; i < PER_THREAD; i++) {
         /* alternate formats so the template cache is exercised concurrently too */
-        int rc = i & 1 ? nl_write(w->log, "t.thread", "th=i seq=l msg=s", w->id, (long long)i, "odd line")
-                       : nl_write(w->log, "t.thread", "th=i seq=l v=d", w->id, (long long)i, i * 0.5);
+        int rc =
+            i & 1
+                ? nl_write(w->log, "t.thread", "th=i seq=l msg=s", w->id, (long long)i, "odd line")
+                : nl_write(w->log, "t.thread", "th=i seq=l v=d", w->id, (long long)i, i * 0.5);
         if (rc) w->errors++;
     }
     return NULL;

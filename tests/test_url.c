@@ -18,7 +18,8 @@ static void test_good_urls(void **state)
     assert_int_equal(u.kind, NL_D_FILE);
     assert_string_equal(u.path, "/var/log/x.log");
     assert_int_equal(u.buffer, -1);
-    assert_int_equal(nl__url_parse("relative/file?not-a-query", &u), 0); /* plain paths are literal */
+    assert_int_equal(nl__url_parse("relative/file?not-a-query", &u),
+                     0); /* plain paths are literal */
     assert_string_equal(u.path, "relative/file?not-a-query");
     assert_int_equal(nl__url_parse("file:///tmp/a.log?buffer=0&flush=50", &u), 0);
     assert_int_equal(u.kind, NL_D_FILE);
@@ -53,17 +54,17 @@ static void test_bad_urls(void **state)
 {
     (void)state;
     static const char *bad[] = {
-        "",                            /* empty */
-        "http://example.org/log",      /* unsupported scheme */
-        "file://",                     /* no path */
-        "x-netlog://",                 /* no host */
-        "x-netlog://:5",               /* no host */
-        "x-netlog://h:0",              /* port out of range */
+        "",                       /* empty */
+        "http://example.org/log", /* unsupported scheme */
+        "file://",                /* no path */
+        "x-netlog://",            /* no host */
+        "x-netlog://:5",          /* no host */
+        "x-netlog://h:0",         /* port out of range */
         "x-netlog://h:65536",
         "x-netlog://h:12ab",
         "x-netlog://h:",
-        "x-netlog://a::1:5",           /* IPv6 without brackets */
-        "x-netlog://[::1",             /* unclosed bracket */
+        "x-netlog://a::1:5", /* IPv6 without brackets */
+        "x-netlog://[::1",   /* unclosed bracket */
         "x-netlog://h/path",
         "x-netlog-udp://",
         "x-syslog://nosuchfac:prog",
@@ -71,10 +72,10 @@ static void test_bad_urls(void **state)
         "file:///tmp/x?buffer=-1",
         "file:///tmp/x?buffer=999999999999",
         "file:///tmp/x?flush=0",
-        "file:///tmp/x?color=red",     /* unknown option */
+        "file:///tmp/x?color=red", /* unknown option */
         "file:///tmp/x?buffer",
         "file:///tmp/x?buffer=1&",
-        "file:///tmp/x?socket=/x",     /* socket is for syslog only */
+        "file:///tmp/x?socket=/x", /* socket is for syslog only */
     };
     nl_url_t u;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

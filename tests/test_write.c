@@ -103,14 +103,14 @@ static void test_bad_fmt(void **state)
 {
     (void)state;
     static const char *bad[] = {
-        "x",         "x=",        "x=q",     "=s",      "x=ss",     "x=s y",    "a b=s",
-        "ts=s",      "event=s",   "level=i", "x=s x=d", "gu id=s",  "guid=i",   "x\t=s",
-        "n\xc3\xa9=s",
+        "x",       "x=",      "x=q",     "=s",      "x=ss",   "x=s y", "a b=s",       "ts=s",
+        "event=s", "level=i", "x=s x=d", "gu id=s", "guid=i", "x\t=s", "n\xc3\xa9=s",
     };
     const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
     nl_log_t *log = nl_open(path);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (nl_write(log, "t.bad", bad[i], 1, 2, 3) != NL_EFMT) fail_msg("fmt '%s' accepted", bad[i]);
+        if (nl_write(log, "t.bad", bad[i], 1, 2, 3) != NL_EFMT)
+            fail_msg("fmt '%s' accepted", bad[i]);
     /* more fields than NL_FMT_FIELDS_MAX */
     char many[NL_FMT_FIELDS_MAX * 8 + 16] = "";
     for (int i = 0; i <= NL_FMT_FIELDS_MAX; i++) sprintf(many + strlen(many), "f%d=i ", i);
@@ -164,7 +164,8 @@ static void test_fmt_cache(void **state)
         snprintf(name, sizeof name, "k%d", i);
         snprintf(want, sizeof want, "%d", i);
         const char *got = field(rb_rec(&rb, 4 + (size_t)i), name);
-        if (!got || strcmp(got, want)) fail_msg("line %d: %s=%s", 4 + i, name, got ? got : "(none)");
+        if (!got || strcmp(got, want))
+            fail_msg("line %d: %s=%s", 4 + i, name, got ? got : "(none)");
     }
     rb_free(&rb);
     t_rmtree(dir);
@@ -180,7 +181,7 @@ static void test_consts_and_guid(void **state)
     assert_int_equal(nl_const_set(log, "guid", "x"), NL_ENAME);
     assert_int_equal(nl_const_set(log, "bad name", "x"), NL_ENAME);
     nl_write(log, "t.c1", "n=i", 1);
-    nl_write(log, "t.c2", "host=s", "override"); /* the field replaces the constant */
+    nl_write(log, "t.c2", "host=s", "override");           /* the field replaces the constant */
     assert_int_equal(nl_const_set(log, "site", "anl"), 0); /* replace a constant */
     nl_write(log, "t.c3", "host=s", "again");
     char mine[NL_GUID_LEN + 1];
@@ -367,10 +368,10 @@ static void test_flush_and_too_big(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_type),      cmocka_unit_test(test_bad_fmt),
-        cmocka_unit_test(test_fmt_cache),       cmocka_unit_test(test_consts_and_guid),
-        cmocka_unit_test(test_levels),          cmocka_unit_test(test_level_file),
-        cmocka_unit_test(test_env_overrides),   cmocka_unit_test(test_flush_and_too_big),
+        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_bad_fmt),
+        cmocka_unit_test(test_fmt_cache),     cmocka_unit_test(test_consts_and_guid),
+        cmocka_unit_test(test_levels),        cmocka_unit_test(test_level_file),
+        cmocka_unit_test(test_env_overrides), cmocka_unit_test(test_flush_and_too_big),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

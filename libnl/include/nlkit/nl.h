@@ -141,10 +141,10 @@ uint64_t nl_dropped(const nl_log_t *log);
 
 /** Counters of one log, for monitoring the monitor. */
 typedef struct nl_stats {
-    uint64_t written;  /* lines accepted for the destination */
-    uint64_t filtered; /* calls skipped by the level threshold */
-    uint64_t dropped;  /* lines that could not be delivered */
-    uint64_t errors;   /* calls rejected: malformed fmt, invalid arguments */
+    uint64_t written;    /* lines accepted for the destination */
+    uint64_t filtered;   /* calls skipped by the level threshold */
+    uint64_t dropped;    /* lines that could not be delivered */
+    uint64_t errors;     /* calls rejected: malformed fmt, invalid arguments */
     uint64_t reconnects; /* times a failed destination came back */
 } nl_stats_t;
 

@@ -171,8 +171,8 @@ typedef struct nl_rec {
 typedef struct nl_perr {
     long line;
     int col;
-    int code;      /* NL_EPARSE, NL_ETS, NL_EDUP, NL_EMISSING, NL_ENAME, NL_ETOOBIG, NL_ENOMEM */
-    char msg[96];  /* e.g. "unterminated quote" */
+    int code;     /* NL_EPARSE, NL_ETS, NL_EDUP, NL_EMISSING, NL_ENAME, NL_ETOOBIG, NL_ENOMEM */
+    char msg[96]; /* e.g. "unterminated quote" */
 } nl_perr_t;
 
 /** Parse strictly (default): any deviation from the format is an error. */
