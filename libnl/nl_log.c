@@ -54,14 +54,9 @@ static nl_head_t *head_new(uint32_t gen, const char *guid, int n, char *const *n
         nl__enc_value(&b, values[i], strlen(values[i]));
     }
     h->coff[n] = b.len;
-    nl__putc(&b, '\0');
+    nl__putc(&b, '\0'); /* the buffer starts empty, so this always lands on the heap */
     if (b.err) goto fail;
-    if (!b.heap) { /* no constants: an empty string of our own */
-        h->enc = strdup("");
-        if (!h->enc) goto fail;
-    } else {
-        h->enc = b.p;
-    }
+    h->enc = b.p;
     return h;
 fail:
     nl_buf_free(&b);
