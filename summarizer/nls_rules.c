@@ -1,0 +1,237 @@
+/* nls_rules.c — parse and match summarization rules (see nls_rules.h). */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nl_num.h"
+#include "nls_rules.h"
+
+static const char *const mode_names[] = {"full", "summary", "both", "off"};
+
+const char *nls_mode_name(int mode)
+{
+    return mode >= 0 && mode <= NLS_OFF ? mode_names[mode] : NULL;
+}
+
+void nls_rules_init(nls_rules_t *rs) { *rs = (nls_rules_t){0}; }
+
+void nls_rules_free(nls_rules_t *rs)
+{
+    free(rs->r);
+    *rs = (nls_rules_t){0};
+}
+
+static int name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+}
+
+/* A glob is name characters plus '*' and '?'; returns its literal count, or -1. */
+static int glob_literals(const char *g, size_t len, int *exact)
+{
+    int lit = 0;
+    *exact = 1;
+    if (len == 0 || len > NLS_GLOB_MAX) return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (g[i] == '*' || g[i] == '?')
+            *exact = 0;
+        else if (name_char(g[i]))
+            lit++;
+        else
+            return -1;
+    }
+    return lit;
+}
+
+int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
+                  const char *value_field)
+{
+    if (!glob) return NL_ENAME;
+    if (!value_field) value_field = "value";
+    int exact, lit = glob_literals(glob, strlen(glob), &exact);
+    size_t vl = strlen(value_field);
+    if (lit < 0 || vl == 0 || vl > NL_NAME_MAX) return NL_ENAME;
+    for (size_t i = 0; i < vl; i++)
+        if (!name_char(value_field[i])) return NL_ENAME;
+    if (mode < NLS_FULL || mode > NLS_OFF || !(interval >= 0 && interval <= NLS_INTERVAL_MAX))
+        return NL_EINVAL;
+    if (rs->n == NLS_RULES_MAX) return NL_EINVAL;
+    if (rs->n == rs->cap) {
+        int cap = rs->cap ? rs->cap * 2 : 8;
+        nls_rule_t *r = realloc(rs->r, (size_t)cap * sizeof *r);
+        if (!r) return NL_ENOMEM;
+        rs->r = r;
+        rs->cap = cap;
+    }
+    nls_rule_t *r = &rs->r[rs->n++];
+    snprintf(r->glob, sizeof r->glob, "%s", glob);
+    snprintf(r->value_field, sizeof r->value_field, "%s", value_field);
+    r->mode = mode;
+    r->interval = interval;
+    r->exact = exact;
+    r->literals = lit;
+    r->order = rs->next_order++;
+    return 0;
+}
+
+/* Parser state over one text. */
+typedef struct rparse {
+    const char *s;
+    size_t i;
+    int line;
+    size_t line_start;
+    nl_perr_t *err;
+} rparse_t;
+
+static int perr(rparse_t *p, size_t at, int code, const char *fmt, ...)
+{
+    if (p->err) {
+        p->err->line = p->line;
+        p->err->col = (int)(at - p->line_start + 1);
+        p->err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static void skip_blanks(rparse_t *p)
+{
+    while (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\r') p->i++;
+}
+
+/* A token of characters not in `stop`, without surrounding blanks. */
+static size_t token(rparse_t *p, const char *stop, size_t *start)
+{
+    skip_blanks(p);
+    *start = p->i;
+    while (p->s[p->i] && !strchr(stop, p->s[p->i])) p->i++;
+    size_t end = p->i;
+    while (end > *start && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t' || p->s[end - 1] == '\r'))
+        end--;
+    return end - *start;
+}
+
+/* One rule at p->i; appends to rs. */
+static int parse_rule(rparse_t *p, nls_rules_t *rs)
+{
+    size_t gs, gl = token(p, "=;\n#", &gs);
+    char glob[NLS_GLOB_MAX + 1];
+    int exact;
+    if (gl == 0) return perr(p, gs, NL_ENAME, "missing activity name or glob before '='");
+    if (glob_literals(p->s + gs, gl, &exact) < 0)
+        return perr(p, gs, NL_ENAME, "bad glob '%.*s' (name characters, '*' and '?')",
+                    (int)(gl > 40 ? 40 : gl), p->s + gs);
+    memcpy(glob, p->s + gs, gl);
+    glob[gl] = '\0';
+    if (p->s[p->i] != '=') return perr(p, p->i, NL_EPARSE, "expected '=' after '%s'", glob);
+    p->i++;
+    size_t ms, ml = token(p, ":;\n#", &ms);
+    int mode = -1;
+    for (int k = 0; k <= NLS_OFF; k++)
+        if (strlen(mode_names[k]) == ml && !strncasecmp(mode_names[k], p->s + ms, ml)) mode = k;
+    if (mode < 0)
+        return perr(p, ms, NL_EPARSE, "unknown mode '%.*s' (full, summary, both, off)",
+                    (int)(ml > 20 ? 20 : ml), p->s + ms);
+    double interval = 1.0;
+    char field[NL_NAME_MAX + 1] = "value";
+    if (p->s[p->i] == ':') {
+        p->i++;
+        size_t is, il = token(p, ":;\n#", &is);
+        if (nl__strtod(p->s + is, il, &interval) != 0 || !(interval >= 0) ||
+            interval > NLS_INTERVAL_MAX)
+            return perr(p, is, NL_EPARSE, "bad interval '%.*s' (seconds, 0 to %d)",
+                        (int)(il > 20 ? 20 : il), p->s + is, NLS_INTERVAL_MAX);
+        if (p->s[p->i] == ':') {
+            p->i++;
+            size_t fs, fl = token(p, ";\n#", &fs);
+            int fexact;
+            if (fl == 0 || fl > NL_NAME_MAX || glob_literals(p->s + fs, fl, &fexact) < 0 || !fexact)
+                return perr(p, fs, NL_ENAME, "bad value field name '%.*s'",
+                            (int)(fl > 40 ? 40 : fl), p->s + fs);
+            memcpy(field, p->s + fs, fl);
+            field[fl] = '\0';
+        }
+    }
+    /* every token above runs to the rule's end (';', newline, '#', or the end) */
+    int rc = nls_rules_add(rs, glob, mode, interval, field);
+    if (rc) return perr(p, gs, rc, "%s", rc == NL_ENOMEM ? "out of memory" : "too many rules");
+    return 0;
+}
+
+int nls_rules_parse(nls_rules_t *rs, const char *text, nl_perr_t *err)
+{
+    if (!rs || !text) return NL_EINVAL;
+    rparse_t p = {text, 0, 1, 0, err};
+    int before = rs->n, before_order = rs->next_order;
+    for (;;) {
+        skip_blanks(&p);
+        char c = text[p.i];
+        if (c == '\0') return 0;
+        if (c == '#') {
+            while (text[p.i] && text[p.i] != '\n') p.i++;
+            continue;
+        }
+        if (c == ';') {
+            p.i++;
+            continue;
+        }
+        if (c == '\n') {
+            p.i++;
+            p.line++;
+            p.line_start = p.i;
+            continue;
+        }
+        int rc = parse_rule(&p, rs);
+        if (rc) {
+            rs->n = before; /* all or nothing */
+            rs->next_order = before_order;
+            return rc;
+        }
+    }
+}
+
+/* Does r take precedence over best? */
+static int better(const nls_rule_t *r, const nls_rule_t *best)
+{
+    if (!best) return 1;
+    if (r->exact != best->exact) return r->exact;
+    if (r->literals != best->literals) return r->literals > best->literals;
+    return r->order > best->order;
+}
+
+const nls_rule_t *nls_rules_match(const nls_rules_t *rs, const char *activity, size_t len)
+{
+    char name[NLS_GLOB_MAX * 2 + 1];
+    if (!rs || len >= sizeof name) return NULL;
+    memcpy(name, activity, len);
+    name[len] = '\0';
+    const nls_rule_t *best = NULL;
+    for (int k = 0; k < rs->n; k++) {
+        const nls_rule_t *r = &rs->r[k];
+        int hit = r->exact ? strcmp(r->glob, name) == 0 : fnmatch(r->glob, name, 0) == 0;
+        if (hit && better(r, best)) best = r;
+    }
+    return best;
+}
+
+int nls_activity(const char *event, size_t len, size_t *base_len)
+{
+    if (len > 6 && !memcmp(event + len - 6, ".start", 6)) {
+        *base_len = len - 6;
+        return NLS_START;
+    }
+    if (len > 4 && !memcmp(event + len - 4, ".end", 4)) {
+        *base_len = len - 4;
+        return NLS_END;
+    }
+    *base_len = len;
+    return NLS_OTHER;
+}

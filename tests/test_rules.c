@@ -1,0 +1,168 @@
+/* test_rules.c — summarization rules: the NL_SUMMARY syntax, precedence of globs, errors
+ * with line and column, all-or-nothing parsing, activity names. */
+#include <string.h>
+
+#include "nl_test.h"
+#include "nls_rules.h"
+
+static const nls_rule_t *match(const nls_rules_t *rs, const char *activity)
+{
+    return nls_rules_match(rs, activity, strlen(activity));
+}
+
+static void test_design_example(void **state)
+{
+    (void)state;
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    assert_int_equal(nls_rules_parse(&rs, "gridftp.*=summary:1;job.loop=both:5;*=full", NULL), 0);
+    assert_int_equal(rs.n, 3);
+    const nls_rule_t *r = match(&rs, "gridftp.disk.read");
+    assert_non_null(r);
+    assert_int_equal(r->mode, NLS_SUMMARY);
+    assert_true(r->interval == 1.0);
+    assert_string_equal(r->value_field, "value");
+    r = match(&rs, "job.loop");
+    assert_int_equal(r->mode, NLS_BOTH);
+    assert_true(r->interval == 5.0);
+    r = match(&rs, "anything.else");
+    assert_int_equal(r->mode, NLS_FULL);
+    nls_rules_free(&rs);
+    /* without a catch-all, an unmatched activity has no rule (written unchanged) */
+    nls_rules_init(&rs);
+    assert_int_equal(nls_rules_parse(&rs, "a.*=off", NULL), 0);
+    assert_null(match(&rs, "b.x"));
+    assert_int_equal(match(&rs, "a.x")->mode, NLS_OFF);
+    nls_rules_free(&rs);
+}
+
+static void test_precedence(void **state)
+{
+    (void)state;
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    /* order in the text does not matter for specificity */
+    assert_int_equal(
+        nls_rules_parse(&rs, "x=full;*=off;gridftp.disk.*=both:2;gridftp.*=summary", NULL), 0);
+    assert_int_equal(match(&rs, "gridftp.disk.write")->mode, NLS_BOTH); /* more literals */
+    assert_int_equal(match(&rs, "gridftp.net.write")->mode, NLS_SUMMARY);
+    assert_int_equal(match(&rs, "x")->mode, NLS_FULL); /* exact beats '*' */
+    assert_int_equal(match(&rs, "y")->mode, NLS_OFF);
+    /* a tie goes to the rule added later: a file after the environment, the API after both */
+    assert_int_equal(nls_rules_parse(&rs, "gridftp.*=off:3", NULL), 0);
+    assert_int_equal(match(&rs, "gridftp.net.write")->mode, NLS_OFF);
+    assert_int_equal(nls_rules_add(&rs, "gridftp.*", NLS_BOTH, 0, "nbytes"), 0);
+    const nls_rule_t *r = match(&rs, "gridftp.net.write");
+    assert_int_equal(r->mode, NLS_BOTH);
+    assert_true(r->interval == 0.0);
+    assert_string_equal(r->value_field, "nbytes");
+    /* '?' matches one character */
+    assert_int_equal(nls_rules_parse(&rs, "disk?=summary:9", NULL), 0);
+    assert_true(match(&rs, "disk1")->interval == 9.0);
+    assert_int_equal(match(&rs, "disk12")->mode, NLS_OFF); /* falls to '*' */
+    nls_rules_free(&rs);
+}
+
+static void test_layout_and_comments(void **state)
+{
+    (void)state;
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    const char *file = "# rules for the transfer service\n"
+                       "  gridftp.* = Summary : 0.5 : nbytes   # disk and network\n"
+                       "\n"
+                       "job.loop=both;;  ;\r\n"
+                       "*=full\n";
+    nl_perr_t err;
+    assert_int_equal(nls_rules_parse(&rs, file, &err), 0);
+    assert_int_equal(rs.n, 3);
+    const nls_rule_t *r = match(&rs, "gridftp.disk.write");
+    assert_int_equal(r->mode, NLS_SUMMARY);
+    assert_true(r->interval == 0.5);
+    assert_string_equal(r->value_field, "nbytes");
+    assert_true(match(&rs, "job.loop")->interval == 1.0); /* default interval */
+    assert_int_equal(nls_rules_parse(&rs, "", &err), 0);
+    assert_int_equal(nls_rules_parse(&rs, "# only a comment", &err), 0);
+    assert_int_equal(rs.n, 3);
+    nls_rules_free(&rs);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct {
+        const char *text;
+        int code, line, col;
+        const char *says;
+    } cases[] = {
+        {"a=sumary", NL_EPARSE, 1, 3, "unknown mode"},
+        {"a=full\nb=both:-1", NL_EPARSE, 2, 8, "bad interval"},
+        {"a=full\nb=both:1e9", NL_EPARSE, 2, 8, "bad interval"},
+        {"a=full\n\n  c=both:x", NL_EPARSE, 3, 10, "bad interval"},
+        {"x y=full", NL_ENAME, 1, 1, "bad glob"},
+        {"=full", NL_ENAME, 1, 1, "missing"},
+        {"a", NL_EPARSE, 1, 2, "expected '='"},
+        {"a=full:1:bad name", NL_ENAME, 1, 10, "bad value field"},
+        {"a=full junk", NL_EPARSE, 1, 3, "unknown mode"},
+        {"a=full:1:b*", NL_ENAME, 1, 10, "bad value field"},
+        {"a=full:1:", NL_ENAME, 1, 10, "bad value field"},
+        {"d\xc3\xa9=full", NL_ENAME, 1, 1, "bad glob"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nls_rules_t rs;
+        nls_rules_init(&rs);
+        nl_perr_t err = {0};
+        int rc = nls_rules_parse(&rs, cases[i].text, &err);
+        if (rc != cases[i].code || err.line != cases[i].line || err.col != cases[i].col ||
+            !strstr(err.msg, cases[i].says))
+            fail_msg("'%s': got %d at %ld:%d '%s', want %d at %d:%d '%s'", cases[i].text, rc,
+                     err.line, err.col, err.msg, cases[i].code, cases[i].line, cases[i].col,
+                     cases[i].says);
+        assert_int_equal(rs.n, 0); /* nothing from a bad text is kept */
+        nls_rules_free(&rs);
+    }
+    /* all or nothing on top of earlier rules */
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    assert_int_equal(nls_rules_parse(&rs, "a=full", NULL), 0);
+    assert_true(nls_rules_parse(&rs, "b=both;c=bogus", NULL) < 0);
+    assert_int_equal(rs.n, 1);
+    assert_null(match(&rs, "b"));
+    /* the API checks its arguments the same way */
+    assert_int_equal(nls_rules_add(&rs, "bad glob", NLS_FULL, 1, NULL), NL_ENAME);
+    assert_int_equal(nls_rules_add(&rs, "a", 7, 1, NULL), NL_EINVAL);
+    assert_int_equal(nls_rules_add(&rs, "a", NLS_FULL, -1, NULL), NL_EINVAL);
+    assert_int_equal(nls_rules_add(&rs, "a", NLS_FULL, 1, "v v"), NL_ENAME);
+    for (int i = rs.n; i < NLS_RULES_MAX; i++)
+        assert_int_equal(nls_rules_add(&rs, "z", NLS_OFF, 1, NULL), 0);
+    assert_int_equal(nls_rules_add(&rs, "z", NLS_OFF, 1, NULL), NL_EINVAL); /* limit, said */
+    nls_rules_free(&rs);
+}
+
+static void test_activity(void **state)
+{
+    (void)state;
+    size_t n;
+    assert_int_equal(nls_activity("disk.read.start", 15, &n), NLS_START);
+    assert_int_equal(n, 9);
+    assert_int_equal(nls_activity("x.end", 5, &n), NLS_END);
+    assert_int_equal(n, 1);
+    assert_int_equal(nls_activity("x.summary", 9, &n), NLS_OTHER);
+    assert_int_equal(n, 9);
+    assert_int_equal(nls_activity(".start", 6, &n), NLS_OTHER);
+    assert_int_equal(nls_activity("restart", 7, &n), NLS_OTHER);
+    assert_string_equal(nls_mode_name(NLS_BOTH), "both");
+    assert_null(nls_mode_name(9));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_design_example),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_layout_and_comments),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_activity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
