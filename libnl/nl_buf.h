@@ -2,6 +2,7 @@
 #ifndef NLKIT_NL_BUF_H
 #define NLKIT_NL_BUF_H
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "nlkit/nl_bp.h"
@@ -28,6 +29,16 @@ static inline void nl__putc(nl_buf_t *b, char c)
     if (!nl__buf_room(b, 1)) return;
     b->p[b->len++] = c;
 }
+
+/* 1 if c may appear in a field name: [A-Za-z0-9_.-]. */
+static inline int nl__name_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+}
+
+/* Fill *err (if not NULL) with a position, a code and a formatted message. */
+void nl__perr_vset(nl_perr_t *err, long line, int col, int code, const char *fmt, va_list ap);
 
 /* 1 if name matches [A-Za-z0-9_.-]{1,NL_NAME_MAX}. */
 int nl__name_ok(const char *name, size_t len);

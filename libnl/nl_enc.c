@@ -104,12 +104,8 @@ void nl_buf_reset(nl_buf_t *b)
 int nl__name_ok(const char *name, size_t len)
 {
     if (len == 0 || len > NL_NAME_MAX) return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '-'))
-            return 0;
-    }
+    for (size_t i = 0; i < len; i++)
+        if (!nl__name_char((unsigned char)name[i])) return 0;
     return 1;
 }
 

@@ -38,25 +38,23 @@ typedef struct parse_ctx {
     size_t scratch_used;
 } parse_ctx_t;
 
+void nl__perr_vset(nl_perr_t *err, long line, int col, int code, const char *fmt, va_list ap)
+{
+    if (!err) return;
+    err->line = line;
+    err->col = col;
+    err->code = code;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
 /* Report an error at byte offset `at` (0-based) and return `code`. */
 static int fail(parse_ctx_t *c, size_t at, int code, const char *fmt, ...)
 {
-    if (c->err) {
-        c->err->line = c->lineno;
-        c->err->col = (int)(at + 1);
-        c->err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    nl__perr_vset(c->err, c->lineno, (int)(at + 1), code, fmt, ap);
+    va_end(ap);
     return code;
-}
-
-static int is_name_char(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '_' || ch == '.' || ch == '-';
 }
 
 static int is_ctl(unsigned char ch) { return ch < 0x20 || ch == 0x7f; }
@@ -235,7 +233,7 @@ static int parse_fields(parse_ctx_t *c)
         while (i < c->len && s[i] == ' ') i++;
         if (i >= c->len) break;
         size_t ns = i;
-        while (i < c->len && is_name_char(s[i])) i++;
+        while (i < c->len && nl__name_char(s[i])) i++;
         if (i >= c->len || s[i] != '=') {
             if (i == ns && i < c->len && s[i] != ' ') {
                 if (!c->lenient)

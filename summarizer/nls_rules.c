@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nl_buf.h"
 #include "nl_num.h"
 #include "nls_rules.h"
 
@@ -25,12 +26,6 @@ void nls_rules_free(nls_rules_t *rs)
     *rs = (nls_rules_t){0};
 }
 
-static int name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
-}
-
 /* A glob is name characters plus '*' and '?'; returns its literal count, or -1. */
 static int glob_literals(const char *g, size_t len, int *exact)
 {
@@ -40,7 +35,7 @@ static int glob_literals(const char *g, size_t len, int *exact)
     for (size_t i = 0; i < len; i++) {
         if (g[i] == '*' || g[i] == '?')
             *exact = 0;
-        else if (name_char(g[i]))
+        else if (nl__name_char((unsigned char)g[i]))
             lit++;
         else
             return -1;
@@ -54,10 +49,7 @@ int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
     if (!glob) return NL_ENAME;
     if (!value_field) value_field = "value";
     int exact, lit = glob_literals(glob, strlen(glob), &exact);
-    size_t vl = strlen(value_field);
-    if (lit < 0 || vl == 0 || vl > NL_NAME_MAX) return NL_ENAME;
-    for (size_t i = 0; i < vl; i++)
-        if (!name_char(value_field[i])) return NL_ENAME;
+    if (lit < 0 || !nl__name_ok(value_field, strlen(value_field))) return NL_ENAME;
     if (mode < NLS_FULL || mode > NLS_OFF || !(interval >= 0 && interval <= NLS_INTERVAL_MAX))
         return NL_EINVAL;
     if (rs->n == NLS_RULES_MAX) return NL_EINVAL;
@@ -90,15 +82,10 @@ typedef struct rparse {
 
 static int perr(rparse_t *p, size_t at, int code, const char *fmt, ...)
 {
-    if (p->err) {
-        p->err->line = p->line;
-        p->err->col = (int)(at - p->line_start + 1);
-        p->err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    nl__perr_vset(p->err, p->line, (int)(at - p->line_start + 1), code, fmt, ap);
+    va_end(ap);
     return code;
 }
 
