@@ -139,8 +139,7 @@ static int parse_rule(rparse_t *p, nls_rules_t *rs)
         if (p->s[p->i] == ':') {
             p->i++;
             size_t fs, fl = token(p, ";\n#", &fs);
-            int fexact;
-            if (fl == 0 || fl > NL_NAME_MAX || glob_literals(p->s + fs, fl, &fexact) < 0 || !fexact)
+            if (!nl__name_ok(p->s + fs, fl))
                 return perr(p, fs, NL_ENAME, "bad value field name '%.*s'",
                             (int)(fl > 40 ? 40 : fl), p->s + fs);
             memcpy(field, p->s + fs, fl);
