@@ -201,7 +201,8 @@ static void test_consts_and_guid(void **state)
     assert_string_equal(field(r, "prog"), "test_write");
     assert_int_equal(atoi(field(r, "pid")), getpid());
     assert_string_equal(field(r, "site"), "lbl gov");
-    assert_string_equal(r->f[4].name, r->f[4].name); /* constants follow the guid */
+    assert_int_equal(r->i_guid, 3); /* constants follow the guid */
+    assert_int_equal(r->f[4].name_len, 4);
     assert_memory_equal(r->f[4].name, "host", 4);
     r = rb_rec(&rb, 1);
     assert_string_equal(field(r, "host"), "override");
