@@ -53,6 +53,7 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
     t->fmt_len = len;
     t->n = n;
     t->guid_idx = -1;
+    t->id_mask = 0;
     atomic_init(&t->const_check, 0);
     for (int k = 0; k < n; k++) {
         t->f[k].type = tmp[k].type;
@@ -62,6 +63,7 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
         memcpy(p, fmt + tmp[k].name_at, tmp[k].name_len);
         p += tmp[k].name_len;
         *p++ = '=';
+        if (tmp[k].name_len > 3 && memcmp(p - 4, ".id=", 4) == 0) t->id_mask |= 1ULL << k;
         if (tmp[k].name_len == 4 && memcmp(fmt + tmp[k].name_at, "guid", 4) == 0) {
             if (tmp[k].type != 's') {
                 free(t);

@@ -15,14 +15,23 @@ typedef struct nl_tfield {
     const char *enc; /* " name=" */
 } nl_tfield_t;
 
+/* One argument of nl_write, read according to its type letter. */
+typedef union nl_arg {
+    const char *s;
+    double d;
+    long long l;
+    unsigned long long u;
+} nl_arg_t;
+
 /* A parsed format. Immutable once published in a cache, except const_check, a lazily
  * computed (constants generation << 32 | mask of constants this template overrides). */
 typedef struct nl_tmpl {
     uint64_t hash;
     size_t fmt_len;
-    const char *fmt; /* copy of the format text */
-    int n;           /* fields */
-    int guid_idx;    /* index of the field named "guid", or -1 */
+    const char *fmt;  /* copy of the format text */
+    int n;            /* fields */
+    int guid_idx;     /* index of the field named "guid", or -1 */
+    uint64_t id_mask; /* fields whose name ends in ".id": they identify an activity */
     _Atomic uint64_t const_check;
     nl_tfield_t f[]; /* n entries, followed by the texts */
 } nl_tmpl_t;

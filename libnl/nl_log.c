@@ -13,14 +13,7 @@
 #include "nl_guid.h"
 #include "nl_log_int.h"
 #include "nl_url.h"
-
-/* One argument of nl_write, read according to its type letter. */
-typedef union nl_arg {
-    const char *s;
-    double d;
-    long long l;
-    unsigned long long u;
-} nl_arg_t;
+#include "nls.h"
 
 /* ---- head (guid + constants) ---------------------------------------------------------- */
 
@@ -200,6 +193,16 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
         }
     }
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
+    nls_t *summ = atomic_load_explicit(&log->summ, memory_order_acquire);
+    if (summ) {
+        int verdict = nls_event(summ, event, t, args, h->guid);
+        if (verdict != NLS_WRITE) {
+            if (verdict == NLS_SUPPRESS)
+                atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+            if (owned) free(t);
+            return NL_OK;
+        }
+    }
     uint32_t skip = h->nconst ? const_mask(t, h) : 0;
 
     char stack[1024];
@@ -289,10 +292,20 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
     st->dropped = atomic_load(&log->sink.dropped);
     st->errors = atomic_load(&log->errors);
     st->reconnects = atomic_load(&log->sink.reconnects);
+    st->folded = st->summaries = st->overflow = st->orphans = st->evicted = 0;
+    nls_t *summ = atomic_load(&log->summ);
+    if (summ)
+        nls_counts(summ, &st->folded, &st->summaries, &st->overflow, &st->orphans, &st->evicted);
     return 0;
 }
 
-int nl_flush(nl_log_t *log) { return log ? nl__sink_flush(&log->sink) : NL_EINVAL; }
+int nl_flush(nl_log_t *log)
+{
+    if (!log) return NL_EINVAL;
+    nls_t *summ = atomic_load(&log->summ);
+    if (summ) nls_tick(summ, 1, 0); /* the partial intervals, so nothing waits unseen */
+    return nl__sink_flush(&log->sink);
+}
 
 /* ---- open / close ------------------------------------------------------------------------ */
 
@@ -310,11 +323,21 @@ static void *flusher_main(void *arg)
             dl.tv_sec++;
             dl.tv_nsec -= 1000000000L;
         }
+        nls_t *summ = atomic_load(&log->summ);
+        struct timespec due;
+        if (summ && nls_to_monotonic(summ, nls_next_due(summ), &due) &&
+            (due.tv_sec < dl.tv_sec || (due.tv_sec == dl.tv_sec && due.tv_nsec < dl.tv_nsec)))
+            dl = due; /* wake on the next interval boundary: summaries come out on time */
         while (!log->stop && pthread_cond_timedwait(&log->fcond, &log->fmu, &dl) != ETIMEDOUT) {
         }
         if (log->stop) break;
         pthread_mutex_unlock(&log->fmu);
         nl__levelfile_check(log);
+        summ = atomic_load(&log->summ);
+        if (summ) {
+            nls_config_check(summ);
+            nls_tick(summ, 0, 0);
+        }
         nl__sink_tick(&log->sink);
         pthread_mutex_lock(&log->fmu);
     }
@@ -331,6 +354,7 @@ static void log_free(nl_log_t *log)
         h = older;
     }
     nl__tcache_free(&log->tcache);
+    nls_free(atomic_load(&log->summ));
     free(log->level_path);
     pthread_mutex_destroy(&log->cfg_mu);
     free(log);
@@ -373,6 +397,7 @@ nl_log_t *nl_open_ex(const char *url, int *err)
     pthread_condattr_destroy(&ca);
     const char *cfg = getenv("NL_CFG");
     if (cfg && *cfg) nl_level_file(log, cfg); /* problems are reported in the log itself */
+    nl__summ_env(log);
     if (pthread_create(&log->flusher, NULL, flusher_main, log) != 0) {
         nl__sink_close(&log->sink);
         pthread_cond_destroy(&log->fcond);
@@ -394,6 +419,8 @@ void nl_close(nl_log_t *log)
     pthread_cond_signal(&log->fcond);
     pthread_mutex_unlock(&log->fmu);
     pthread_join(log->flusher, NULL);
+    nls_t *summ = atomic_load(&log->summ);
+    if (summ) nls_tick(summ, 1, 1); /* the last partial intervals and once-per-run summaries */
     nl__sink_close(&log->sink);
     uint64_t lost = atomic_load(&log->sink.dropped);
     if (lost) /* the last place left to say it: the log itself may be what failed */

@@ -39,6 +39,7 @@ struct nl_log {
     pthread_cond_t fcond;
     int stop; /* under fmu */
     int flush_ms;
+    _Atomic(struct nls *) summ; /* the summarizer, made when the first rule arrives */
 };
 
 /* Re-read the level file if it changed since last time (flusher thread). */

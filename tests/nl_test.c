@@ -89,3 +89,50 @@ uint64_t t_rand(uint64_t *s)
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
+
+void t_rb_load(t_readback_t *rb, const char *path)
+{
+    rb->text = t_slurp(path, NULL);
+    assert_non_null(rb->text);
+    rb->n = t_lines(rb->text, &rb->lines);
+    nl_rec_init(&rb->rec);
+    for (size_t i = 0; i < rb->n; i++) {
+        nl_perr_t err;
+        if (nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), (long)i + 1, 0, &err) != 1)
+            fail_msg("%s:%ld:%d: %s\n%s", path, err.line, err.col, err.msg, rb->lines[i]);
+    }
+}
+
+nl_rec_t *t_rb_rec(t_readback_t *rb, size_t i)
+{
+    assert_true(i < rb->n);
+    assert_int_equal(nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), 1, 0, NULL), 1);
+    return &rb->rec;
+}
+
+void t_rb_free(t_readback_t *rb)
+{
+    free(rb->lines);
+    free(rb->text);
+    nl_rec_free(&rb->rec);
+}
+
+const char *t_field(nl_rec_t *r, const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    const nl_field_t *f = nl_rec_get(r, name);
+    if (!f) return NULL;
+    char *b = buf[k++ % 8];
+    snprintf(b, sizeof buf[0], "%.*s", (int)f->value_len, f->value);
+    return b;
+}
+
+double t_num(nl_rec_t *r, const char *name)
+{
+    const nl_field_t *f = nl_rec_get(r, name);
+    if (!f) fail_msg("field %s missing", name);
+    double v;
+    if (nl_field_double(f, &v) != 0) fail_msg("field %s is not a number", name);
+    return v;
+}

@@ -8,53 +8,6 @@
 #include "nl_test.h"
 #include "nlkit/nl.h"
 
-typedef struct {
-    char *text;
-    char **lines;
-    size_t n;
-    nl_rec_t rec;
-} readback_t;
-
-/* Read a log file back; every line must parse strictly. */
-static void rb_load(readback_t *rb, const char *path)
-{
-    rb->text = t_slurp(path, NULL);
-    assert_non_null(rb->text);
-    rb->n = t_lines(rb->text, &rb->lines);
-    nl_rec_init(&rb->rec);
-    for (size_t i = 0; i < rb->n; i++) {
-        nl_perr_t err;
-        if (nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), (long)i + 1, 0, &err) != 1)
-            fail_msg("%s:%ld:%d: %s\n%s", path, err.line, err.col, err.msg, rb->lines[i]);
-    }
-}
-
-/* Parse line i into rb->rec. */
-static nl_rec_t *rb_rec(readback_t *rb, size_t i)
-{
-    assert_true(i < rb->n);
-    assert_int_equal(nl_parse(&rb->rec, rb->lines[i], strlen(rb->lines[i]), 1, 0, NULL), 1);
-    return &rb->rec;
-}
-
-static void rb_free(readback_t *rb)
-{
-    free(rb->lines);
-    free(rb->text);
-    nl_rec_free(&rb->rec);
-}
-
-static const char *field(nl_rec_t *r, const char *name)
-{
-    static char buf[4][256];
-    static int k;
-    const nl_field_t *f = nl_rec_get(r, name);
-    if (!f) return NULL;
-    char *b = buf[k++ % 4];
-    snprintf(b, 256, "%.*s", (int)f->value_len, f->value);
-    return b;
-}
-
 static void test_every_type(void **state)
 {
     (void)state;
@@ -71,31 +24,31 @@ static void test_every_type(void **state)
     assert_int_equal(nl_writel(log, NL_LVL_ERROR, "t.err", "msg=s", "disk \"full\""), 0);
     nl_close(log);
 
-    readback_t rb;
-    rb_load(&rb, path);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
     assert_int_equal(rb.n, 5);
-    nl_rec_t *r = rb_rec(&rb, 0);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
     /* the required fields come first, in order */
     assert_int_equal(r->i_ts, 0);
     assert_int_equal(r->i_event, 1);
     assert_int_equal(r->i_level, 2);
     assert_int_equal(r->i_guid, 3);
-    assert_string_equal(field(r, "event"), "t.types");
-    assert_string_equal(field(r, "level"), "Info");
-    assert_int_equal(strlen(field(r, "guid")), NL_GUID_LEN);
-    assert_string_equal(field(r, "s"), "a b");
-    assert_string_equal(field(r, "d"), "2.5");
-    assert_string_equal(field(r, "i"), "-7");
-    assert_string_equal(field(r, "l"), "-9000000000");
-    assert_string_equal(field(r, "u"), "18000000000000000000");
-    assert_string_equal(field(r, "t"), "2024-11-22T12:00:00.500000Z");
-    assert_string_equal(field(rb_rec(&rb, 1), "s"), "");
-    assert_int_equal(rb_rec(&rb, 2)->n, 4);
-    assert_int_equal(rb_rec(&rb, 3)->n, 4);
-    r = rb_rec(&rb, 4);
-    assert_string_equal(field(r, "level"), "Error");
-    assert_string_equal(field(r, "msg"), "disk \"full\"");
-    rb_free(&rb);
+    assert_string_equal(t_field(r, "event"), "t.types");
+    assert_string_equal(t_field(r, "level"), "Info");
+    assert_int_equal(strlen(t_field(r, "guid")), NL_GUID_LEN);
+    assert_string_equal(t_field(r, "s"), "a b");
+    assert_string_equal(t_field(r, "d"), "2.5");
+    assert_string_equal(t_field(r, "i"), "-7");
+    assert_string_equal(t_field(r, "l"), "-9000000000");
+    assert_string_equal(t_field(r, "u"), "18000000000000000000");
+    assert_string_equal(t_field(r, "t"), "2024-11-22T12:00:00.500000Z");
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "s"), "");
+    assert_int_equal(t_rb_rec(&rb, 2)->n, 4);
+    assert_int_equal(t_rb_rec(&rb, 3)->n, 4);
+    r = t_rb_rec(&rb, 4);
+    assert_string_equal(t_field(r, "level"), "Error");
+    assert_string_equal(t_field(r, "msg"), "disk \"full\"");
+    t_rb_free(&rb);
     t_rmtree(dir);
 }
 
@@ -150,24 +103,24 @@ static void test_fmt_cache(void **state)
         assert_int_equal(nl_write(log, "t.many", f, i), 0);
     }
     nl_close(log);
-    readback_t rb;
-    rb_load(&rb, path);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
     assert_int_equal(rb.n, 604);
-    assert_string_equal(field(rb_rec(&rb, 0), "a"), "1");
-    assert_null(field(rb_rec(&rb, 1), "a"));
-    assert_string_equal(field(rb_rec(&rb, 1), "b"), "two");
-    assert_string_equal(field(rb_rec(&rb, 2), "x"), "3");
-    assert_string_equal(field(rb_rec(&rb, 3), "y"), "4.5");
-    assert_null(field(rb_rec(&rb, 3), "x"));
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "a"), "1");
+    assert_null(t_field(t_rb_rec(&rb, 1), "a"));
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "b"), "two");
+    assert_string_equal(t_field(t_rb_rec(&rb, 2), "x"), "3");
+    assert_string_equal(t_field(t_rb_rec(&rb, 3), "y"), "4.5");
+    assert_null(t_field(t_rb_rec(&rb, 3), "x"));
     for (int i = 0; i < 600; i++) {
         char name[16], want[16];
         snprintf(name, sizeof name, "k%d", i);
         snprintf(want, sizeof want, "%d", i);
-        const char *got = field(rb_rec(&rb, 4 + (size_t)i), name);
+        const char *got = t_field(t_rb_rec(&rb, 4 + (size_t)i), name);
         if (!got || strcmp(got, want))
             fail_msg("line %d: %s=%s", 4 + i, name, got ? got : "(none)");
     }
-    rb_free(&rb);
+    t_rb_free(&rb);
     t_rmtree(dir);
 }
 
@@ -192,29 +145,29 @@ static void test_consts_and_guid(void **state)
     assert_string_equal(nl_guid(log), mine);
     nl_write(log, "t.g2", NULL);
     nl_close(log);
-    readback_t rb;
-    rb_load(&rb, path);
-    nl_rec_t *r = rb_rec(&rb, 0);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
     char host[256];
     gethostname(host, sizeof host);
-    assert_string_equal(field(r, "host"), host);
-    assert_string_equal(field(r, "prog"), "test_write");
-    assert_int_equal(atoi(field(r, "pid")), getpid());
-    assert_string_equal(field(r, "site"), "lbl gov");
+    assert_string_equal(t_field(r, "host"), host);
+    assert_string_equal(t_field(r, "prog"), "test_write");
+    assert_int_equal(atoi(t_field(r, "pid")), getpid());
+    assert_string_equal(t_field(r, "site"), "lbl gov");
     assert_int_equal(r->i_guid, 3); /* constants follow the guid */
     assert_int_equal(r->f[4].name_len, 4);
     assert_memory_equal(r->f[4].name, "host", 4);
-    r = rb_rec(&rb, 1);
-    assert_string_equal(field(r, "host"), "override");
-    assert_string_equal(field(r, "site"), "lbl gov");
-    r = rb_rec(&rb, 2);
-    assert_string_equal(field(r, "host"), "again");
-    assert_string_equal(field(r, "site"), "anl");
-    r = rb_rec(&rb, 3);
-    assert_string_equal(field(r, "guid"), mine);
+    r = t_rb_rec(&rb, 1);
+    assert_string_equal(t_field(r, "host"), "override");
+    assert_string_equal(t_field(r, "site"), "lbl gov");
+    r = t_rb_rec(&rb, 2);
+    assert_string_equal(t_field(r, "host"), "again");
+    assert_string_equal(t_field(r, "site"), "anl");
+    r = t_rb_rec(&rb, 3);
+    assert_string_equal(t_field(r, "guid"), mine);
     assert_int_equal(r->i_guid, 3);
-    assert_string_equal(field(rb_rec(&rb, 4), "guid"), mine);
-    rb_free(&rb);
+    assert_string_equal(t_field(t_rb_rec(&rb, 4), "guid"), mine);
+    t_rb_free(&rb);
     t_rmtree(dir);
 }
 
@@ -237,13 +190,13 @@ static void test_levels(void **state)
     assert_int_equal(st.filtered, 2);
     assert_int_equal(st.written, 3);
     nl_close(log);
-    readback_t rb;
-    rb_load(&rb, path);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
     assert_int_equal(rb.n, 3);
-    assert_string_equal(field(rb_rec(&rb, 0), "event"), "t.warn");
-    assert_string_equal(field(rb_rec(&rb, 1), "level"), "Trace");
-    assert_string_equal(field(rb_rec(&rb, 2), "level"), "Fatal");
-    rb_free(&rb);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "event"), "t.warn");
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "level"), "Trace");
+    assert_string_equal(t_field(t_rb_rec(&rb, 2), "level"), "Fatal");
+    t_rb_free(&rb);
     assert_int_equal(nl_level_parse("warning", 7), NL_LVL_WARN);
     assert_int_equal(nl_level_parse("DEBUG", 5), NL_LVL_DEBUG);
     assert_int_equal(nl_level_parse("loud", 4), NL_ELEVEL);
@@ -316,11 +269,11 @@ static void test_env_overrides(void **state)
     assert_string_not_equal(nl_guid(log), "garbage");
     assert_int_equal(strlen(nl_guid(log)), NL_GUID_LEN);
     nl_close(log);
-    readback_t rb;
-    rb_load(&rb, path);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
     assert_int_equal(rb.n, 1);
-    assert_string_equal(field(rb_rec(&rb, 0), "guid"), guid);
-    rb_free(&rb);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "guid"), guid);
+    t_rb_free(&rb);
     setenv("NL_DEST", "bogus://x", 1);
     int err;
     assert_null(nl_open_ex("-", &err));
@@ -354,15 +307,15 @@ static void test_flush_and_too_big(void **state)
     assert_int_equal(nl_dropped(log), 1);
     nl_write(log, "t.after", NULL);
     nl_close(log);
-    readback_t rb;
-    rb_load(&rb, path);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
     assert_int_equal(rb.n, 3);
-    nl_rec_t *r = rb_rec(&rb, 1);
-    assert_string_equal(field(r, "event"), "nl.log.dropped");
-    assert_string_equal(field(r, "level"), "Warn");
-    assert_string_equal(field(r, "n"), "1");
-    assert_string_equal(field(rb_rec(&rb, 2), "event"), "t.after");
-    rb_free(&rb);
+    nl_rec_t *r = t_rb_rec(&rb, 1);
+    assert_string_equal(t_field(r, "event"), "nl.log.dropped");
+    assert_string_equal(t_field(r, "level"), "Warn");
+    assert_string_equal(t_field(r, "n"), "1");
+    assert_string_equal(t_field(t_rb_rec(&rb, 2), "event"), "t.after");
+    t_rb_free(&rb);
     t_rmtree(dir);
 }
 

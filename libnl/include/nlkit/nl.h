@@ -104,6 +104,57 @@ int nl_flush(nl_log_t *log);
  *  allowed. No other call on the log may run concurrently with or after this one. */
 void nl_close(nl_log_t *log);
 
+/** Summarization modes (see nl_summarize). */
+enum nl_summ_mode {
+    NL_SUMM_FULL = 0,    /* every event written as it is (the default for every activity) */
+    NL_SUMM_SUMMARY = 1, /* start/end pairs folded into NAME.summary lines only */
+    NL_SUMM_BOTH = 2,    /* every event, and the summaries */
+    NL_SUMM_OFF = 3      /* nothing written for the activity */
+};
+
+/** Summarize an activity, or every activity a glob matches ('*' and '?'), without
+ *  changing the code that writes its events. An activity is an event name without its
+ *  ".start" / ".end" suffix: "disk.read.start" and "disk.read.end" are activity
+ *  "disk.read". A start and the next end with the same identity form one pair; the
+ *  identity is the activity, the guid, and the value of every field whose name ends in
+ *  ".id" (e.g. "stream.id"), so concurrent activities of one guid can be told apart. The
+ *  end event carries the event value in `value_field` (NULL: "value").
+ *
+ *  Every `interval_s` seconds (boundaries on whole multiples of the interval since the
+ *  epoch; 0 = once per run, at nl_close) each identity with any activity gets one line
+ *  "event=ACTIVITY.summary" with: n (completed pairs), dur.min/max/sum/sd (seconds),
+ *  v.min/max/sum/sd (event value), r.min/max/sum/sd (value per second inside the
+ *  activity), span (last end - first start), open (1 if started and not ended at the
+ *  interval's close), int (seconds the line covers), the identity's *.id fields and the
+ *  log's constants; ts is the interval's end. A pair counts in the interval where it ends.
+ *  A start repeated before its end, and an end without a start, are counted as
+ *  orphan.start / orphan.end, not mixed into the statistics. Events other than .start and
+ *  .end of a summarized activity are written as they are (mode OFF: not at all). The
+ *  background flusher writes summaries on time even if the program stops writing, so a
+ *  stalled activity appears as "n=0 open=1"; nl_flush writes the running intervals
+ *  (interval > 0) as partial lines, nl_close everything.
+ *
+ *  Rules also come from the environment: NL_SUMMARY (e.g.
+ *  "gridftp.*=summary:1;job.loop=both:5:iterations;*=full", syntax GLOB=MODE[:INTERVAL
+ *  [:VALUE_FIELD]]) and NL_SUMMARY_FILE (a rules file, one rule per line, '#' comments,
+ *  re-read when it changes). The most specific rule wins (no wildcard beats any glob, then
+ *  more literal characters); on a tie, API rules beat the file, the file beats NL_SUMMARY,
+ *  and later beats earlier. Unmatched activities are written in full.
+ *
+ *  At most NLS_IDENT_MAX (4096) identities and 1024 activities are tracked per log; events
+ *  beyond that are written in full, counted in nl_stats.overflow and reported by a line
+ *  "event=nl.summary.overflow level=Warn". Returns 0, NL_ENAME (bad glob or field name),
+ *  NL_EINVAL (bad mode, interval < 0 or over a year, too many rules) or NL_ENOMEM. */
+int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
+                 const char *value_field);
+
+/** Load summarization rules from a file (syntax as NL_SUMMARY, one rule per line), and
+ *  re-read it whenever its modification time changes; a bad version is reported in the
+ *  log ("event=nl.summary.config") and the previous rules stay. Returns 0, or an error
+ *  (NL_EIO, NL_EPARSE, NL_ENAME, NL_EINVAL, NL_ETOOBIG) with the line and column in *err
+ *  if err is not NULL; then no rule of the file is applied. */
+int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err);
+
 /** Set the log's level threshold: events with a level numerically above it are not
  *  written. Returns 0 or NL_EINVAL. */
 int nl_set_level(nl_log_t *log, int level);
@@ -146,6 +197,11 @@ typedef struct nl_stats {
     uint64_t dropped;    /* lines that could not be delivered */
     uint64_t errors;     /* calls rejected: malformed fmt, invalid arguments */
     uint64_t reconnects; /* times a failed destination came back */
+    uint64_t folded;     /* start/end events folded into summary lines written so far */
+    uint64_t summaries;  /* NAME.summary lines written */
+    uint64_t overflow;   /* events written in full because no identity could be tracked */
+    uint64_t orphans;    /* orphan starts and ends (in summary lines written so far) */
+    uint64_t evicted;    /* once-per-run identities written early to make room */
 } nl_stats_t;
 
 /** Fill *st with the log's counters. Returns 0 or NL_EINVAL. */

@@ -1,0 +1,298 @@
+/* nls.c — the summarizer's two entry points: nls_event on the writer's hot path (no
+ * formatting beyond the identity key, no allocation, no system call besides the clock, and
+ * no lock but the identity's own), and nls_tick on the flusher thread, which closes
+ * intervals on time and writes the summaries. Also the public nl_summarize() and
+ * nl_summary_file(). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nl_buf.h"
+#include "nl_hash.h"
+#include "nl_log_int.h"
+#include "nl_num.h"
+#include "nls_int.h"
+
+/* ---- clock ------------------------------------------------------------------------------ */
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Wall-clock time as of the log's opening, advanced by the monotonic clock: durations never
+ * jump when NTP steps the wall clock, and boundaries still fall on whole wall seconds. */
+int64_t nls_now(const nls_t *s)
+{
+    if (s->clock) return s->clock(s->clock_arg);
+    return s->wall0 + (mono_ns() - s->mono0);
+}
+
+int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts)
+{
+    if (s->clock) return 0;
+    int64_t m = s->mono0 + (t - s->wall0);
+    ts->tv_sec = (time_t)(m / 1000000000LL);
+    ts->tv_nsec = (long)(m % 1000000000LL);
+    return 1;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------- */
+
+int nls_new(nl_log_t *log, nls_t **out)
+{
+    nls_t *s = calloc(1, sizeof *s);
+    if (!s) return NL_ENOMEM;
+    s->res_plain = calloc(1, sizeof *s->res_plain);
+    if (!s->res_plain) {
+        free(s);
+        return NL_ENOMEM;
+    }
+    s->res_plain->mode = NLS_FULL;
+    s->log = log;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    s->wall0 = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    s->mono0 = mono_ns();
+    char g[NL_GUID_LEN + 1];
+    nl_guid_new(g); /* random bits for the hash seed */
+    s->seed = nl__hash(g, NL_GUID_LEN, (uint64_t)s->mono0);
+    pthread_mutex_init(&s->cfg_mu, NULL);
+    pthread_mutex_init(&s->ins_mu, NULL);
+    pthread_mutex_init(&s->emit_mu, NULL);
+    nls_rules_init(&s->env_rules);
+    nls_rules_init(&s->file_rules);
+    nls_rules_init(&s->api_rules);
+    nls_rules_init(&s->rules);
+    *out = s;
+    return 0;
+}
+
+void nls_free(nls_t *s)
+{
+    if (!s) return;
+    nls_table_free(s);
+    nls_names_free(s);
+    nls_config_free(s);
+    pthread_mutex_destroy(&s->cfg_mu);
+    pthread_mutex_destroy(&s->ins_mu);
+    pthread_mutex_destroy(&s->emit_mu);
+    free(s);
+}
+
+/* ---- the hot path ----------------------------------------------------------------------- */
+
+/* The event value from the end event's value field; 0 if it has none or it is not a
+ * number (the pair still counts for durations). */
+static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t *r, double *v)
+{
+    for (int k = 0; k < t->n; k++) {
+        size_t nl;
+        const char *name = nl__tmpl_name(t, k, &nl);
+        if (nl != r->vf_len || memcmp(name, r->vf, nl) != 0) continue;
+        switch (t->f[k].type) {
+        case 'd':
+        case 't': *v = args[k].d; return *v == *v;
+        case 'i':
+        case 'l': *v = (double)args[k].l; return 1;
+        case 'u': *v = (double)args[k].u; return 1;
+        case 's': return args[k].s && nl__strtod(args[k].s, strlen(args[k].s), v) == 0;
+        }
+    }
+    return 0;
+}
+
+/* " guid=G" followed by every *.id field, encoded as they will be written. Returns the
+ * length, or 0 if the key does not fit in NLS_KEY_MAX. */
+static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, const char *guid,
+                        size_t *guid_len)
+{
+    nl_buf_t b;
+    nl_buf_init(&b, key, NLS_KEY_MAX);
+    nl__put(&b, " guid=", 6);
+    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
+        const char *g = args[t->guid_idx].s;
+        nl__enc_value(&b, g, strlen(g));
+    } else {
+        nl__put(&b, guid, NL_GUID_LEN);
+    }
+    *guid_len = b.len;
+    for (uint64_t m = t->id_mask; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        nl__put(&b, t->f[k].enc, t->f[k].enc_len);
+        switch (t->f[k].type) {
+        case 's':
+            nl__enc_value(&b, args[k].s ? args[k].s : "", args[k].s ? strlen(args[k].s) : 0);
+            break;
+        case 'i':
+        case 'l': nl__enc_i64v(&b, args[k].l); break;
+        case 'u': nl__enc_u64v(&b, args[k].u); break;
+        default: nl__enc_dblv(&b, args[k].d); break;
+        }
+    }
+    size_t len = b.err || b.p != key ? 0 : b.len;
+    nl_buf_free(&b); /* only if it outgrew the key: then the identity is too long */
+    return len;
+}
+
+int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
+              const char *guid)
+{
+    int kind;
+    nls_act_t *act = nls_event_act(s, event, &kind);
+    if (!act) return NLS_WRITE; /* NLS_ACT_MAX reached: counted by nls_event_act */
+    const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+    if (r->mode == NLS_FULL) return NLS_WRITE;
+    if (r->mode == NLS_OFF) return NLS_SUPPRESS;
+    if (kind == NLS_OTHER) return NLS_WRITE; /* nothing to pair: written as it is */
+    char key[NLS_KEY_MAX];
+    size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
+    int64_t now = nls_now(s);
+    nls_ident_t *e = key_len ? nls_ident_get(s, act, key, key_len, guid_len,
+                                             nl__hash(key, key_len, s->seed), now)
+                             : NULL;
+    if (!e) { /* too many identities, or an identity too long: written in full, counted */
+        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+        return NLS_WRITE;
+    }
+    if (kind == NLS_START) {
+        nls_fold_start(e, now, r->interval_ns);
+    } else {
+        double v = 0;
+        int has = event_value(t, args, r, &v);
+        nls_fold_end(e, now, r->interval_ns, has, v);
+    }
+    nls_unlock(&e->lock);
+    return r->mode == NLS_BOTH ? NLS_WRITE : NLS_FOLDED;
+}
+
+/* ---- the flusher's work ---------------------------------------------------------------- */
+
+void nls_tick(nls_t *s, int partial, int final)
+{
+    pthread_mutex_lock(&s->emit_mu);
+    int64_t now = nls_now(s);
+    int pressure = atomic_load(&s->live) > NLS_IDENT_MAX / 4 * 3;
+    nls_out_t out[NLS_OUT_MAX + 2];
+    char key[NLS_KEY_MAX];
+    for (size_t i = 0; i < NLS_SLOTS; i++) {
+        uint64_t tag = atomic_load_explicit(&s->tag[i], memory_order_acquire);
+        if (tag == NLS_TAG_EMPTY || tag == NLS_TAG_FREE) continue;
+        nls_ident_t *e = atomic_load_explicit(&s->ent[i], memory_order_acquire);
+        nls_lock(&e->lock);
+        if (atomic_load_explicit(&s->tag[i], memory_order_acquire) != tag) {
+            nls_unlock(&e->lock);
+            continue;
+        }
+        const nls_act_t *act = e->act;
+        const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+        /* Under pressure, a once-per-run identity with nothing open is written early and
+         * let go, so the table makes room; it is counted in nl_stats.evicted. */
+        int early = pressure && r->interval_ns == 0 && !e->open;
+        int n = nls_fold_close(e, now, r->interval_ns, partial, final || early, out);
+        size_t key_len = e->key_len, guid_len = e->guid_len;
+        memcpy(key, e->key, key_len);
+        int evict = (early || e->idle >= 2) && nls_fold_idle(e);
+        nls_unlock(&e->lock);
+        for (int k = 0; k < n; k++) {
+            nls_emit(s, act, key, key_len, guid_len, &out[k]);
+            atomic_fetch_add_explicit(&s->folded, out[k].acc.events, memory_order_relaxed);
+            atomic_fetch_add_explicit(&s->orphans, out[k].acc.orphan_start + out[k].acc.orphan_end,
+                                      memory_order_relaxed);
+        }
+        if (evict && nls_ident_evict(s, i, e) && early)
+            atomic_fetch_add_explicit(&s->evicted, 1, memory_order_relaxed);
+    }
+    uint64_t over = atomic_load(&s->overflow);
+    if (over > s->overflow_reported) {
+        nls_emit_note(s, NL_LVL_WARN, "nl.summary.overflow", over - s->overflow_reported, over,
+                      "events written in full: too many activities or identities to summarize");
+        s->overflow_reported = over;
+    }
+    pthread_mutex_unlock(&s->emit_mu);
+}
+
+int64_t nls_next_due(nls_t *s)
+{
+    int64_t now = nls_now(s), due = INT64_MAX;
+    pthread_mutex_lock(&s->cfg_mu);
+    for (int i = 0; i < s->rules.n; i++) {
+        const nls_rule_t *r = &s->rules.r[i];
+        if (r->interval <= 0 || r->mode == NLS_FULL || r->mode == NLS_OFF) continue;
+        int64_t b = nls_boundary_after(now, (int64_t)(r->interval * 1e9 + 0.5));
+        if (b < due) due = b;
+    }
+    pthread_mutex_unlock(&s->cfg_mu);
+    return due;
+}
+
+void nls_counts(nls_t *s, uint64_t *folded, uint64_t *summaries, uint64_t *overflow,
+                uint64_t *orphans, uint64_t *evicted)
+{
+    *folded = atomic_load(&s->folded);
+    *summaries = atomic_load(&s->summaries);
+    *overflow = atomic_load(&s->overflow);
+    *orphans = atomic_load(&s->orphans);
+    *evicted = atomic_load(&s->evicted);
+}
+
+/* ---- the log's side --------------------------------------------------------------------- */
+
+/* The log's summarizer, made on first need (under the log's cfg_mu). */
+static nls_t *summ_get(nl_log_t *log, int *rc)
+{
+    nls_t *s = atomic_load_explicit(&log->summ, memory_order_acquire);
+    *rc = 0;
+    if (s) return s;
+    pthread_mutex_lock(&log->cfg_mu);
+    s = atomic_load(&log->summ);
+    if (!s && (*rc = nls_new(log, &s)) == 0)
+        atomic_store_explicit(&log->summ, s, memory_order_release);
+    pthread_mutex_unlock(&log->cfg_mu);
+    return s;
+}
+
+int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
+                 const char *value_field)
+{
+    if (!log || !glob) return NL_EINVAL;
+    int rc;
+    nls_t *s = summ_get(log, &rc);
+    return s ? nls_config_add(s, glob, mode, interval_s, value_field) : rc;
+}
+
+int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
+{
+    if (!log || !path || !*path) return NL_EINVAL;
+    int rc;
+    nls_t *s = summ_get(log, &rc);
+    return s ? nls_config_file(s, path, err) : rc;
+}
+
+void nl__summ_env(nl_log_t *log)
+{
+    const char *a = getenv("NL_SUMMARY"), *b = getenv("NL_SUMMARY_FILE");
+    if ((!a || !*a) && (!b || !*b)) return; /* nothing configured: no summarizer at all */
+    int rc;
+    nls_t *s = summ_get(log, &rc);
+    if (s) nls_config_env(s);
+}
+
+int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg)
+{
+    int rc;
+    nls_t *s = summ_get(log, &rc);
+    if (!s) return rc;
+    s->clock_arg = arg;
+    s->clock = fn;
+    return 0;
+}
+
+void nl__summ_tick(nl_log_t *log)
+{
+    nls_t *s = atomic_load(&log->summ);
+    if (s) nls_tick(s, 0, 0);
+}

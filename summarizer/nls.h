@@ -1,0 +1,65 @@
+/* nls.h — private: what the library core (nl_log.c) and the tests see of the summarizer.
+ * The public face is nl_summarize() and nl_summary_file() in nlkit/nl.h. */
+#ifndef NLKIT_NLS_H
+#define NLKIT_NLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "nl_fmt.h"
+#include "nlkit/nl.h"
+
+#define NLS_IDENT_MAX                                                                              \
+    4096                   /* identities tracked per log; beyond it events are written in full     \
+                              and counted (nl_stats.overflow) */
+#define NLS_KEY_MAX 256    /* bytes of " guid=G a.id=V ..." identifying one identity */
+#define NLS_FILE_MAX 65536 /* largest rules file */
+
+typedef struct nls nls_t;
+
+/* A clock: nanoseconds since the epoch. Durations and interval boundaries use it. */
+typedef int64_t (*nl_clock_fn)(void *arg);
+
+/* What nl_write should do with the raw line after the summarizer has seen the event. */
+enum nls_verdict { NLS_WRITE = 0, NLS_FOLDED = 1, NLS_SUPPRESS = 2 };
+
+/* Make a summarizer for a log (rules from NL_SUMMARY and NL_SUMMARY_FILE are read by the
+ * caller through nls_config_env). Returns 0 or NL_ENOMEM. */
+int nls_new(nl_log_t *log, nls_t **out);
+/* Apply NL_SUMMARY and NL_SUMMARY_FILE; problems are written into the log. */
+void nls_config_env(nls_t *s);
+/* Add one API rule (nl_summarize). */
+int nls_config_add(nls_t *s, const char *glob, int mode, double interval_s, const char *vf);
+/* Use a rules file (nl_summary_file). */
+int nls_config_file(nls_t *s, const char *path, nl_perr_t *err);
+
+/* Re-read the rules file if it changed (flusher). */
+void nls_config_check(nls_t *s);
+
+/* The hot path: fold the event if a rule says so. guid is the log's (used when the
+ * template has no guid field). */
+int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
+              const char *guid);
+
+/* Close due intervals and write their summaries (flusher; tests call it directly).
+ * partial: also the running intervals (nl_flush); final: also interval-0 ones (nl_close). */
+void nls_tick(nls_t *s, int partial, int final);
+/* The next interval boundary on the log clock, or INT64_MAX if none. */
+int64_t nls_next_due(nls_t *s);
+/* Convert a time on the log clock to CLOCK_MONOTONIC; 0 if the clock is injected. */
+int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts);
+void nls_free(nls_t *s);
+
+/* Counters for nl_stats. */
+void nls_counts(nls_t *s, uint64_t *folded, uint64_t *summaries, uint64_t *overflow,
+                uint64_t *orphans, uint64_t *evicted);
+/* Read NL_SUMMARY / NL_SUMMARY_FILE at nl_open; makes the summarizer only if one is set. */
+void nl__summ_env(nl_log_t *log);
+
+/* Test hooks: replace the log's clock (before any event is written), and run the
+ * flusher's work now. */
+int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg);
+void nl__summ_tick(nl_log_t *log);
+
+#endif

@@ -1,0 +1,175 @@
+/* nls_config.c — where rules come from: NL_SUMMARY, a rules file (NL_SUMMARY_FILE or
+ * nl_summary_file, re-read when it changes, so an operator can turn summaries on in a
+ * running server), and nl_summarize(). The three sources are merged in that order, so on
+ * equal specificity the file beats the environment and the API beats both. After any
+ * change every known activity is resolved again. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nls_int.h"
+
+static int copy_rules(nls_rules_t *into, const nls_rules_t *from)
+{
+    for (int i = 0; i < from->n; i++) {
+        const nls_rule_t *r = &from->r[i];
+        int rc = nls_rules_add(into, r->glob, r->mode, r->interval, r->value_field);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int nls_config_apply(nls_t *s)
+{
+    nls_rules_t merged;
+    nls_rules_init(&merged);
+    int rc = copy_rules(&merged, &s->env_rules);
+    if (!rc) rc = copy_rules(&merged, &s->file_rules);
+    if (!rc) rc = copy_rules(&merged, &s->api_rules);
+    if (rc) {
+        nls_rules_free(&merged);
+        return rc;
+    }
+    nls_rules_free(&s->rules);
+    s->rules = merged;
+    for (int i = 0; i < s->nacts; i++)
+        atomic_store_explicit(&s->acts[i]->res, nls_resolve(s, s->acts[i]->name, s->acts[i]->len),
+                              memory_order_release);
+    return 0;
+}
+
+int nls_config_add(nls_t *s, const char *glob, int mode, double interval_s, const char *vf)
+{
+    pthread_mutex_lock(&s->cfg_mu);
+    int rc = nls_rules_add(&s->api_rules, glob, mode, interval_s, vf);
+    if (!rc) rc = nls_config_apply(s);
+    pthread_mutex_unlock(&s->cfg_mu);
+    return rc;
+}
+
+/* Report a configuration problem where the operator is looking: in the log. */
+static void report(nls_t *s, const char *where, const nl_perr_t *e)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s:%ld:%d: %s", where, e->line, e->col, e->msg);
+    nls_emit_note(s, NL_LVL_ERROR, "nl.summary.config", 0, 0, msg);
+}
+
+/* Read the rules file into file_rules, all or nothing (caller holds cfg_mu). */
+static int load_file(nls_t *s, nl_perr_t *err)
+{
+    FILE *f = fopen(s->file_path, "re");
+    if (!f) {
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = NL_EIO;
+            snprintf(err->msg, sizeof err->msg, "cannot open: %s", strerror(errno));
+        }
+        return NL_EIO;
+    }
+    char *text = malloc(NLS_FILE_MAX + 2);
+    size_t n = text ? fread(text, 1, NLS_FILE_MAX + 1, f) : 0;
+    fclose(f);
+    if (!text) return NL_ENOMEM;
+    if (n > NLS_FILE_MAX) {
+        free(text);
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = NL_ETOOBIG;
+            snprintf(err->msg, sizeof err->msg, "larger than %d bytes", NLS_FILE_MAX);
+        }
+        return NL_ETOOBIG;
+    }
+    text[n] = '\0';
+    if (memchr(text, '\0', n)) {
+        free(text);
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->code = NL_EPARSE;
+            snprintf(err->msg, sizeof err->msg, "binary data (a NUL byte) in a rules file");
+        }
+        return NL_EPARSE;
+    }
+    nls_rules_t fresh;
+    nls_rules_init(&fresh);
+    int rc = nls_rules_parse(&fresh, text, err);
+    free(text);
+    if (rc) {
+        nls_rules_free(&fresh);
+        return rc;
+    }
+    nls_rules_free(&s->file_rules);
+    s->file_rules = fresh;
+    return nls_config_apply(s);
+}
+
+/* 1 if the file's modification time differs from the one last loaded (and records it). */
+static int file_changed(nls_t *s)
+{
+    struct stat st;
+    if (stat(s->file_path, &st) != 0) return 0;
+    if (s->file_seen && st.st_mtim.tv_sec == s->file_mtime.tv_sec &&
+        st.st_mtim.tv_nsec == s->file_mtime.tv_nsec)
+        return 0;
+    s->file_mtime = st.st_mtim;
+    s->file_seen = 1;
+    return 1;
+}
+
+int nls_config_file(nls_t *s, const char *path, nl_perr_t *err)
+{
+    char *copy = strdup(path);
+    if (!copy) return NL_ENOMEM;
+    pthread_mutex_lock(&s->cfg_mu);
+    free(s->file_path);
+    s->file_path = copy;
+    s->file_seen = 0;
+    file_changed(s);
+    nl_perr_t local;
+    int rc = load_file(s, err ? err : &local);
+    pthread_mutex_unlock(&s->cfg_mu);
+    return rc;
+}
+
+void nls_config_check(nls_t *s)
+{
+    pthread_mutex_lock(&s->cfg_mu);
+    if (s->file_path && file_changed(s)) {
+        nl_perr_t e;
+        memset(&e, 0, sizeof e);
+        if (load_file(s, &e)) report(s, s->file_path, &e); /* the old rules stay */
+    }
+    pthread_mutex_unlock(&s->cfg_mu);
+}
+
+void nls_config_env(nls_t *s)
+{
+    const char *env = getenv("NL_SUMMARY");
+    pthread_mutex_lock(&s->cfg_mu);
+    if (env && *env) {
+        nl_perr_t e;
+        memset(&e, 0, sizeof e);
+        if (nls_rules_parse(&s->env_rules, env, &e))
+            report(s, "NL_SUMMARY", &e);
+        else
+            nls_config_apply(s);
+    }
+    pthread_mutex_unlock(&s->cfg_mu);
+    const char *file = getenv("NL_SUMMARY_FILE");
+    if (file && *file) {
+        nl_perr_t e;
+        memset(&e, 0, sizeof e);
+        if (nls_config_file(s, file, &e)) report(s, file, &e);
+    }
+}
+
+void nls_config_free(nls_t *s)
+{
+    nls_rules_free(&s->env_rules);
+    nls_rules_free(&s->file_rules);
+    nls_rules_free(&s->api_rules);
+    nls_rules_free(&s->rules);
+    free(s->file_path);
+}

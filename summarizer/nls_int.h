@@ -1,0 +1,182 @@
+/* nls_int.h — private: the inside of one log's summarizer, shared by its modules.
+ *
+ *   nls_names.c   event name -> activity (+ start/end) through a lock-free cache
+ *   nls_config.c  rules from NL_SUMMARY, a rules file and nl_summarize(); re-resolution
+ *   nls_table.c   the bounded table of identities (activity, guid, *.id fields)
+ *   nls_fold.c    folding start/end pairs into interval accumulators; closing intervals
+ *   nls_emit.c    writing NAME.summary lines
+ *   nls.c         the hot-path hook called by nl_write, and the flusher's tick
+ */
+#ifndef NLKIT_NLS_INT_H
+#define NLKIT_NLS_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "nlkit/nl.h"
+#include "nlkit/nl_moments.h"
+#include "nls.h"
+#include "nls_rules.h"
+
+#define NLS_ACT_MAX 1024  /* distinct activity names per log; more are written in full */
+#define NLS_EV_SLOTS 1024 /* event-name cache slots */
+#define NLS_EV_PROBE 8    /* probes in the event-name cache */
+#define NLS_SLOTS (2 * NLS_IDENT_MAX)
+#define NLS_PROBE 32   /* probes in the identity table before it counts as full */
+#define NLS_OUT_MAX 16 /* intervals one identity may close in one tick */
+
+/* How an activity is treated under the current rules. Immutable once published; replaced
+ * whole when the rules change and kept until the log closes. */
+typedef struct nls_res {
+    int mode;            /* enum nls_mode */
+    int64_t interval_ns; /* 0 = once per run */
+    size_t vf_len;
+    char vf[NL_NAME_MAX + 1]; /* the end event's value field */
+    struct nls_res *older;    /* every resolution ever made, for freeing */
+} nls_res_t;
+
+/* One activity name ("disk.read"). Lives until the log closes. */
+typedef struct nls_act {
+    uint32_t id;
+    _Atomic(nls_res_t *) res;
+    size_t len;
+    char name[NL_NAME_MAX + 1];
+} nls_act_t;
+
+/* Event-name cache entry: "disk.read.end" -> its activity and kind. Immutable. */
+typedef struct nls_ev {
+    nls_act_t *act;
+    int kind; /* enum nls_kind */
+    char name[];
+} nls_ev_t;
+
+/* What one interval of one identity accumulated. */
+typedef struct nls_acc {
+    uint64_t n;             /* completed pairs */
+    nl_moments_t dur, v, r; /* seconds, value, value per second */
+    int64_t first_start;    /* ns, of the pairs completed here */
+    int64_t last_end;       /* ns */
+    uint64_t events;        /* start and end events seen */
+    uint64_t orphan_start;  /* starts restarted before their end */
+    uint64_t orphan_end;    /* ends without a start */
+} nls_acc_t;
+
+/* A closed interval, ready to be written. */
+typedef struct nls_out {
+    nls_acc_t acc;
+    int64_t start, end; /* ns on the log clock */
+    int open;           /* an activity was open at `end` */
+} nls_out_t;
+
+/* One identity: an activity, a guid and the values of the event's *.id fields.
+ * Everything below `lock` is guarded by it; the key is stable while the slot's tag says
+ * the entry is live. */
+typedef struct nls_ident {
+    _Atomic int lock;
+    nls_act_t *act;
+    uint16_t key_len;  /* bytes of key */
+    uint16_t guid_len; /* the " guid=..." prefix of key; the *.id fields follow */
+    int open;          /* a start is waiting for its end */
+    int64_t open_t;
+    int64_t iv_start, iv_end; /* the interval `cur` covers; iv_end INT64_MAX for interval 0 */
+    nls_acc_t cur;
+    int done_full; /* `done` holds an interval a writer closed, not yet written */
+    nls_out_t done;
+    int idle; /* consecutive ticks with nothing to report */
+    char key[NLS_KEY_MAX];
+} nls_ident_t;
+
+#define NLS_TAG_EMPTY 0u /* never used: ends a probe sequence */
+#define NLS_TAG_FREE 1u  /* used before, free again */
+
+struct nls {
+    nl_log_t *log;
+    uint64_t seed;
+    /* clock: ns since the epoch; monotonic unless injected */
+    nl_clock_fn clock;
+    void *clock_arg;
+    int64_t wall0, mono0;
+
+    pthread_mutex_t cfg_mu;                              /* rules, activities, the rules file */
+    nls_rules_t env_rules, file_rules, api_rules, rules; /* rules = the three merged */
+    char *file_path;
+    struct timespec file_mtime;
+    int file_seen;
+    nls_act_t *acts[NLS_ACT_MAX];
+    int nacts;
+    nls_res_t *res_all;   /* every resolution made, newest first */
+    nls_res_t *res_plain; /* "no rule": written in full */
+
+    _Atomic(nls_ev_t *) ev[NLS_EV_SLOTS];
+
+    pthread_mutex_t ins_mu; /* inserting into and evicting from the identity table */
+    _Atomic uint64_t tag[NLS_SLOTS];
+    _Atomic(nls_ident_t *) ent[NLS_SLOTS];
+    _Atomic int live; /* changed under ins_mu */
+
+    pthread_mutex_t emit_mu; /* one closer of intervals at a time (flusher, nl_flush) */
+    uint64_t overflow_reported;
+
+    _Atomic uint64_t folded, summaries, overflow, orphans, evicted;
+};
+
+/* ---- spin lock of one identity: held for a few dozen instructions ---------------------- */
+void nls__spin_wait(_Atomic int *l);
+static inline void nls_lock(_Atomic int *l)
+{
+    if (atomic_exchange_explicit(l, 1, memory_order_acquire)) nls__spin_wait(l);
+}
+static inline void nls_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+/* ---- clock ------------------------------------------------------------------------------ */
+int64_t nls_now(const nls_t *s);
+
+/* ---- names (nls_names.c) -------------------------------------------------------------- */
+/* The activity of an event and its kind; NULL activity if NLS_ACT_MAX is reached. */
+nls_act_t *nls_event_act(nls_t *s, const char *event, int *kind);
+/* Resolve an activity against the current rules (caller holds cfg_mu). */
+nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len);
+/* Free activities, resolutions and the cache. */
+void nls_names_free(nls_t *s);
+
+/* ---- identity table (nls_table.c) ----------------------------------------------------- */
+/* Find or add the identity (act, key); returned locked. NULL if the table is full. */
+nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                           size_t guid_len, uint64_t hash, int64_t now);
+/* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
+int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e);
+void nls_table_free(nls_t *s);
+
+/* ---- folding (nls_fold.c) ------------------------------------------------------------- */
+/* Start a fresh identity's first interval at time t. */
+void nls_fold_init(nls_ident_t *e, int64_t t, int64_t interval_ns);
+void nls_acc_reset(nls_acc_t *a);
+/* Record a start / an end at time t. Return 1 if the event was an orphan. */
+int nls_fold_start(nls_ident_t *e, int64_t t, int64_t interval_ns);
+int nls_fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int has_value, double value);
+/* Close what is due at `now`: intervals that ended, and with `partial` the running one
+ * (also for interval 0 when `final`). Fills out[] (at most NLS_OUT_MAX + 2); returns how
+ * many. */
+int nls_fold_close(nls_ident_t *e, int64_t now, int64_t interval_ns, int partial, int final,
+                   nls_out_t *out);
+/* The first interval boundary after t (INT64_MAX for interval 0). */
+int64_t nls_boundary_after(int64_t t, int64_t interval_ns);
+/* 1 if e has nothing to report and nothing open. */
+int nls_fold_idle(const nls_ident_t *e);
+
+/* ---- emission (nls_emit.c) ------------------------------------------------------------ */
+/* Write one NAME.summary line for an identity's closed interval. */
+void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
+              const nls_out_t *o);
+/* Write a line about the summarizer itself, straight to the destination so no rule can
+ * hide it: "event=EVENT n=N total=TOTAL msg=MSG". */
+void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
+                   const char *msg);
+
+/* ---- configuration (nls_config.c) ----------------------------------------------------- */
+/* Merge the three rule sources and re-resolve every known activity (caller holds cfg_mu). */
+int nls_config_apply(nls_t *s);
+void nls_config_free(nls_t *s);
+
+#endif

@@ -1,0 +1,115 @@
+/* nls_table.c — the bounded table of identities. Lookups take no table-wide lock: a
+ * writer probes an array of 64-bit tags, locks the one entry whose tag matches and checks
+ * the key under that entry's lock. Only adding an identity (first sight) and evicting one
+ * (flusher) take ins_mu, so they are serialised and an identity is never added twice.
+ * Slots are reused but entries are never freed before the log closes, so a writer holding
+ * a stale pointer always finds memory it may lock, and the tag re-check tells it to look
+ * again. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nls_int.h"
+
+#define SPINS_BEFORE_YIELD 64
+
+/* The lock holder is a few instructions from releasing, unless it was preempted: spin a
+ * little, then give the CPU away (on a 2-core machine with 8 writers that matters). */
+void nls__spin_wait(_Atomic int *l)
+{
+    for (;;) {
+        for (int i = 0; i < SPINS_BEFORE_YIELD; i++) {
+            if (!atomic_load_explicit(l, memory_order_relaxed) &&
+                !atomic_exchange_explicit(l, 1, memory_order_acquire))
+                return;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        sched_yield();
+    }
+}
+
+static inline uint64_t want_tag(uint64_t hash) { return hash | 2u; /* never EMPTY or FREE */ }
+
+/* Probe for (act, key). Returns the entry locked and its slot, or NULL. Also reports the
+ * first reusable slot seen (for insertion). */
+static nls_ident_t *probe(nls_t *s, nls_act_t *act, const char *key, size_t key_len, uint64_t tag,
+                          size_t *free_slot)
+{
+    size_t home = (size_t)tag & (NLS_SLOTS - 1);
+    *free_slot = SIZE_MAX;
+    for (size_t i = 0; i < NLS_PROBE; i++) {
+        size_t at = (home + i) & (NLS_SLOTS - 1);
+        uint64_t t = atomic_load_explicit(&s->tag[at], memory_order_acquire);
+        if (t == NLS_TAG_EMPTY) {
+            if (*free_slot == SIZE_MAX) *free_slot = at;
+            return NULL; /* no entry was ever placed beyond this one */
+        }
+        if (t == NLS_TAG_FREE) {
+            if (*free_slot == SIZE_MAX) *free_slot = at;
+            continue;
+        }
+        if (t != tag) continue;
+        nls_ident_t *e = atomic_load_explicit(&s->ent[at], memory_order_acquire);
+        nls_lock(&e->lock);
+        if (atomic_load_explicit(&s->tag[at], memory_order_acquire) == tag && e->act == act &&
+            e->key_len == key_len && memcmp(e->key, key, key_len) == 0)
+            return e;
+        nls_unlock(&e->lock); /* evicted or reused meanwhile, or a hash collision */
+    }
+    return NULL;
+}
+
+nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                           size_t guid_len, uint64_t hash, int64_t now)
+{
+    uint64_t tag = want_tag(hash ^ act->id);
+    size_t slot;
+    nls_ident_t *e = probe(s, act, key, key_len, tag, &slot);
+    if (e) return e;
+    if (key_len > NLS_KEY_MAX) return NULL;
+    pthread_mutex_lock(&s->ins_mu);
+    e = probe(s, act, key, key_len, tag, &slot); /* another writer may have added it */
+    if (!e && slot != SIZE_MAX && s->live < NLS_IDENT_MAX) {
+        e = atomic_load_explicit(&s->ent[slot], memory_order_relaxed);
+        if (!e) {
+            e = calloc(1, sizeof *e);
+            if (e) atomic_store_explicit(&s->ent[slot], e, memory_order_release);
+        }
+        if (e) {
+            nls_lock(&e->lock);
+            e->act = act;
+            e->key_len = (uint16_t)key_len;
+            e->guid_len = (uint16_t)guid_len;
+            memcpy(e->key, key, key_len);
+            nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+            nls_fold_init(e, now, r->interval_ns);
+            s->live++;
+            atomic_store_explicit(&s->tag[slot], tag, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&s->ins_mu);
+    return e;
+}
+
+int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e)
+{
+    int done = 0;
+    pthread_mutex_lock(&s->ins_mu);
+    nls_lock(&e->lock);
+    uint64_t t = atomic_load_explicit(&s->tag[i], memory_order_relaxed);
+    if (t != NLS_TAG_EMPTY && t != NLS_TAG_FREE && nls_fold_idle(e)) {
+        atomic_store_explicit(&s->tag[i], NLS_TAG_FREE, memory_order_release);
+        s->live--;
+        done = 1;
+    }
+    nls_unlock(&e->lock);
+    pthread_mutex_unlock(&s->ins_mu);
+    return done;
+}
+
+void nls_table_free(nls_t *s)
+{
+    for (size_t i = 0; i < NLS_SLOTS; i++) free(atomic_load(&s->ent[i]));
+}

@@ -1,0 +1,568 @@
+/* test_summary.c — the summarizer end to end through nl_write, against hand-computed
+ * expectations. Time comes from an injected clock and the flusher's work is run by the
+ * test (nl__summ_tick), so every interval boundary is exact and nothing sleeps, except
+ * the one test that proves the real flusher thread writes on time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nl_log_int.h"
+#include "nl_test.h"
+#include "nlkit/nl.h"
+#include "nls.h"
+
+#define BASE 1000000000000000000LL /* a whole second, ~2001-09-09, on the injected clock */
+#define MS(t) (BASE + (int64_t)(t)*1000000LL)
+
+static int64_t fake_now;
+static int64_t fake_clock(void *arg)
+{
+    (void)arg;
+    return fake_now;
+}
+
+typedef struct {
+    const char *dir;
+    char path[256];
+    nl_log_t *log;
+} fixture_t;
+
+/* Open a write-through log file with the injected clock at t = 0 ms. */
+static void open_log(fixture_t *f)
+{
+    unsetenv("NL_SUMMARY");
+    unsetenv("NL_SUMMARY_FILE");
+    unsetenv("NL_DEST");
+    f->dir = t_tmpdir();
+    snprintf(f->path, sizeof f->path, "%s", t_path(f->dir, "log"));
+    char url[300];
+    snprintf(url, sizeof url, "file://%s?buffer=0", f->path);
+    f->log = nl_open(url);
+    assert_non_null(f->log);
+    fake_now = MS(0);
+    assert_int_equal(nl__set_clock(f->log, fake_clock, NULL), 0);
+}
+
+static void at(int64_t ms) { fake_now = MS(ms); }
+
+/* One start/end pair of `ev` from start_ms to end_ms with the end's value. */
+static void pair(nl_log_t *log, const char *act, int64_t start_ms, int64_t end_ms, long long v)
+{
+    char s[64], e[64];
+    snprintf(s, sizeof s, "%s.start", act);
+    snprintf(e, sizeof e, "%s.end", act);
+    at(start_ms);
+    assert_int_equal(nl_write(log, s, ""), 0);
+    at(end_ms);
+    assert_int_equal(nl_write(log, e, "value=l", v), 0);
+}
+
+/* Lines of the log whose event is `event`, in order, into idx[]; returns the count. */
+static size_t find(t_readback_t *rb, const char *event, size_t *idx, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rb->n; i++) {
+        const char *ev = t_field(t_rb_rec(rb, i), "event");
+        if (ev && !strcmp(ev, event) && n < max) idx[n++] = i;
+    }
+    return n;
+}
+
+static void close_fixture(fixture_t *f)
+{
+    if (f->log) nl_close(f->log);
+    t_rmtree(f->dir);
+}
+
+static void near(double a, double b, int line)
+{
+    if (!(fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b))))
+        fail_msg("line %d: %.17g != %.17g", line, a, b);
+}
+#define NEAR(a, b) near((a), (double)(b), __LINE__)
+
+static void test_pair_statistics(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    pair(f.log, "op", 100, 300, 100); /* 0.2 s, 100 -> rate 500 */
+    pair(f.log, "op", 400, 500, 50);  /* 0.1 s,  50 -> rate 500 */
+    pair(f.log, "op", 600, 900, 30);  /* 0.3 s,  30 -> rate 100 */
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 1); /* summary mode: no raw events */
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "event"), "op.summary");
+    assert_string_equal(t_field(r, "ts"), "2001-09-09T01:46:41.000000Z");
+    assert_string_equal(t_field(r, "guid"), nl_guid(f.log));
+    assert_string_equal(t_field(r, "n"), "3");
+    NEAR(t_num(r, "dur.min"), 0.1);
+    NEAR(t_num(r, "dur.max"), 0.3);
+    NEAR(t_num(r, "dur.sum"), 0.6);
+    NEAR(t_num(r, "dur.sd"), 0.1); /* sample sd of .2 .1 .3 */
+    NEAR(t_num(r, "v.min"), 30);
+    NEAR(t_num(r, "v.max"), 100);
+    NEAR(t_num(r, "v.sum"), 180);
+    NEAR(t_num(r, "v.sd"), sqrt(1300.0)); /* ((40^2 + 10^2 + 30^2) / 2) */
+    NEAR(t_num(r, "r.min"), 100);
+    NEAR(t_num(r, "r.max"), 500);
+    NEAR(t_num(r, "r.sum"), 1100);
+    NEAR(t_num(r, "r.sd"), sqrt(160000.0 / 3)); /* mean 1100/3 */
+    NEAR(t_num(r, "span"), 0.8);                /* 0.9 - 0.1 */
+    assert_string_equal(t_field(r, "open"), "0");
+    assert_string_equal(t_field(r, "int"), "1");
+    assert_null(t_field(r, "orphan.start"));
+    assert_null(t_field(r, "v.n"));
+    t_rb_free(&rb);
+    nl_stats_t st;
+    nl_stats(f.log, &st);
+    assert_int_equal(st.folded, 6);
+    assert_int_equal(st.summaries, 1);
+    close_fixture(&f);
+}
+
+/* A pair straddling a boundary counts where it ends; the interval it started in shows it
+ * open with n=0, written by the tick at the boundary though nothing else was written. */
+static void test_boundary_and_stall(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    at(800);
+    nl_write(f.log, "op.start", "");
+    at(1000);
+    nl__summ_tick(f.log);
+    at(2000);
+    nl__summ_tick(f.log); /* still stalled: another open line */
+    at(2400);
+    nl_write(f.log, "op.end", "value=l", 16LL);
+    at(2999);
+    nl__summ_tick(f.log); /* not yet due: nothing */
+    at(3000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 3);
+    const char *want_ts[] = {"01:46:41", "01:46:42", "01:46:43"};
+    for (int i = 0; i < 3; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, (size_t)i);
+        assert_non_null(strstr(t_field(r, "ts"), want_ts[i]));
+        assert_string_equal(t_field(r, "n"), i < 2 ? "0" : "1");
+        assert_string_equal(t_field(r, "open"), i < 2 ? "1" : "0");
+        assert_string_equal(t_field(r, "int"), "1");
+    }
+    nl_rec_t *r = t_rb_rec(&rb, 2);
+    NEAR(t_num(r, "dur.sum"), 1.6);
+    NEAR(t_num(r, "span"), 1.6);
+    NEAR(t_num(r, "r.sum"), 10);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* Writers that cross a boundary before the flusher runs still split the intervals. */
+static void test_writer_crosses_boundary_first(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    pair(f.log, "op", 100, 500, 1);
+    pair(f.log, "op", 1100, 1300, 2); /* no tick at 1000 */
+    at(2000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 2);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "v.sum"), "1");
+    assert_non_null(strstr(t_field(t_rb_rec(&rb, 0), "ts"), "01:46:41.000000"));
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "v.sum"), "2");
+    assert_non_null(strstr(t_field(t_rb_rec(&rb, 1), "ts"), "01:46:42.000000"));
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* nl_flush writes the running interval as a partial line; the rest follows at the
+ * boundary with the remaining length. */
+static void test_flush_partial(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    pair(f.log, "op", 100, 200, 1);
+    at(250);
+    assert_int_equal(nl_flush(f.log), 0);
+    pair(f.log, "op", 300, 400, 2);
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 2);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "int"), "0.25");
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "v.sum"), "1");
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "int"), "0.75");
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "v.sum"), "2");
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* Interval 0: nothing until nl_close, then one line for the whole run. */
+static void test_interval_zero(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "run", NL_SUMM_SUMMARY, 0, NULL), 0);
+    for (int i = 0; i < 10; i++) {
+        pair(f.log, "run", 1000LL * i + 100, 1000LL * i + 600, 10);
+        nl__summ_tick(f.log);
+    }
+    at(9900);
+    assert_int_equal(nl_flush(f.log), 0);
+    struct stat st;
+    assert_int_equal(stat(f.path, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    at(10000);
+    nl_close(f.log);
+    f.log = NULL;
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "n"), "10");
+    NEAR(t_num(r, "dur.sum"), 5.0);
+    NEAR(t_num(r, "v.sum"), 100);
+    NEAR(t_num(r, "span"), 9.5);
+    NEAR(t_num(r, "int"), 9.9); /* from the first event to nl_close */
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+static void test_modes(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "a", NL_SUMM_FULL, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "b", NL_SUMM_SUMMARY, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "c", NL_SUMM_BOTH, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "d", NL_SUMM_OFF, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "e", 7, 1, NULL), NL_EINVAL);
+    assert_int_equal(nl_summarize(f.log, "e", NL_SUMM_BOTH, -1, NULL), NL_EINVAL);
+    assert_int_equal(nl_summarize(f.log, "e e", NL_SUMM_BOTH, 1, NULL), NL_ENAME);
+    const char *acts[] = {"a", "b", "c", "d", "u"}; /* u: no rule */
+    for (int i = 0; i < 5; i++) pair(f.log, acts[i], 100, 200, 5);
+    at(150);
+    nl_write(f.log, "b", ""); /* activity b, but not a start or end: written as it is */
+    nl_write(f.log, "d", ""); /* mode off: not at all */
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[8];
+    assert_int_equal(find(&rb, "a.start", idx, 8) + find(&rb, "a.end", idx, 8), 2);
+    assert_int_equal(find(&rb, "a.summary", idx, 8), 0);
+    assert_int_equal(find(&rb, "b.start", idx, 8) + find(&rb, "b.end", idx, 8), 0);
+    assert_int_equal(find(&rb, "b.summary", idx, 8), 1);
+    assert_int_equal(find(&rb, "b", idx, 8), 1);
+    assert_int_equal(find(&rb, "c.start", idx, 8) + find(&rb, "c.end", idx, 8), 2);
+    assert_int_equal(find(&rb, "c.summary", idx, 8), 1);
+    assert_int_equal(find(&rb, "d.start", idx, 8) + find(&rb, "d.end", idx, 8), 0);
+    assert_int_equal(find(&rb, "d.summary", idx, 8) + find(&rb, "d", idx, 8), 0);
+    assert_int_equal(find(&rb, "u.start", idx, 8) + find(&rb, "u.end", idx, 8), 2);
+    assert_int_equal(rb.n, 2 + 1 + 1 + 2 + 1 + 2);
+    t_rb_free(&rb);
+    nl_stats_t st;
+    nl_stats(f.log, &st);
+    assert_int_equal(st.filtered, 3); /* d.start, d.end, d */
+    close_fixture(&f);
+}
+
+/* The most specific rule wins whatever the order; on a tie the API beats NL_SUMMARY. */
+static void test_precedence(void **state)
+{
+    (void)state;
+    fixture_t f;
+    setenv("NL_SUMMARY", "x.*=off;disk.*=summary:1", 1);
+    f.dir = t_tmpdir();
+    snprintf(f.path, sizeof f.path, "%s", t_path(f.dir, "log"));
+    f.log = nl_open(f.path);
+    unsetenv("NL_SUMMARY");
+    assert_non_null(f.log);
+    assert_int_equal(nl__set_clock(f.log, fake_clock, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "disk.read", NL_SUMM_FULL, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "*", NL_SUMM_OFF, 1, NULL), 0);
+    assert_int_equal(nl_summarize(f.log, "x.*", NL_SUMM_BOTH, 1, NULL), 0);
+    const char *acts[] = {"disk.read", "disk.write", "net.read", "x.y"};
+    for (int i = 0; i < 4; i++) pair(f.log, acts[i], 100, 200, 1);
+    at(1000);
+    nl_close(f.log);
+    f.log = NULL;
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[8];
+    assert_int_equal(find(&rb, "disk.read.start", idx, 8), 1); /* exact: full */
+    assert_int_equal(find(&rb, "disk.read.summary", idx, 8), 0);
+    assert_int_equal(find(&rb, "disk.write.summary", idx, 8), 1); /* disk.* beats * */
+    assert_int_equal(find(&rb, "disk.write.start", idx, 8), 0);
+    assert_int_equal(find(&rb, "net.read.start", idx, 8), 0); /* * = off */
+    assert_int_equal(find(&rb, "x.y.start", idx, 8), 1);      /* API beats env */
+    assert_int_equal(find(&rb, "x.y.summary", idx, 8), 1);
+    assert_int_equal(rb.n, 2 + 1 + 2 + 1);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+static void test_orphans(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    at(100);
+    nl_write(f.log, "op.end", "value=l", 99LL); /* no start */
+    at(200);
+    nl_write(f.log, "op.start", "");
+    at(300);
+    nl_write(f.log, "op.start", ""); /* restarted: the first never ended */
+    at(700);
+    nl_write(f.log, "op.end", "value=l", 4LL);
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "n"), "1");
+    NEAR(t_num(r, "dur.sum"), 0.4); /* from the second start */
+    assert_string_equal(t_field(r, "v.sum"), "4");
+    assert_string_equal(t_field(r, "orphan.start"), "1");
+    assert_string_equal(t_field(r, "orphan.end"), "1");
+    t_rb_free(&rb);
+    nl_stats_t st;
+    nl_stats(f.log, &st);
+    assert_int_equal(st.orphans, 2);
+    close_fixture(&f);
+}
+
+/* guid and *.id fields split identities; the value field is configurable; ends without a
+ * value still count for durations. */
+static void test_identities_and_value_field(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "xfer", NL_SUMM_SUMMARY, 1, "nbytes"), 0);
+    nl_const_set(f.log, "host", "h1");
+    const char *g1 = "11111111-1111-4111-8111-111111111111";
+    const char *g2 = "22222222-2222-4222-8222-222222222222";
+    at(100);
+    nl_write(f.log, "xfer.start", "guid=s stream.id=i", g1, 1);
+    nl_write(f.log, "xfer.start", "guid=s stream.id=i", g1, 2);
+    nl_write(f.log, "xfer.start", "guid=s stream.id=i", g2, 1);
+    at(300);
+    nl_write(f.log, "xfer.end", "guid=s stream.id=i nbytes=u", g1, 2, 2000ULL);
+    at(500);
+    nl_write(f.log, "xfer.end", "guid=s stream.id=i nbytes=u", g1, 1, 4000ULL);
+    nl_write(f.log, "xfer.end", "guid=s stream.id=i", g2, 1); /* no value */
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 3);
+    int seen = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        const char *g = t_field(r, "guid"), *sid = t_field(r, "stream.id");
+        assert_string_equal(t_field(r, "host"), "h1");
+        assert_string_equal(t_field(r, "n"), "1");
+        if (!strcmp(g, g1) && !strcmp(sid, "1")) {
+            NEAR(t_num(r, "dur.sum"), 0.4);
+            NEAR(t_num(r, "r.sum"), 10000);
+            seen |= 1;
+        } else if (!strcmp(g, g1) && !strcmp(sid, "2")) {
+            NEAR(t_num(r, "dur.sum"), 0.2);
+            assert_string_equal(t_field(r, "v.sum"), "2000");
+            seen |= 2;
+        } else {
+            assert_string_equal(g, g2);
+            NEAR(t_num(r, "dur.sum"), 0.4);
+            assert_null(t_field(r, "v.sum"));
+            seen |= 4;
+        }
+    }
+    assert_int_equal(seen, 7);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* Identities beyond NLS_IDENT_MAX are written in full and counted, never lost. */
+static void test_identity_cap(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "job", NL_SUMM_SUMMARY, 1, NULL), 0);
+    const int total = NLS_IDENT_MAX + 500;
+    at(100);
+    for (int i = 0; i < total; i++) nl_write(f.log, "job.start", "job.id=i", i);
+    at(1000);
+    nl__summ_tick(f.log);
+    nl_stats_t st;
+    nl_stats(f.log, &st);
+    assert_true(st.overflow >= 500);
+    assert_int_equal(st.summaries + st.overflow, (uint64_t)total);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[1];
+    size_t raw = 0, notes = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        const char *ev = t_field(r, "event");
+        if (!strcmp(ev, "job.start")) raw++;
+        if (!strcmp(ev, "nl.summary.overflow")) {
+            notes++;
+            assert_string_equal(t_field(r, "level"), "Warn");
+            assert_int_equal((uint64_t)t_num(r, "total"), st.overflow);
+        }
+    }
+    (void)idx;
+    assert_int_equal(raw, st.overflow);
+    assert_int_equal(notes, 1);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* A rules file: errors point at line and column and change nothing; a rewrite is picked
+ * up by the flusher's check. */
+static void test_rules_file(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    const char *rules = t_path(f.dir, "rules");
+    write_file(rules, "# summaries\nop=summary:1\nother=bogus:1\n");
+    nl_perr_t err;
+    assert_int_equal(nl_summary_file(f.log, rules, &err), NL_EPARSE);
+    assert_int_equal(err.line, 3);
+    assert_int_equal(err.col, 7);
+    pair(f.log, "op", 100, 200, 1); /* nothing applied: written in full */
+    write_file(rules, "# summaries\nop=summary:1\n");
+    assert_int_equal(nl_summary_file(f.log, rules, &err), 0);
+    pair(f.log, "op", 300, 400, 1);
+    write_file(rules, "op=off\n");
+    struct timespec later[2] = {{0, UTIME_OMIT}, {time(NULL) + 10, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, rules, later, 0), 0);
+    nls_config_check(atomic_load(&f.log->summ)); /* what the flusher does each second */
+    pair(f.log, "op", 500, 600, 1);
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[4];
+    assert_int_equal(find(&rb, "op.start", idx, 4), 1);
+    assert_int_equal(find(&rb, "op.summary", idx, 4), 1);
+    assert_string_equal(t_field(t_rb_rec(&rb, idx[0]), "n"), "1");
+    assert_int_equal(rb.n, 3);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* A bad NL_SUMMARY is reported in the log with its position, and nothing is applied. */
+static void test_env_error_reported(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *path = t_path(dir, "log");
+    setenv("NL_SUMMARY", "op=summary:1;op2=summary:x", 1);
+    nl_log_t *log = nl_open(path);
+    unsetenv("NL_SUMMARY");
+    assert_non_null(log);
+    nl_write(log, "op.start", "");
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, 2);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "event"), "nl.summary.config");
+    assert_string_equal(t_field(r, "level"), "Error");
+    assert_non_null(strstr(t_field(r, "msg"), "NL_SUMMARY:1:26:"));
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "event"), "op.start");
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
+/* The real flusher thread, real clock: a stalled activity shows up on time as open=1 n=0
+ * without any further call from the program. */
+static void test_flusher_thread_on_time(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *path = t_path(dir, "log");
+    char url[300];
+    snprintf(url, sizeof url, "file://%s?buffer=0", path);
+    setenv("NL_SUMMARY", "stuck=summary:0.1", 1);
+    nl_log_t *log = nl_open(url);
+    unsetenv("NL_SUMMARY");
+    assert_non_null(log);
+    nl_write(log, "stuck.start", "");
+    size_t lines = 0;
+    for (int waited = 0; waited < 5000 && lines < 3; waited += 20) {
+        t_sleep_ms(20);
+        char *text = t_slurp(path, NULL);
+        lines = 0;
+        for (char *p = text; p && (p = strstr(p, "event=stuck.summary")); p++) lines++;
+        free(text);
+    }
+    assert_true(lines >= 3);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    for (size_t i = 0; i < 3; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        assert_string_equal(t_field(r, "n"), "0");
+        assert_string_equal(t_field(r, "open"), "1");
+        assert_string_equal(t_field(r, "int"), "0.1");
+        const char *ts = t_field(r, "ts"); /* on a boundary: .x00000 */
+        assert_string_equal(ts + strlen(ts) - 6, "00000Z");
+    }
+    t_rb_free(&rb);
+    nl_close(log);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pair_statistics),
+        cmocka_unit_test(test_boundary_and_stall),
+        cmocka_unit_test(test_writer_crosses_boundary_first),
+        cmocka_unit_test(test_flush_partial),
+        cmocka_unit_test(test_interval_zero),
+        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_orphans),
+        cmocka_unit_test(test_identities_and_value_field),
+        cmocka_unit_test(test_identity_cap),
+        cmocka_unit_test(test_rules_file),
+        cmocka_unit_test(test_env_error_reported),
+        cmocka_unit_test(test_flusher_thread_on_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/* test_summary_threads.c — the summarizer under concurrency: 8 threads, each with its own
+ * guid, fold the same pairs as one thread folding them all, and the per-guid summaries are
+ * identical. Each thread keeps its own injected time, so the durations do not depend on
+ * how the threads interleave. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_test.h"
+#include "nlkit/nl.h"
+#include "nls.h"
+
+#define THREADS 8
+#define PAIRS 20000
+
+static _Thread_local int64_t my_now;
+static int64_t thread_clock(void *arg)
+{
+    (void)arg;
+    return my_now;
+}
+
+typedef struct {
+    nl_log_t *log;
+    int id;
+} job_t;
+
+static void guid_of(int id, char *g)
+{
+    snprintf(g, NL_GUID_LEN + 1, "%08x-0000-4000-8000-%012x", 0xabc00000u + (unsigned)id,
+             (unsigned)id);
+}
+
+/* The pairs of thread `id`: durations and values from a seeded generator. */
+static void *run(void *arg)
+{
+    job_t *j = arg;
+    char g[NL_GUID_LEN + 1];
+    guid_of(j->id, g);
+    uint64_t rnd = 12345u + (uint64_t)j->id;
+    my_now = 1000000000000000000LL;
+    for (int i = 0; i < PAIRS; i++) {
+        my_now += (int64_t)(t_rand(&rnd) % 1000);
+        nl_write(j->log, "work.start", "guid=s", g);
+        my_now += 1 + (int64_t)(t_rand(&rnd) % 1000000);
+        nl_write(j->log, "work.end", "guid=s value=l", g, (long long)(t_rand(&rnd) % 100000));
+    }
+    return NULL;
+}
+
+/* Run the jobs on `threads` threads (jobs spread round-robin); return the log's text. */
+static char *fold(const char *dir, const char *name, int threads)
+{
+    const char *path = t_path(dir, name);
+    nl_log_t *log = nl_open(path);
+    assert_non_null(log);
+    assert_int_equal(nl__set_clock(log, thread_clock, NULL), 0);
+    assert_int_equal(nl_summarize(log, "work", NL_SUMM_SUMMARY, 0, NULL), 0);
+    job_t jobs[THREADS];
+    for (int i = 0; i < THREADS; i++) jobs[i] = (job_t){log, i};
+    if (threads == 1) {
+        for (int i = 0; i < THREADS; i++) run(&jobs[i]);
+    } else {
+        pthread_t th[THREADS];
+        for (int i = 0; i < THREADS; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, run, &jobs[i]), 0);
+        for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+    }
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.overflow, 0);
+    nl_close(log);
+    return t_slurp(path, NULL);
+}
+
+/* The statistics fields of guid g's summary line in text, joined. */
+static void stats_of(char *text, int id, char *out, size_t cap)
+{
+    char g[NL_GUID_LEN + 1];
+    guid_of(id, g);
+    t_readback_t rb = {0};
+    rb.text = strdup(text);
+    rb.n = t_lines(rb.text, &rb.lines);
+    nl_rec_init(&rb.rec);
+    out[0] = '\0';
+    int found = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        if (strcmp(t_field(r, "guid"), g) != 0) continue;
+        found++;
+        const char *names[] = {"n",    "dur.min", "dur.max", "dur.sum", "dur.sd", "v.sum",
+                               "v.sd", "r.min",   "r.max",   "r.sum",   "r.sd",   "span"};
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+            const char *v = t_field(r, names[k]);
+            assert_non_null(v);
+            size_t l = strlen(out);
+            snprintf(out + l, cap - l, "%s=%s ", names[k], v);
+        }
+    }
+    assert_int_equal(found, 1);
+    t_rb_free(&rb);
+}
+
+static void test_threads_equal_single(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char *one = fold(dir, "one", 1), *many = fold(dir, "many", THREADS);
+    for (int id = 0; id < THREADS; id++) {
+        char a[1024], b[1024];
+        stats_of(one, id, a, sizeof a);
+        stats_of(many, id, b, sizeof b);
+        assert_string_equal(a, b);
+        char want[32];
+        snprintf(want, sizeof want, "n=%d ", PAIRS);
+        assert_memory_equal(a, want, strlen(want));
+    }
+    free(one);
+    free(many);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_equal_single),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
