@@ -6,6 +6,7 @@
 
 #include "nl_buf.h"
 #include "nl_fmt.h"
+#include "nl_hash.h"
 
 static int reserved(const char *name, size_t len)
 {
@@ -89,9 +90,26 @@ static uint64_t fmt_hash(const char *s, size_t *len)
     return h;
 }
 
+/* The slow path of nl__tcache_get: find the template by the format's content. */
+static int tcache_by_content(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
+
 int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
 {
     if (!fmt) fmt = "";
+    _Atomic(nl_tmpl_t *) *front = &c->byptr[nl__mix64((uint64_t)(uintptr_t)fmt) % NL_TCACHE_SLOTS];
+    nl_tmpl_t *t = atomic_load_explicit(front, memory_order_acquire);
+    if (t && strcmp(t->fmt, fmt) == 0) {
+        *out = t;
+        *owned = 0;
+        return 0;
+    }
+    int rc = tcache_by_content(c, fmt, out, owned);
+    if (rc == 0 && !*owned) atomic_store_explicit(front, *out, memory_order_release);
+    return rc;
+}
+
+static int tcache_by_content(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
+{
     size_t len;
     uint64_t h = fmt_hash(fmt, &len);
     size_t at = (size_t)(h ^ (h >> 29)) % NL_TCACHE_SLOTS;

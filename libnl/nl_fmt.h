@@ -53,6 +53,9 @@ static inline const char *nl__tmpl_name(const nl_tmpl_t *t, int k, size_t *len)
  * freed by nl__tcache_free when the log closes. */
 typedef struct nl_tcache {
     _Atomic(nl_tmpl_t *) slot[NL_TCACHE_SLOTS];
+    /* In front: the template last found for a format at this address (formats are nearly
+     * always literals), confirmed by content, which spares hashing the format per call. */
+    _Atomic(nl_tmpl_t *) byptr[NL_TCACHE_SLOTS];
 } nl_tcache_t;
 
 /* The template for fmt (NULL means ""), parsing it on first sight. On success returns 0 and

@@ -27,13 +27,14 @@ static int64_t mono_ns(void)
  * jump when NTP steps the wall clock, and boundaries still fall on whole wall seconds. */
 int64_t nls_now(const nls_t *s)
 {
-    if (s->clock) return s->clock(s->clock_arg);
+    nl_clock_fn fn = atomic_load_explicit(&((nls_t *)s)->clock, memory_order_acquire);
+    if (fn) return fn(atomic_load_explicit(&((nls_t *)s)->clock_arg, memory_order_relaxed));
     return s->wall0 + (mono_ns() - s->mono0);
 }
 
 int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts)
 {
-    if (s->clock) return 0;
+    if (atomic_load_explicit(&((nls_t *)s)->clock, memory_order_acquire)) return 0;
     int64_t m = s->mono0 + (t - s->wall0);
     ts->tv_sec = (time_t)(m / 1000000000LL);
     ts->tv_nsec = (long)(m % 1000000000LL);
@@ -105,21 +106,24 @@ static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t
     return 0;
 }
 
-/* " guid=G" followed by every *.id field, encoded as they will be written. Returns the
- * length, or 0 if the key does not fit in NLS_KEY_MAX. */
+/* The identity key: " guid=" and the guid's raw bytes (encoded only when written, so the
+ * hot path just copies them; guid_len marks where they end), then every *.id field as it
+ * will be written. Returns the length, or 0 if the key does not fit in NLS_KEY_MAX. */
 static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, const char *guid,
                         size_t *guid_len)
 {
-    nl_buf_t b;
-    nl_buf_init(&b, key, NLS_KEY_MAX);
-    nl__put(&b, " guid=", 6);
+    size_t gl = NL_GUID_LEN;
     if (t->guid_idx >= 0 && args[t->guid_idx].s) {
-        const char *g = args[t->guid_idx].s;
-        nl__enc_value(&b, g, strlen(g));
-    } else {
-        nl__put(&b, guid, NL_GUID_LEN);
+        guid = args[t->guid_idx].s;
+        gl = strlen(guid);
     }
-    *guid_len = b.len;
+    if (gl > NLS_KEY_MAX - 6) return 0;
+    memcpy(key, " guid=", 6);
+    memcpy(key + 6, guid, gl);
+    *guid_len = 6 + gl;
+    if (!t->id_mask) return 6 + gl;
+    nl_buf_t b;
+    nl_buf_init(&b, key + 6 + gl, NLS_KEY_MAX - 6 - gl);
     for (uint64_t m = t->id_mask; m; m &= m - 1) {
         int k = __builtin_ctzll(m);
         nl__put(&b, t->f[k].enc, t->f[k].enc_len);
@@ -133,7 +137,7 @@ static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, con
         default: nl__enc_dblv(&b, args[k].d); break;
         }
     }
-    size_t len = b.err || b.p != key ? 0 : b.len;
+    size_t len = b.err || b.p != key + 6 + gl ? 0 : 6 + gl + b.len;
     nl_buf_free(&b); /* only if it outgrew the key: then the identity is too long */
     return len;
 }
@@ -286,8 +290,8 @@ int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg)
     int rc;
     nls_t *s = summ_get(log, &rc);
     if (!s) return rc;
-    s->clock_arg = arg;
-    s->clock = fn;
+    atomic_store_explicit(&s->clock_arg, arg, memory_order_relaxed);
+    atomic_store_explicit(&s->clock, fn, memory_order_release);
     return 0;
 }
 

@@ -82,7 +82,8 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
     nl_enc_begin(&b, o->end / 1000, event, NL_LVL_INFO, NULL);
-    nl__put(&b, key, guid_len); /* " guid=..." */
+    nl__put(&b, " guid=", 6);
+    nl__enc_value(&b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
     const nl_head_t *h = atomic_load_explicit(&s->log->head, memory_order_acquire);
     put_constants(&b, h, key + guid_len, key_len - guid_len);
     nl__put(&b, key + guid_len, key_len - guid_len);

@@ -76,7 +76,7 @@ typedef struct nls_ident {
     _Atomic int lock;
     nls_act_t *act;
     uint16_t key_len;  /* bytes of key */
-    uint16_t guid_len; /* the " guid=..." prefix of key; the *.id fields follow */
+    uint16_t guid_len; /* " guid=" and the raw guid bytes; the encoded *.id fields follow */
     int open;          /* a start is waiting for its end */
     int64_t open_t;
     int64_t iv_start, iv_end; /* the interval `cur` covers; iv_end INT64_MAX for interval 0 */
@@ -94,8 +94,8 @@ struct nls {
     nl_log_t *log;
     uint64_t seed;
     /* clock: ns since the epoch; monotonic unless injected */
-    nl_clock_fn clock;
-    void *clock_arg;
+    _Atomic(nl_clock_fn) clock; /* set (after clock_arg) only by the test hook */
+    _Atomic(void *) clock_arg;
     int64_t wall0, mono0;
 
     pthread_mutex_t cfg_mu;                              /* rules, activities, the rules file */

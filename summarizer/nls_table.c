@@ -74,8 +74,14 @@ nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key
     if (!e && slot != SIZE_MAX && s->live < NLS_IDENT_MAX) {
         e = atomic_load_explicit(&s->ent[slot], memory_order_relaxed);
         if (!e) {
-            e = calloc(1, sizeof *e);
-            if (e) atomic_store_explicit(&s->ent[slot], e, memory_order_release);
+            /* whole cache lines of its own: a writer taking this lock must not disturb
+             * lines other threads read (event-name cache entries, templates) */
+            size_t size = (sizeof *e + 63) & ~(size_t)63;
+            e = aligned_alloc(64, size);
+            if (e) {
+                memset(e, 0, size);
+                atomic_store_explicit(&s->ent[slot], e, memory_order_release);
+            }
         }
         if (e) {
             nls_lock(&e->lock);

@@ -18,7 +18,7 @@
 #define BASE 1000000000000000000LL /* a whole second, ~2001-09-09, on the injected clock */
 #define MS(t) (BASE + (int64_t)(t)*1000000LL)
 
-static int64_t fake_now;
+static _Atomic int64_t fake_now; /* the flusher thread reads it too */
 static int64_t fake_clock(void *arg)
 {
     (void)arg;
