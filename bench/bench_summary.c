@@ -17,24 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "nlkit/nl.h"
 
 enum { FULL_NULL, FULL_FILE, SUMMARY, NCONF };
 static const char *const conf_name[NCONF] = {"full -> /dev/null", "full -> file",
                                              "summarized 1 s -> file"};
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct {
     nl_log_t *log;
@@ -50,13 +38,13 @@ static void *worker(void *arg)
     char guid[NL_GUID_LEN + 1];
     nl_guid_new(guid);
     pthread_barrier_wait(w->go);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < w->calls / 2; i++) {
         nl_write(w->log, "example.loop.start", "guid=s i=l", guid, (long long)i);
         nl_write(w->log, "example.loop.end", "guid=s i=l value=l", guid, (long long)i,
                  (long long)65536);
     }
-    w->secs = now_s() - t0;
+    w->secs = bench_now_s() - t0;
     return NULL;
 }
 
@@ -108,9 +96,9 @@ static double clock_cost_ns(void)
 {
     struct timespec t;
     long n = 2000000;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++) clock_gettime(CLOCK_MONOTONIC, &t);
-    return (now_s() - t0) / (double)n * 1e9;
+    return (bench_now_s() - t0) / (double)n * 1e9;
 }
 
 int main(int argc, char **argv)
@@ -133,10 +121,8 @@ int main(int argc, char **argv)
             for (int c = 0; c < NCONF; c++) ns[c][r] = run(c, threads, calls, dir, &ev[c][r]);
         double med_ns[NCONF], med_ev[NCONF];
         for (int c = 0; c < NCONF; c++) {
-            qsort(ns[c], (size_t)rounds, sizeof(double), cmp_d);
-            qsort(ev[c], (size_t)rounds, sizeof(double), cmp_d);
-            med_ns[c] = ns[c][rounds / 2];
-            med_ev[c] = ev[c][rounds / 2];
+            med_ns[c] = bench_median(ns[c], rounds);
+            med_ev[c] = bench_median(ev[c], rounds);
             printf("%-24s %7d %10.1f %12.0f\n", conf_name[c], threads, med_ns[c], med_ev[c]);
         }
         printf("  -> summarized vs full-to-file: %.1fx the events/s; vs full-to-/dev/null: "

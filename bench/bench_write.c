@@ -12,20 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "nlkit/nl.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static char host[256], guid[NL_GUID_LEN + 1];
 static const char *prog = "bench-write";
@@ -48,17 +36,17 @@ static void fprintf_end_event(FILE *f, long long i, long long value)
 
 static double round_nl(nl_log_t *log, long calls)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < calls; i++)
         nl_write(log, "example.loop.end", "i=l value=l", (long long)i, (long long)65536);
-    return (now_s() - t0) / (double)calls * 1e9;
+    return (bench_now_s() - t0) / (double)calls * 1e9;
 }
 
 static double round_fprintf(FILE *f, long calls)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < calls; i++) fprintf_end_event(f, i, 65536);
-    return (now_s() - t0) / (double)calls * 1e9;
+    return (bench_now_s() - t0) / (double)calls * 1e9;
 }
 
 int main(int argc, char **argv)
@@ -103,9 +91,7 @@ int main(int argc, char **argv)
         nl_ns[r] = round_nl(log, calls);
         fp_ns[r] = round_fprintf(f, calls);
     }
-    qsort(nl_ns, (size_t)rounds, sizeof(double), cmp_d);
-    qsort(fp_ns, (size_t)rounds, sizeof(double), cmp_d);
-    double a = nl_ns[rounds / 2], b = fp_ns[rounds / 2];
+    double a = bench_median(nl_ns, rounds), b = bench_median(fp_ns, rounds);
     printf("\nFigure 2 end event to /dev/null, %ld calls x %d rounds, 1 thread (median round)\n",
            calls, rounds);
     printf("%-34s %10s %14s\n", "writer", "ns/call", "calls/s");

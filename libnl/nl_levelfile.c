@@ -65,17 +65,20 @@ static int apply_levelfile(nl_log_t *log, int report)
     return 0;
 }
 
-/* 1 if the file's mtime differs from the one last applied (and records it). */
-static int changed(nl_log_t *log)
+int nl__file_changed(const char *path, struct timespec *mtime, int *seen)
 {
     struct stat st;
-    if (stat(log->level_path, &st) != 0) return 0;
-    if (log->level_seen && st.st_mtim.tv_sec == log->level_mtime.tv_sec &&
-        st.st_mtim.tv_nsec == log->level_mtime.tv_nsec)
+    if (stat(path, &st) != 0) return 0;
+    if (*seen && st.st_mtim.tv_sec == mtime->tv_sec && st.st_mtim.tv_nsec == mtime->tv_nsec)
         return 0;
-    log->level_mtime = st.st_mtim;
-    log->level_seen = 1;
+    *mtime = st.st_mtim;
+    *seen = 1;
     return 1;
+}
+
+static int changed(nl_log_t *log)
+{
+    return nl__file_changed(log->level_path, &log->level_mtime, &log->level_seen);
 }
 
 int nl_level_file(nl_log_t *log, const char *path)

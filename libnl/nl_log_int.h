@@ -42,6 +42,9 @@ struct nl_log {
     _Atomic(struct nls *) summ; /* the summarizer, made when the first rule arrives */
 };
 
+/* 1 if the file at path has a modification time other than *mtime (or *seen is 0); then
+ * records it. Used for files an operator edits while the program runs. */
+int nl__file_changed(const char *path, struct timespec *mtime, int *seen);
 /* Re-read the level file if it changed since last time (flusher thread). */
 void nl__levelfile_check(nl_log_t *log);
 /* Write an event from the library itself (configuration problems and the like). */

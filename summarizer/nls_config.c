@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "nl_log_int.h"
 #include "nls_int.h"
 
 static int copy_rules(nls_rules_t *into, const nls_rules_t *from)
@@ -105,17 +105,9 @@ static int load_file(nls_t *s, nl_perr_t *err)
     return nls_config_apply(s);
 }
 
-/* 1 if the file's modification time differs from the one last loaded (and records it). */
 static int file_changed(nls_t *s)
 {
-    struct stat st;
-    if (stat(s->file_path, &st) != 0) return 0;
-    if (s->file_seen && st.st_mtim.tv_sec == s->file_mtime.tv_sec &&
-        st.st_mtim.tv_nsec == s->file_mtime.tv_nsec)
-        return 0;
-    s->file_mtime = st.st_mtim;
-    s->file_seen = 1;
-    return 1;
+    return nl__file_changed(s->file_path, &s->file_mtime, &s->file_seen);
 }
 
 int nls_config_file(nls_t *s, const char *path, nl_perr_t *err)
