@@ -41,7 +41,7 @@ static int parse_levelfile(const char *text, int *lineno)
 /* Read and apply the file; caller holds cfg_mu. report: write problems into the log. */
 static int apply_levelfile(nl_log_t *log, int report)
 {
-    FILE *f = fopen(log->level_path, "re");
+    FILE *f = fopen(log->level_file.path, "re");
     if (!f) return 0; /* missing: level unchanged, retried when it appears */
     char *text = malloc(LEVELFILE_MAX + 1);
     size_t n = text ? fread(text, 1, LEVELFILE_MAX, f) : 0;
@@ -56,7 +56,7 @@ static int apply_levelfile(nl_log_t *log, int report)
             char msg[NL_URL_PATH_MAX + 64];
             snprintf(msg, sizeof msg,
                      "%s:%d: no valid level name (Fatal Error Warn Info Debug Trace)",
-                     log->level_path, lineno);
+                     log->level_file.path, lineno);
             nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
         }
         return NL_ELEVEL;
@@ -65,33 +65,42 @@ static int apply_levelfile(nl_log_t *log, int report)
     return 0;
 }
 
-int nl__file_changed(const char *path, struct timespec *mtime, int *seen)
+int nl__watch_set(nl_watch_t *w, const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy) return NL_ENOMEM;
+    free(w->path);
+    w->path = copy;
+    w->seen = 0;
+    return 0;
+}
+
+int nl__watch_changed(nl_watch_t *w)
 {
     struct stat st;
-    if (stat(path, &st) != 0) return 0;
-    if (*seen && st.st_mtim.tv_sec == mtime->tv_sec && st.st_mtim.tv_nsec == mtime->tv_nsec)
+    if (!w->path || stat(w->path, &st) != 0) return 0;
+    if (w->seen && st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec)
         return 0;
-    *mtime = st.st_mtim;
-    *seen = 1;
+    w->mtime = st.st_mtim;
+    w->seen = 1;
     return 1;
 }
 
-static int changed(nl_log_t *log)
+void nl__watch_free(nl_watch_t *w)
 {
-    return nl__file_changed(log->level_path, &log->level_mtime, &log->level_seen);
+    free(w->path);
+    w->path = NULL;
 }
 
 int nl_level_file(nl_log_t *log, const char *path)
 {
     if (!log || !path || !*path) return NL_EINVAL;
-    char *copy = strdup(path);
-    if (!copy) return NL_ENOMEM;
     pthread_mutex_lock(&log->cfg_mu);
-    free(log->level_path);
-    log->level_path = copy;
-    log->level_seen = 0;
-    changed(log);
-    int rc = apply_levelfile(log, 1);
+    int rc = nl__watch_set(&log->level_file, path);
+    if (!rc) {
+        nl__watch_changed(&log->level_file);
+        rc = apply_levelfile(log, 1);
+    }
     pthread_mutex_unlock(&log->cfg_mu);
     return rc;
 }
@@ -99,6 +108,6 @@ int nl_level_file(nl_log_t *log, const char *path)
 void nl__levelfile_check(nl_log_t *log)
 {
     pthread_mutex_lock(&log->cfg_mu);
-    if (log->level_path && changed(log)) apply_levelfile(log, 1);
+    if (nl__watch_changed(&log->level_file)) apply_levelfile(log, 1);
     pthread_mutex_unlock(&log->cfg_mu);
 }

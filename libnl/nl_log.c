@@ -355,7 +355,7 @@ static void log_free(nl_log_t *log)
     }
     nl__tcache_free(&log->tcache);
     nls_free(atomic_load(&log->summ));
-    free(log->level_path);
+    nl__watch_free(&log->level_file);
     pthread_mutex_destroy(&log->cfg_mu);
     free(log);
 }

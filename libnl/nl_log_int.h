@@ -10,6 +10,22 @@
 #include "nl_sink.h"
 #include "nlkit/nl.h"
 
+/* A file an operator edits while the program runs (level file, rules file): its path and
+ * the modification time last applied. */
+typedef struct nl_watch {
+    char *path; /* NULL: none */
+    struct timespec mtime;
+    int seen; /* mtime holds the time of a read */
+} nl_watch_t;
+
+/* Watch `path` from now on (a copy is kept); the next nl__watch_changed reports it.
+ * Returns 0 or NL_ENOMEM. */
+int nl__watch_set(nl_watch_t *w, const char *path);
+/* 1 if the watched file exists with a modification time other than the last one seen
+ * (and records it); 0 if unchanged, missing, or nothing is watched. */
+int nl__watch_changed(nl_watch_t *w);
+void nl__watch_free(nl_watch_t *w);
+
 /* The parts of every line that change rarely: GUID and constant fields, pre-encoded.
  * Immutable once published; replaced whole (copy on write) and kept until nl_close, so a
  * writer holding an old one is never left with freed memory. */
@@ -30,10 +46,8 @@ struct nl_log {
     _Atomic(nl_head_t *) head;
     _Atomic int level;
     _Atomic uint64_t written, filtered, errors;
-    pthread_mutex_t cfg_mu;      /* serialises head replacement and the level file */
-    char *level_path;            /* under cfg_mu */
-    struct timespec level_mtime; /* under cfg_mu */
-    int level_seen;              /* under cfg_mu: the file was read at least once */
+    pthread_mutex_t cfg_mu; /* serialises head replacement and the level file */
+    nl_watch_t level_file;  /* under cfg_mu */
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;
@@ -42,9 +56,6 @@ struct nl_log {
     _Atomic(struct nls *) summ; /* the summarizer, made when the first rule arrives */
 };
 
-/* 1 if the file at path has a modification time other than *mtime (or *seen is 0); then
- * records it. Used for files an operator edits while the program runs. */
-int nl__file_changed(const char *path, struct timespec *mtime, int *seen);
 /* Re-read the level file if it changed since last time (flusher thread). */
 void nl__levelfile_check(nl_log_t *log);
 /* Write an event from the library itself (configuration problems and the like). */

@@ -4,10 +4,12 @@
  * equal specificity the file beats the environment and the API beats both. After any
  * change every known activity is resolved again. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_buf.h"
 #include "nl_log_int.h"
 #include "nls_int.h"
 
@@ -57,40 +59,33 @@ static void report(nls_t *s, const char *where, const nl_perr_t *e)
     nls_emit_note(s, NL_LVL_ERROR, "nl.summary.config", 0, 0, msg);
 }
 
+/* A whole-file problem (no line or column): fill err with the shared filler, return code. */
+static int file_err(nl_perr_t *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nl__perr_vset(err, 0, 0, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 /* Read the rules file into file_rules, all or nothing (caller holds cfg_mu). */
 static int load_file(nls_t *s, nl_perr_t *err)
 {
-    FILE *f = fopen(s->file_path, "re");
-    if (!f) {
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = NL_EIO;
-            snprintf(err->msg, sizeof err->msg, "cannot open: %s", strerror(errno));
-        }
-        return NL_EIO;
-    }
+    FILE *f = fopen(s->rules_file.path, "re");
+    if (!f) return file_err(err, NL_EIO, "cannot open: %s", strerror(errno));
     char *text = malloc(NLS_FILE_MAX + 2);
     size_t n = text ? fread(text, 1, NLS_FILE_MAX + 1, f) : 0;
     fclose(f);
     if (!text) return NL_ENOMEM;
     if (n > NLS_FILE_MAX) {
         free(text);
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = NL_ETOOBIG;
-            snprintf(err->msg, sizeof err->msg, "larger than %d bytes", NLS_FILE_MAX);
-        }
-        return NL_ETOOBIG;
+        return file_err(err, NL_ETOOBIG, "larger than %d bytes", NLS_FILE_MAX);
     }
     text[n] = '\0';
     if (memchr(text, '\0', n)) {
         free(text);
-        if (err) {
-            memset(err, 0, sizeof *err);
-            err->code = NL_EPARSE;
-            snprintf(err->msg, sizeof err->msg, "binary data (a NUL byte) in a rules file");
-        }
-        return NL_EPARSE;
+        return file_err(err, NL_EPARSE, "binary data (a NUL byte) in a rules file");
     }
     nls_rules_t fresh;
     nls_rules_init(&fresh);
@@ -105,22 +100,14 @@ static int load_file(nls_t *s, nl_perr_t *err)
     return nls_config_apply(s);
 }
 
-static int file_changed(nls_t *s)
-{
-    return nl__file_changed(s->file_path, &s->file_mtime, &s->file_seen);
-}
-
 int nls_config_file(nls_t *s, const char *path, nl_perr_t *err)
 {
-    char *copy = strdup(path);
-    if (!copy) return NL_ENOMEM;
     pthread_mutex_lock(&s->cfg_mu);
-    free(s->file_path);
-    s->file_path = copy;
-    s->file_seen = 0;
-    file_changed(s);
-    nl_perr_t local;
-    int rc = load_file(s, err ? err : &local);
+    int rc = nl__watch_set(&s->rules_file, path);
+    if (!rc) {
+        nl__watch_changed(&s->rules_file);
+        rc = load_file(s, err);
+    }
     pthread_mutex_unlock(&s->cfg_mu);
     return rc;
 }
@@ -128,10 +115,10 @@ int nls_config_file(nls_t *s, const char *path, nl_perr_t *err)
 void nls_config_check(nls_t *s)
 {
     pthread_mutex_lock(&s->cfg_mu);
-    if (s->file_path && file_changed(s)) {
+    if (nl__watch_changed(&s->rules_file)) {
         nl_perr_t e;
         memset(&e, 0, sizeof e);
-        if (load_file(s, &e)) report(s, s->file_path, &e); /* the old rules stay */
+        if (load_file(s, &e)) report(s, s->rules_file.path, &e); /* the old rules stay */
     }
     pthread_mutex_unlock(&s->cfg_mu);
 }
@@ -163,5 +150,5 @@ void nls_config_free(nls_t *s)
     nls_rules_free(&s->file_rules);
     nls_rules_free(&s->api_rules);
     nls_rules_free(&s->rules);
-    free(s->file_path);
+    nl__watch_free(&s->rules_file);
 }

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "nl_log_int.h"
 #include "nlkit/nl.h"
 #include "nlkit/nl_moments.h"
 #include "nls.h"
@@ -100,9 +101,7 @@ struct nls {
 
     pthread_mutex_t cfg_mu;                              /* rules, activities, the rules file */
     nls_rules_t env_rules, file_rules, api_rules, rules; /* rules = the three merged */
-    char *file_path;
-    struct timespec file_mtime;
-    int file_seen;
+    nl_watch_t rules_file;
     nls_act_t *acts[NLS_ACT_MAX];
     int nacts;
     nls_res_t *res_all;   /* every resolution made, newest first */
