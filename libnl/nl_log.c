@@ -254,6 +254,27 @@ int nl_writel(nl_log_t *log, int level, const char *event, const char *fmt, ...)
     return rc;
 }
 
+int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
+{
+    if (!log) return NL_EINVAL;
+    if (!line || len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1) ||
+        level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
+        atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
+        return NL_EINVAL;
+    }
+    if (level > atomic_load_explicit(&log->level, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+        return NL_OK;
+    }
+    if (len - 1 > NL_LINE_MAX) {
+        nl__sink_drop(&log->sink, 1);
+        return NL_ETOOBIG;
+    }
+    int rc = nl__sink_write(&log->sink, line, len, level);
+    if (rc == 0) atomic_fetch_add_explicit(&log->written, 1, memory_order_relaxed);
+    return rc;
+}
+
 void nl__log_self(nl_log_t *log, int level, const char *event, const char *what, const char *msg)
 {
     nl_writel(log, level, event, "what=s msg=s", what, msg);

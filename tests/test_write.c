@@ -214,6 +214,44 @@ static void write_file(const char *path, const char *text)
 }
 
 /* The level file is re-read while the program runs, without any call from it. */
+/* Pre-encoded lines go out as they are, through the same threshold and counters. */
+static void test_write_line(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    nl_log_t *log = nl_open(path);
+    assert_int_equal(nl_const_set(log, "host", "h1"), 0);
+    nl_buf_t b;
+    char st_[256];
+    nl_buf_init(&b, st_, sizeof st_);
+    nl_enc_begin(&b, 1000000, "t.derived", NL_LVL_WARN, NULL);
+    nl_enc_dbl(&b, "x", 2.5);
+    assert_int_equal(nl_enc_end(&b), 0);
+    assert_int_equal(nl_write_line(log, NL_LVL_WARN, b.p, b.len), 0);
+    assert_int_equal(nl_write_line(log, NL_LVL_DEBUG, b.p, b.len), 0); /* filtered */
+    assert_int_equal(nl_write_line(log, NL_LVL_WARN, b.p, b.len - 1), NL_EINVAL);
+    assert_int_equal(nl_write_line(log, NL_LVL_WARN, "a=1\nb=2\n", 8), NL_EINVAL);
+    assert_int_equal(nl_write_line(log, 9, b.p, b.len), NL_EINVAL);
+    assert_int_equal(nl_write_line(NULL, NL_LVL_WARN, b.p, b.len), NL_EINVAL);
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.written, 1);
+    assert_int_equal(st.filtered, 1);
+    assert_int_equal(st.errors, 3);
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "event"), "t.derived");
+    assert_string_equal(t_field(r, "ts"), "1970-01-01T00:00:01.000000Z");
+    assert_null(t_field(r, "host")); /* written as it is: no constants added */
+    assert_true(t_num(r, "x") == 2.5);
+    t_rb_free(&rb);
+    nl_buf_free(&b);
+    t_rmtree(dir);
+}
+
 static void test_level_file(void **state)
 {
     (void)state;
@@ -322,10 +360,15 @@ static void test_flush_and_too_big(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_bad_fmt),
-        cmocka_unit_test(test_fmt_cache),     cmocka_unit_test(test_consts_and_guid),
-        cmocka_unit_test(test_levels),        cmocka_unit_test(test_level_file),
-        cmocka_unit_test(test_env_overrides), cmocka_unit_test(test_flush_and_too_big),
+        cmocka_unit_test(test_every_type),
+        cmocka_unit_test(test_bad_fmt),
+        cmocka_unit_test(test_fmt_cache),
+        cmocka_unit_test(test_consts_and_guid),
+        cmocka_unit_test(test_levels),
+        cmocka_unit_test(test_write_line),
+        cmocka_unit_test(test_level_file),
+        cmocka_unit_test(test_env_overrides),
+        cmocka_unit_test(test_flush_and_too_big),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

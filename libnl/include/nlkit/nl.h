@@ -96,6 +96,15 @@ int nl_write(nl_log_t *log, const char *event, const char *fmt, ...);
 /** nl_write at an explicit level (an enum nl_level value). */
 int nl_writel(nl_log_t *log, int level, const char *event, const char *fmt, ...);
 
+/** Hand one complete, already encoded line (for instance built with nl_enc_* of nl_bp.h)
+ *  to the log's destination at `level`, as nl_write would: the level threshold, buffering,
+ *  drop counting and reconnection apply; summarization and constant fields do not (the
+ *  line is written as it is). The line must end in "\n" and contain no other newline;
+ *  tools that re-emit or derive events (nl-detect) use this. Returns 0 (also when filtered
+ *  by level), NL_EINVAL (NULL log or line, bad level, not exactly one line), NL_ETOOBIG
+ *  (longer than NL_LINE_MAX; counted as dropped) or NL_EIO (dropped and counted). */
+int nl_write_line(nl_log_t *log, int level, const char *line, size_t len);
+
 /** Flush buffered lines to the destination now. Returns 0, or NL_EIO if some lines could
  *  not be delivered yet (they stay buffered while there is room). */
 int nl_flush(nl_log_t *log);

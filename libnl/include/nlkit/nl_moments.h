@@ -1,7 +1,8 @@
 /*
  * nl_moments.h — running count, sum, min, max, mean and standard deviation of a series,
- * numerically careful and cheap to update: the one statistics accumulator that the
- * summarizer, the detector and the peers code share.
+ * numerically careful and cheap to update, and an exponentially weighted moving average:
+ * the statistics accumulators that the summarizer, the detector and the peers code share
+ * (quantiles are in nl_quant.h).
  *
  * Sums are shifted by the first value and compensated (Neumaier), so a day of
  * nanosecond-scale durations, or values near 1e9 that differ by 1, neither drift nor cancel.
@@ -79,6 +80,30 @@ double nl_mom_sd(const nl_moments_t *m);
 /** Smallest / largest value (NaN when empty). */
 double nl_mom_min(const nl_moments_t *m);
 double nl_mom_max(const nl_moments_t *m);
+
+/** An exponentially weighted moving average, s = alpha x + (1 - alpha) s_prev; the first
+ *  value starts the average (s = x). Initialise with nl_ewma_init. */
+typedef struct nl_ewma {
+    double s, alpha;
+    int primed; /* a value has been seen */
+} nl_ewma_t;
+
+/** Start an average with weight alpha (0 < alpha <= 1) for each new value. */
+static inline void nl_ewma_init(nl_ewma_t *e, double alpha)
+{
+    e->s = 0.0;
+    e->alpha = alpha;
+    e->primed = 0;
+}
+
+/** Add a value and return the new average. NaN values are ignored (the average stays). */
+static inline double nl_ewma_add(nl_ewma_t *e, double x)
+{
+    if (x != x) return e->primed ? e->s : x;
+    e->s = e->primed ? e->alpha * x + (1.0 - e->alpha) * e->s : x;
+    e->primed = 1;
+    return e->s;
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,74 @@
+/* nld_algo.h — the eight anomaly detection algorithms and the bank that runs any subset of
+ * them over one stream of values.
+ *
+ * For each new value x: s = EWMA(x) (alpha, first value s = x); each algorithm tests its
+ * value v (s if smoothed, x if not) against its history H and then updates H:
+ *   MSD  flags v if |v - mean(H)| > k sd(H)          (one-sided: below / above only)
+ *   CDF  flags v if v < Q(p/2) or v > Q(1 - p/2)      (one-sided: v < Q(p) / v > Q(1-p))
+ * with Q the empirical quantile of H (type 7). Static H = the first N values, frozen;
+ * heuristic H = the last N values that were not flagged. Nothing is flagged until H holds
+ * `min` values. Names: msd|cdf - s(tatic)|h(euristic) s(moothed)|u(nsmoothed), e.g.
+ * "msd-hu" = MSD, heuristic history, raw values. The two static histories (smoothed and
+ * raw) are shared by the MSD and CDF algorithms that use them, since neither depends on
+ * flags. */
+#ifndef NLKIT_NLD_ALGO_H
+#define NLKIT_NLD_ALGO_H
+
+#include <stdint.h>
+
+#include "nld_hist.h"
+
+#define NLD_ALGOS 8
+#define NLD_ALL_ALGOS 0xffu
+
+enum nld_side { NLD_BOTH = 0, NLD_BELOW = 1, NLD_ABOVE = 2 };
+enum nld_state { NLD_WARMUP = 0, NLD_NORMAL = 1, NLD_LOW = 2, NLD_HIGH = 3 };
+
+/* Largest history; larger is a configuration error (memory is per stream). */
+#define NLD_HIST_MAX 1000000u
+
+typedef struct nld_params {
+    unsigned algos; /* bit i = algorithm i in name order (msd-ss ... cdf-hu) */
+    double k;       /* MSD width in standard deviations (2) */
+    double p;       /* CDF tail probability (0.05) */
+    double alpha;   /* EWMA weight of the new value (0.2) */
+    uint32_t n;     /* history size N (1800) */
+    uint32_t min;   /* history values needed before flagging (30, at most N) */
+    int side;       /* enum nld_side */
+} nld_params_t;
+
+/* One algorithm's verdict on one value. */
+typedef struct nld_verdict {
+    int state;       /* enum nld_state */
+    double v;        /* the value tested (smoothed or raw) */
+    double centre;   /* mean (MSD) or median (CDF) of H; computed only when flagged */
+    double lo, hi;   /* the bounds v was held to */
+    uint32_t hist_n; /* values in H when tested */
+} nld_verdict_t;
+
+typedef struct nld_bank {
+    nld_params_t p;
+    nl_ewma_t ew;
+    nld_hist_t stat[2]; /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
+    nld_hist_t heur[8]; /* heuristic histories, by algorithm index (used if cap != 0) */
+} nld_bank_t;
+
+/* Defaults: all algorithms off, k 2, p 0.05, alpha 0.2, N 1800, min 30, both sides. */
+void nld_params_default(nld_params_t *p);
+/* Check parameters; returns 0 or NL_EINVAL with a reason in *why. */
+int nld_params_check(const nld_params_t *p, const char **why);
+
+/* Name of algorithm i ("msd-ss"...), or NULL. */
+const char *nld_algo_name(int i);
+/* Parse a comma-separated list of names, or "all", into a bit mask. Returns 0, or
+ * NL_EINVAL with *bad pointing at the offending name. */
+int nld_algo_parse(const char *list, unsigned *mask, const char **bad);
+
+/* Start a bank for the parameters (already checked). Returns 0 or NL_ENOMEM. */
+int nld_bank_init(nld_bank_t *b, const nld_params_t *p);
+void nld_bank_free(nld_bank_t *b);
+/* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
+ * the EWMA value. Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */
+double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err);
+
+#endif

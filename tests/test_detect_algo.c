@@ -1,0 +1,301 @@
+/* test_detect_algo.c — the eight detection algorithms: hand-computed cases (a 3-sigma
+ * outlier flagged and a 1-sigma value not, CDF tails on a known history, static vs
+ * heuristic on a drift, EWMA delaying a step by exactly the predicted number of values,
+ * one-sided tests), and every algorithm against a brute-force model that re-sorts and
+ * re-sums its history for every value. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_test.h"
+#include "nld_algo.h"
+
+enum { MSD_SS, MSD_SU, MSD_HS, MSD_HU, CDF_SS, CDF_SU, CDF_HS, CDF_HU };
+
+static void bank(nld_bank_t *b, unsigned algos, uint32_t n, uint32_t min)
+{
+    nld_params_t p;
+    nld_params_default(&p);
+    p.algos = algos;
+    p.n = n;
+    p.min = min;
+    const char *why = NULL;
+    assert_int_equal(nld_params_check(&p, &why), 0);
+    assert_int_equal(nld_bank_init(b, &p), 0);
+}
+
+static double step(nld_bank_t *b, double x, nld_verdict_t *v)
+{
+    int err;
+    double s = nld_bank_step(b, x, v, &err);
+    assert_int_equal(err, 0);
+    return s;
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    unsigned m = 0;
+    const char *bad = NULL;
+    assert_int_equal(nld_algo_parse("msd-hu,cdf-ss", &m, &bad), 0);
+    assert_int_equal(m, (1u << MSD_HU) | (1u << CDF_SS));
+    assert_int_equal(nld_algo_parse("all", &m, &bad), 0);
+    assert_int_equal(m, 0xff);
+    assert_int_equal(nld_algo_parse("msd-hu,cdf-xx", &m, &bad), NL_EINVAL);
+    assert_string_equal(bad, "cdf-xx");
+    assert_int_equal(nld_algo_parse("", &m, &bad), NL_EINVAL);
+    for (int i = 0; i < NLD_ALGOS; i++) {
+        assert_int_equal(nld_algo_parse(nld_algo_name(i), &m, NULL), 0);
+        assert_int_equal(m, 1u << i);
+    }
+    nld_params_t p;
+    nld_params_default(&p);
+    const char *why;
+    p.min = 1;
+    assert_int_equal(nld_params_check(&p, &why), NL_EINVAL);
+    assert_non_null(strstr(why, "min"));
+    nld_params_default(&p);
+    p.p = 1.5;
+    assert_int_equal(nld_params_check(&p, &why), NL_EINVAL);
+}
+
+/* History 9 11 9 11 ... (10 values): mean 10, sd sqrt(10/9) = 1.0541, k = 2: bounds
+ * 7.8918 .. 12.1082. 13.2 (3.1 sd) is flagged, 11.05 (1 sd) is not; nothing is flagged
+ * before the history holds min values. */
+static void test_msd_outlier(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << MSD_SU) | (1u << MSD_HU), 10, 10);
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 0; i < 10; i++) {
+        step(&b, i % 2 ? 11 : 9, v);
+        assert_int_equal(v[MSD_SU].state, NLD_WARMUP);
+        assert_int_equal(v[MSD_HU].state, NLD_WARMUP);
+    }
+    step(&b, 13.2, v);
+    double sd = sqrt(10.0 / 9.0);
+    for (int a = MSD_SU; a <= MSD_HU; a += 2) {
+        assert_int_equal(v[a].state, NLD_HIGH);
+        assert_true(fabs(v[a].centre - 10.0) < 1e-12);
+        assert_true(fabs(v[a].lo - (10 - 2 * sd)) < 1e-12);
+        assert_true(fabs(v[a].hi - (10 + 2 * sd)) < 1e-12);
+        assert_int_equal(v[a].hist_n, 10);
+    }
+    step(&b, 11.05, v);
+    assert_int_equal(v[MSD_SU].state, NLD_NORMAL);
+    assert_int_equal(v[MSD_HU].state, NLD_NORMAL);
+    step(&b, 6.8, v); /* 3 sd below */
+    assert_int_equal(v[MSD_SU].state, NLD_LOW);
+    nld_bank_free(&b);
+}
+
+/* History 1..20, p = 0.1 (5% per tail): Q(0.05) = 1 + 0.95 = 1.95, Q(0.95) = 19.05,
+ * median 10.5. */
+static void test_cdf_tails(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << CDF_SU) | (1u << CDF_HU), 20, 20);
+    b.p.p = 0.1;
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 1; i <= 20; i++) step(&b, i, v);
+    step(&b, 1.5, v);
+    for (int a = CDF_SU; a <= CDF_HU; a += 2) {
+        assert_int_equal(v[a].state, NLD_LOW);
+        assert_true(fabs(v[a].lo - 1.95) < 1e-12 && fabs(v[a].hi - 19.05) < 1e-12);
+        assert_true(v[a].centre == 10.5);
+    }
+    step(&b, 19.5, v);
+    assert_int_equal(v[CDF_SU].state, NLD_HIGH);
+    assert_int_equal(v[CDF_HU].state, NLD_HIGH);
+    step(&b, 2, v);
+    assert_int_equal(v[CDF_SU].state, NLD_NORMAL);
+    assert_int_equal(v[CDF_HU].state, NLD_NORMAL);
+    /* the heuristic window took 2 in (dropping 1); the static one did not */
+    step(&b, 1.99, v);
+    assert_int_equal(v[CDF_SU].state, NLD_NORMAL); /* 1.99 > 1.95 */
+    assert_true(v[CDF_HU].lo == 2.0);              /* sorted 2,2,3,...,20: Q(0.05) = 2 + 0.95 * 0 */
+    assert_int_equal(v[CDF_HU].state, NLD_LOW);
+    nld_bank_free(&b);
+}
+
+/* A slow upward drift of 0.1 per value, with the same +-1 noise, after a 9/11 history: the
+ * static history (frozen at mean 10, hi 12.108) flags more and more of it; the heuristic
+ * window follows the drift and flags none of it. */
+static void test_static_vs_heuristic_drift(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << MSD_SU) | (1u << MSD_HU), 10, 10);
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 0; i < 10; i++) step(&b, i % 2 ? 11 : 9, v);
+    int st_flags = 0, he_flags = 0, first_static = -1;
+    for (int i = 1; i <= 60; i++) {
+        double x = 10 + 0.1 * i + (i % 2 ? 1 : -1);
+        step(&b, x, v);
+        if (v[MSD_SU].state == NLD_HIGH) {
+            st_flags++;
+            if (first_static < 0) first_static = i;
+        }
+        he_flags += v[MSD_HU].state == NLD_HIGH;
+    }
+    /* odd i from 13 (10 + 1.3 + 1 = 12.3 > 12.108): 24 values; even i from 32 (12.2): 15 */
+    assert_int_equal(first_static, 13);
+    assert_int_equal(st_flags, 24 + 15);
+    assert_int_equal(he_flags, 0);
+    nld_bank_free(&b);
+}
+
+/* A step to 16 after a history of slow swings between 12 and 8 (blocks of ten, ending
+ * low). The raw algorithm flags the first value of the step; the smoothed one sees
+ * s_k = 16 - (16 - s_0) 0.8^k and flags at the first k where that exceeds its upper bound:
+ * the delay EWMA predicts. */
+static void test_smoothing_delays_step(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << MSD_SS) | (1u << MSD_SU), 40, 40);
+    nld_verdict_t v[NLD_ALGOS];
+    double s0 = 0;
+    for (int i = 0; i < 40; i++) s0 = step(&b, (i / 10) % 2 ? 8 : 12, v);
+    double s = step(&b, 16, v);
+    assert_int_equal(v[MSD_SU].state, NLD_HIGH);
+    double hi = v[MSD_SS].hi;
+    int predicted = (int)ceil(log((16 - hi) / (16 - s0)) / log(0.8));
+    if (16 - (16 - s0) * pow(0.8, predicted) <= hi) predicted++; /* exactly on the bound */
+    assert_true(predicted >= 2);
+    int k = 1, first = v[MSD_SS].state == NLD_HIGH ? 1 : 0;
+    while (!first && k < 50) {
+        assert_true(fabs(s - (16 - (16 - s0) * pow(0.8, k))) < 1e-9);
+        s = step(&b, 16, v);
+        k++;
+        if (v[MSD_SS].state == NLD_HIGH) first = k;
+    }
+    assert_int_equal(first, predicted);
+    nld_bank_free(&b);
+}
+
+static void test_one_sided(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << MSD_HU) | (1u << CDF_HU), 20, 20);
+    b.p.side = NLD_BELOW;
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 1; i <= 20; i++) step(&b, i, v);
+    step(&b, 100, v); /* far above: not a concern for throughput */
+    assert_int_equal(v[MSD_HU].state, NLD_NORMAL);
+    assert_int_equal(v[CDF_HU].state, NLD_NORMAL);
+    step(&b, -30, v);
+    assert_int_equal(v[MSD_HU].state, NLD_LOW);
+    assert_int_equal(v[CDF_HU].state, NLD_LOW);
+    /* 100 was normal for a below-only test, so it entered the windows (1 left them); the
+     * whole p is in the low tail: Q(0.05) of 2..20,100 = 2 + 0.95 */
+    assert_true(fabs(v[CDF_HU].lo - 2.95) < 1e-12);
+    nld_bank_free(&b);
+}
+
+/* ---- brute-force model: explicit arrays, a sort and a full sum for every value ---------- */
+typedef struct model {
+    double h[64];
+    int n;
+} model_t;
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double m_quant(const model_t *m, double u)
+{
+    double s[64];
+    memcpy(s, m->h, (size_t)m->n * sizeof *s);
+    qsort(s, (size_t)m->n, sizeof *s, cmp_d);
+    double h = (m->n - 1) * u, f = floor(h);
+    int i = (int)f;
+    return i + 1 >= m->n || h == f ? s[i] : s[i] + (h - f) * (s[i + 1] - s[i]);
+}
+
+static int m_judge(const model_t *m, int cdf, double v, double k, double p, int min)
+{
+    if (m->n < min) return NLD_WARMUP;
+    double lo, hi;
+    if (cdf) {
+        lo = m_quant(m, p / 2);
+        hi = m_quant(m, 1 - p / 2);
+    } else {
+        double sum = 0, ss = 0;
+        for (int i = 0; i < m->n; i++) sum += m->h[i];
+        double mean = sum / m->n;
+        for (int i = 0; i < m->n; i++) ss += (m->h[i] - mean) * (m->h[i] - mean);
+        double sd = sqrt(ss / (m->n - 1));
+        lo = mean - k * sd;
+        hi = mean + k * sd;
+    }
+    return v < lo ? NLD_LOW : v > hi ? NLD_HIGH : NLD_NORMAL;
+}
+
+static void m_add(model_t *m, double v, int sliding, int cap)
+{
+    if (m->n < cap) {
+        m->h[m->n++] = v;
+    } else if (sliding) {
+        memmove(m->h, m->h + 1, (size_t)(cap - 1) * sizeof *m->h);
+        m->h[cap - 1] = v;
+    }
+}
+
+static void test_against_model(void **state)
+{
+    (void)state;
+    enum { CAP = 50, MIN = 12, N = 4000 };
+    nld_bank_t b;
+    bank(&b, NLD_ALL_ALGOS, CAP, MIN);
+    model_t m[NLD_ALGOS] = {0};
+    double sm = 0;
+    uint64_t rs = 7;
+    int flagged[NLD_ALGOS] = {0};
+    for (int t = 0; t < N; t++) {
+        uint64_t r = t_rand(&rs);
+        double u1 = ((double)(r >> 11) + 0.5) / 9007199254740992.0;
+        double u2 = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
+        double x = 100 + 10 * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+        if (r % 50 == 0) x += 80;          /* spikes */
+        if (t > 2000 && t < 2300) x -= 40; /* a dip */
+        sm = t == 0 ? x : 0.2 * x + 0.8 * sm;
+        nld_verdict_t v[NLD_ALGOS];
+        double s = step(&b, x, v);
+        assert_true(fabs(s - sm) <= 1e-9 * fabs(sm));
+        sm = s; /* follow the bank's rounding exactly */
+        for (int i = 0; i < NLD_ALGOS; i++) {
+            int cdf = i >> 2 & 1, heur = i >> 1 & 1, raw = i & 1;
+            double val = raw ? x : s;
+            int want = m_judge(&m[i], cdf, val, 2.0, 0.05, MIN);
+            if (want != v[i].state) {
+                print_message("t=%d algo=%s model=%d bank=%d v=%.17g lo=%.17g hi=%.17g\n", t,
+                              nld_algo_name(i), want, v[i].state, val, v[i].lo, v[i].hi);
+                fail();
+            }
+            flagged[i] += want == NLD_LOW || want == NLD_HIGH;
+            if (!heur || want == NLD_WARMUP || want == NLD_NORMAL) m_add(&m[i], val, heur, CAP);
+        }
+    }
+    for (int i = 0; i < NLD_ALGOS; i++) assert_true(flagged[i] > 20); /* not vacuous */
+    nld_bank_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_msd_outlier),
+        cmocka_unit_test(test_cdf_tails),
+        cmocka_unit_test(test_static_vs_heuristic_drift),
+        cmocka_unit_test(test_smoothing_delays_step),
+        cmocka_unit_test(test_one_sided),
+        cmocka_unit_test(test_against_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
