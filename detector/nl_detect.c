@@ -1,0 +1,260 @@
+/* nl_detect.c — the nl-detect program: options, inputs, live time, exit report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nld.h"
+#include "nld_read.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs(
+        "Usage: nl-detect [OPTIONS] [FILE...]\n"
+        "Read nlkit event lines (FILEs, or standard input if none or '-') and report\n"
+        "anomalies, missing end events and subscription alerts as event lines.\n"
+        "\n"
+        "  -c, --config FILE     streams, missing rules, subscriptions (see nl-detect(1))\n"
+        "  -o, --output URL      where reports go: a file, '-' (stdout, the default), or any\n"
+        "                        nlkit destination (x-netlog://host, x-syslog://prog)\n"
+        "  -e, --event GLOB      a stream on the command line: events to watch\n"
+        "  -v, --value NAME      its value: a field, or rate, avgrate, busy, mean.dur\n"
+        "  -k, --key F1,F2       fields that split it into one stream per key\n"
+        "  -a, --algo LIST       msd-ss,msd-su,msd-hs,msd-hu,cdf-ss,cdf-su,cdf-hs,cdf-hu or all\n"
+        "                        (default msd-hu)\n"
+        "      --history N       history size (1800)      --min N     values before flagging (30)\n"
+        "      --k K             MSD width in sd (2)      --p P       CDF tail, e.g. 5% (0.05)\n"
+        "      --alpha A         EWMA weight (0.2)        --side S    both, below or above\n"
+        "      --each            also one nl.anomaly line per flagged value\n"
+        "      --lenient         accept damaged or NetLogger-era lines where possible\n"
+        "      --live            also let time pass by the wall clock while input is idle,\n"
+        "                        so a stall is reported (for live input, not for replays)\n"
+        "      --stats           print counters on standard error at exit\n"
+        "  -h, --help            this text\n"
+        "      --version         version\n"
+        "\n"
+        "Time is the events' own ts, so replaying a file gives the same reports as live.\n"
+        "Exit status: 0 done (bad input lines are reported and counted, not fatal),\n"
+        "1 an input could not be read, 2 usage or configuration error.\n",
+        f);
+}
+
+enum {
+    O_HISTORY = 256,
+    O_MIN,
+    O_K,
+    O_P,
+    O_ALPHA,
+    O_SIDE,
+    O_EACH,
+    O_LENIENT,
+    O_LIVE,
+    O_STATS,
+    O_VERSION
+};
+
+static void print_stats(const nld_counts_t *c)
+{
+    fprintf(stderr,
+            "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu "
+            "flags=%llu episodes=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
+            "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
+            "cleared=%llu out.errors=%llu oom=%llu\n",
+            (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
+            (unsigned long long)c->values, (unsigned long long)c->novalue,
+            (unsigned long long)c->flags, (unsigned long long)c->episodes,
+            (unsigned long long)c->streams, (unsigned long long)c->expired,
+            (unsigned long long)c->evicted, (unsigned long long)c->missing,
+            (unsigned long long)c->late, (unsigned long long)c->orphan_end,
+            (unsigned long long)c->restarted, (unsigned long long)c->pend_evicted,
+            (unsigned long long)c->alerts, (unsigned long long)c->cleared,
+            (unsigned long long)c->out_errors, (unsigned long long)c->oom);
+}
+
+/* Feed one input to the engine; returns 0, or 1 if it could not be read. */
+static int run_input(nld_t *d, const char *path, int live)
+{
+    int fd = 0;
+    const char *name = "(stdin)";
+    if (strcmp(path, "-")) {
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            fprintf(stderr, "nl-detect: %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+        name = path;
+    }
+    nld_reader_t rd;
+    if (nld_reader_init(&rd, fd)) {
+        fprintf(stderr, "nl-detect: out of memory\n");
+        if (fd) close(fd);
+        return 1;
+    }
+    int rc = 0;
+    while (!stop_requested) {
+        const char *line;
+        size_t len;
+        int r = nld_reader_next(&rd, live ? 1000 : -1, &line, &len);
+        if (r == NLD_RD_LINE) {
+            nld_line(d, line, len, name, rd.lineno);
+        } else if (r == NLD_RD_TOOLONG) {
+            nld_reject(d, name, rd.lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
+        } else if (r == NLD_RD_AGAIN) {
+            if (live) nld_advance(d, nl_now_usec());
+        } else if (r == NLD_RD_EOF) {
+            break;
+        } else {
+            fprintf(stderr, "nl-detect: %s:%ld: read error: %s\n", name, rd.lineno + 1,
+                    strerror(errno));
+            rc = 1;
+            break;
+        }
+    }
+    nld_reader_free(&rd);
+    if (fd) close(fd);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"event", required_argument, 0, 'e'},
+                                         {"value", required_argument, 0, 'v'},
+                                         {"key", required_argument, 0, 'k'},
+                                         {"algo", required_argument, 0, 'a'},
+                                         {"history", required_argument, 0, O_HISTORY},
+                                         {"min", required_argument, 0, O_MIN},
+                                         {"k", required_argument, 0, O_K},
+                                         {"p", required_argument, 0, O_P},
+                                         {"alpha", required_argument, 0, O_ALPHA},
+                                         {"side", required_argument, 0, O_SIDE},
+                                         {"each", no_argument, 0, O_EACH},
+                                         {"lenient", no_argument, 0, O_LENIENT},
+                                         {"live", no_argument, 0, O_LIVE},
+                                         {"stats", no_argument, 0, O_STATS},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, O_VERSION},
+                                         {0, 0, 0, 0}};
+    /* The tool's outputs are the URLs it is given, whatever the environment says for
+     * programs that log through nlkit. */
+    unsetenv("NL_DEST");
+    unsetenv("NL_CFG");
+    unsetenv("NL_SUMMARY");
+    unsetenv("NL_SUMMARY_FILE");
+
+    const char *config = NULL, *output = "-";
+    char *words[16];
+    int nwords = 0, each = 0, lenient = 0, live = 0, stats = 0, have_event = 0;
+    static char wbuf[16][1100];
+    int c;
+    while ((c = getopt_long(argc, argv, "c:o:e:v:k:a:h", opts, NULL)) != -1) {
+        const char *key = NULL;
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 'o': output = optarg; break;
+        case 'e':
+            key = "event";
+            have_event = 1;
+            break;
+        case 'v': key = "value"; break;
+        case 'k': key = "key"; break;
+        case 'a': key = "algo"; break;
+        case O_HISTORY: key = "history"; break;
+        case O_MIN: key = "min"; break;
+        case O_K: key = "k"; break;
+        case O_P: key = "p"; break;
+        case O_ALPHA: key = "alpha"; break;
+        case O_SIDE: key = "side"; break;
+        case O_EACH: each = 1; break;
+        case O_LENIENT: lenient = 1; break;
+        case O_LIVE: live = 1; break;
+        case O_STATS: stats = 1; break;
+        case 'h': usage(stdout); return 0;
+        case O_VERSION: puts("nl-detect (nlkit) 0.1.0"); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (key) {
+            if (nwords == 16 || strlen(optarg) > 1024) {
+                fprintf(stderr, "nl-detect: too many or too long stream options\n");
+                return 2;
+            }
+            snprintf(wbuf[nwords], sizeof wbuf[nwords], "%s=%s", key, optarg);
+            words[nwords] = wbuf[nwords];
+            nwords++;
+        }
+    }
+    nld_cfg_t cfg;
+    nld_cfg_init(&cfg);
+    char err[512];
+    if (config && nld_cfg_load(&cfg, config, err, sizeof err)) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    if (nwords && !have_event) {
+        fprintf(stderr, "nl-detect: stream options given without --event\n");
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    if (nwords && nld_cfg_stream(&cfg, "cli", words, nwords, err, sizeof err)) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    if (each) cfg.each = 1;
+    if (!cfg.ns && !cfg.nm && !cfg.nw) {
+        fprintf(stderr, "nl-detect: nothing to watch: give --config FILE or --event GLOB "
+                        "(see --help)\n");
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    int oerr = 0;
+    nl_log_t *out = nl_open_ex(output, &oerr);
+    if (!out) {
+        fprintf(stderr, "nl-detect: cannot open output '%s': %s\n", output, nl_strerror(oerr));
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    nl_set_level(out, NL_LVL_TRACE);
+    nld_opts_t o = {.lenient = lenient};
+    nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nl_close(out);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int rc = 0;
+    if (optind == argc) rc |= run_input(d, "-", live);
+    for (int i = optind; i < argc && !stop_requested; i++) rc |= run_input(d, argv[i], live);
+    nld_finish(d);
+    nld_counts_t n;
+    nld_counts(d, &n);
+    if (stats) print_stats(&n);
+    nld_free(d);
+    nl_stats_t os;
+    nl_stats(out, &os);
+    nl_close(out);
+    if (os.dropped || n.out_errors)
+        fprintf(stderr, "nl-detect: %llu report line(s) could not be written to '%s'\n",
+                (unsigned long long)(os.dropped + n.out_errors), output);
+    nld_cfg_free(&cfg);
+    return rc;
+}

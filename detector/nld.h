@@ -1,0 +1,72 @@
+/* nld.h — the detector engine behind nl-detect: feed it event lines (and the passing of
+ * time), it writes nl.anomaly*, nl.missing* and nl.alert.* lines to nlkit logs.
+ *
+ * Time is event time: the largest ts seen so far ("now"), so replaying a file gives the
+ * same output as watching it live. A live reader may also advance time with the wall
+ * clock (nld_advance) so that a silent stall is still noticed. Not thread-safe: one
+ * engine, one thread. */
+#ifndef NLKIT_NLD_H
+#define NLKIT_NLD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nld_cfg.h"
+#include "nlkit/nl.h"
+
+typedef struct nld nld_t;
+
+/* Counters, for the exit report and for tests. */
+typedef struct nld_counts {
+    uint64_t lines;        /* input lines seen (blank and comment lines included) */
+    uint64_t events;       /* lines parsed as events */
+    uint64_t bad;          /* lines rejected (malformed, too long) */
+    uint64_t values;       /* values fed to streams */
+    uint64_t novalue;      /* selected lines without a usable value (absent, not a number,
+                              undefined rate) */
+    uint64_t flags;        /* values flagged, over all algorithms */
+    uint64_t episodes;     /* anomaly episodes started */
+    uint64_t streams;      /* streams created */
+    uint64_t expired;      /* streams dropped after being idle */
+    uint64_t evicted;      /* streams dropped to stay within max-streams */
+    uint64_t missing;      /* nl.missing reported */
+    uint64_t late;         /* nl.missing.late reported */
+    uint64_t orphan_end;   /* ends of watched activities without a pending start */
+    uint64_t restarted;    /* starts repeated before their end */
+    uint64_t pend_evicted; /* pending starts forgotten to stay within max-pending */
+    uint64_t alerts;       /* nl.alert.start written */
+    uint64_t cleared;      /* nl.alert.end written */
+    uint64_t out_errors;   /* output lines that could not be written (see the logs' counts) */
+    uint64_t oom;          /* updates skipped for lack of memory */
+} nld_counts_t;
+
+typedef struct nld_opts {
+    int lenient;  /* parse input with NL_PARSE_LENIENT */
+    FILE *diag;   /* where bad lines are reported (stderr if NULL) */
+    int diag_max; /* report at most this many bad lines (20; the rest are counted) */
+} nld_opts_t;
+
+/* A new engine over a configuration (which must outlive it) writing to `out`; the
+ * subscriptions' notify destinations are opened here. NULL on failure with a message in
+ * err. */
+nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char *err,
+               size_t errlen);
+/* One input line (without or with its newline), from `src` line `lineno`. Returns 1 if it
+ * was an event, 0 if blank/comment, or a negative code if it was rejected (reported and
+ * counted; processing can go on). */
+int nld_line(nld_t *d, const char *line, size_t len, const char *src, long lineno);
+/* Count and report a line the caller could not even hand over (e.g. longer than
+ * NL_LINE_MAX); `msg` says why. */
+void nld_reject(nld_t *d, const char *src, long lineno, int code, const char *msg);
+/* Let time pass to now_usec (if later than the events seen): reports missing ends and
+ * expires idle streams. */
+void nld_advance(nld_t *d, int64_t now_usec);
+/* End of input: close open episodes and alerts (marked ongoing=1), report bad-line totals,
+ * flush the outputs. */
+void nld_finish(nld_t *d);
+/* Current counters. */
+void nld_counts(const nld_t *d, nld_counts_t *c);
+/* Free the engine and close the notify destinations (not `out`). */
+void nld_free(nld_t *d);
+
+#endif

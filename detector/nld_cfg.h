@@ -1,0 +1,110 @@
+/* nld_cfg.h — what nl-detect watches: streams, missing-event rules and subscriptions, from
+ * a config file (or built from command-line flags). One directive per line, '#' comments:
+ *
+ *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.2]
+ *               [history=1800] [min=30] [side=both|below|above] [where.FIELD=VALUE ...]
+ *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
+ *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
+ *               [key=F1,F2] [baseline.n=1800] [baseline.min=30] [where.FIELD=VALUE ...]
+ *   set [each=0|1] [expire=DUR] [max-streams=N] [max-pending=N]
+ *
+ * GLOB matches the event name, or the event name without a ".summary" suffix (so
+ * "gridftp.disk.write" selects the summaries of that activity); V is a field, or a value
+ * derived from summary fields: rate = v.sum/dur.sum, avgrate = v.sum/int,
+ * busy = dur.sum/int, mean.dur = dur.sum/n. DUR is a number with an optional unit
+ * ms, s, m, h, d (seconds without one). A missing GLOB matches activity names (event
+ * names without .start/.end). */
+#ifndef NLKIT_NLD_CFG_H
+#define NLKIT_NLD_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nld_algo.h"
+#include "nlkit/nl_bp.h"
+
+enum nld_vkind { NLD_V_FIELD = 0, NLD_V_RATE, NLD_V_AVGRATE, NLD_V_BUSY, NLD_V_MEANDUR };
+
+#define NLD_KEYS_MAX 8   /* key fields per selector */
+#define NLD_WHERE_MAX 8  /* field equalities per selector */
+#define NLD_DEFS_MAX 256 /* streams, missing rules or subscriptions per config */
+
+/* Which lines, which value, split by which fields. */
+typedef struct nld_sel {
+    char *glob;
+    char *value; /* field name, or the derived value's name */
+    int vkind;   /* enum nld_vkind */
+    int nkeys, nwhere;
+    char *keys[NLD_KEYS_MAX];
+    char *where_name[NLD_WHERE_MAX];
+    char *where_val[NLD_WHERE_MAX];
+} nld_sel_t;
+
+typedef struct nld_sdef { /* stream */
+    char *name;
+    nld_sel_t sel;
+    nld_params_t p;
+} nld_sdef_t;
+
+typedef struct nld_mdef { /* missing-end rule */
+    char *glob;
+    double timeout;  /* seconds; 0 = learned */
+    double initial;  /* timeout until learned (0: none) */
+    double quantile; /* of observed durations (0.99) */
+    double factor;   /* times that quantile (3) */
+    uint32_t learn;  /* durations remembered per activity (1000) */
+    uint32_t min;    /* durations before a learned timeout applies (20) */
+} nld_mdef_t;
+
+typedef struct nld_wdef { /* subscription */
+    char *name;
+    nld_sel_t sel;
+    int below;         /* 1: value below the threshold; 0: above */
+    double pct;        /* percentage of the reference, or NaN for the reference itself */
+    int baseline;      /* 1: the reference is the stream's baseline; 0: `fixed` */
+    double fixed;      /* the reference given as a number */
+    double hold;       /* seconds the condition must hold (0: at once) */
+    char *notify;      /* destination URL, or NULL for the main output */
+    uint32_t base_n;   /* baseline = mean of the first base_n values (1800) */
+    uint32_t base_min; /* values before the baseline is used (30) */
+} nld_wdef_t;
+
+typedef struct nld_cfg {
+    nld_sdef_t *s;
+    nld_mdef_t *m;
+    nld_wdef_t *w;
+    int ns, nm, nw;
+    int each;           /* also one nl.anomaly line per flagged value */
+    double expire;      /* seconds of event time before an idle stream is dropped */
+    size_t max_streams; /* streams (plus subscription keys) held at once */
+    size_t max_pending; /* pending starts tracked at once */
+} nld_cfg_t;
+
+/* An empty configuration with the defaults (expire 1 day, 100000 streams, 100000 starts). */
+void nld_cfg_init(nld_cfg_t *c);
+void nld_cfg_free(nld_cfg_t *c);
+/* Add the directives of `text`. `src` names it in messages. On error returns NL_EINVAL or
+ * NL_ENOMEM and writes "SRC:LINE:COL: message" into err; directives of earlier lines of
+ * the text may have been added. */
+int nld_cfg_parse(nld_cfg_t *c, const char *text, const char *src, char *err, size_t errlen);
+/* nld_cfg_parse on a file's contents (NL_EIO if it cannot be read). */
+int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen);
+/* Parse one "stream" directive's words (after the keyword), e.g. from the command line. */
+int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
+                   size_t errlen);
+
+/* Parse a duration ("30m", "1.5h", "250ms", "10"): seconds, or -1 if malformed. */
+double nld_parse_dur(const char *s);
+
+/* ---- selectors (nld_sel.c) ------------------------------------------------------------ */
+/* Whether a parsed line is one the selector watches (event glob and field equalities). */
+int nld_sel_match(const nld_sel_t *s, const nl_rec_t *r);
+/* The selector's value from a line: 0 with *x set, NL_EMISSING if a field it needs is
+ * absent, NL_EPARSE if one is not a number, NL_EINVAL if a derived value is undefined
+ * (division by zero). */
+int nld_sel_value(const nld_sel_t *s, const nl_rec_t *r, double *x);
+/* Append the key fields of a line to b as " key.F=VALUE" pairs (absent fields as empty
+ * values), the form they take in output lines and in the stream's identity. */
+void nld_sel_key(const nld_sel_t *s, const nl_rec_t *r, nl_buf_t *b);
+
+#endif

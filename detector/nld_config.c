@@ -1,0 +1,481 @@
+/* nld_config.c — the nl-detect configuration language (see nld_cfg.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nld_cfg.h"
+
+#define WORDS_MAX 64
+
+typedef struct word {
+    char *s;
+    int col;
+} word_t;
+
+/* Error context: where we are, so every message says where the problem is. */
+typedef struct pctx {
+    const char *src;
+    long line;
+    char *err;
+    size_t errlen;
+} pctx_t;
+
+static int fail(pctx_t *x, int col, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(x->err, x->errlen, "%s:%ld:%d: ", x->src, x->line, col);
+    if (n < 0 || (size_t)n >= x->errlen) return NL_EINVAL;
+    va_start(ap, fmt);
+    vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return NL_EINVAL;
+}
+
+void nld_cfg_init(nld_cfg_t *c)
+{
+    *c = (nld_cfg_t){.expire = 86400, .max_streams = 100000, .max_pending = 100000};
+}
+
+static void sel_free(nld_sel_t *s)
+{
+    free(s->glob);
+    free(s->value);
+    for (int i = 0; i < s->nkeys; i++) free(s->keys[i]);
+    for (int i = 0; i < s->nwhere; i++) {
+        free(s->where_name[i]);
+        free(s->where_val[i]);
+    }
+}
+
+void nld_cfg_free(nld_cfg_t *c)
+{
+    for (int i = 0; i < c->ns; i++) {
+        free(c->s[i].name);
+        sel_free(&c->s[i].sel);
+    }
+    for (int i = 0; i < c->nm; i++) free(c->m[i].glob);
+    for (int i = 0; i < c->nw; i++) {
+        free(c->w[i].name);
+        free(c->w[i].notify);
+        sel_free(&c->w[i].sel);
+    }
+    free(c->s);
+    free(c->m);
+    free(c->w);
+    nld_cfg_init(c);
+}
+
+double nld_parse_dur(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || isinf(v)) return -1;
+    static const struct {
+        const char *u;
+        double mul;
+    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i].u)) return v * units[i].mul;
+    return -1;
+}
+
+/* A number, optionally a percentage ("5%" -> 0.05). */
+static int parse_num(const char *s, double *out, int allow_pct)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v)) return -1;
+    if (allow_pct && !strcmp(end, "%")) {
+        v /= 100;
+        end++;
+    }
+    if (*end) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    double v;
+    if (parse_num(s, &v, 0) || v < 0 || v > 4e9 || v != floor(v)) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int name_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (!n || n > max) return 0;
+    return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+static int set_str(char **dst, const char *v)
+{
+    free(*dst);
+    return (*dst = strdup(v)) ? 0 : NL_ENOMEM;
+}
+
+/* key=F1,F2 */
+static int parse_keys(pctx_t *x, nld_sel_t *s, const word_t *w, const char *v)
+{
+    for (int i = 0; i < s->nkeys; i++) free(s->keys[i]);
+    s->nkeys = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (s->nkeys == NLD_KEYS_MAX) return fail(x, w->col, "at most %d key fields", NLD_KEYS_MAX);
+        if (!name_ok(t, NL_NAME_MAX - 4)) return fail(x, w->col, "bad key field name '%s'", t);
+        if (!(s->keys[s->nkeys++] = strdup(t))) return NL_ENOMEM;
+    }
+    return 0;
+}
+
+/* Options every selector understands; returns 1 if `name` was one of them, 0 if not, or a
+ * negative error. */
+static int sel_option(pctx_t *x, nld_sel_t *s, const word_t *w, const char *name, const char *v)
+{
+    if (!strcmp(name, "event")) {
+        if (!*v || strlen(v) > NL_NAME_MAX) return fail(x, w->col, "bad event glob");
+        return set_str(&s->glob, v) ? NL_ENOMEM : 1;
+    }
+    if (!strcmp(name, "value")) {
+        static const char *const derived[] = {NULL, "rate", "avgrate", "busy", "mean.dur"};
+        if (!name_ok(v, NL_NAME_MAX)) return fail(x, w->col, "bad value name '%s'", v);
+        s->vkind = NLD_V_FIELD;
+        for (int i = 1; i < 5; i++)
+            if (!strcmp(v, derived[i])) s->vkind = i;
+        return set_str(&s->value, v) ? NL_ENOMEM : 1;
+    }
+    if (!strcmp(name, "key")) {
+        int rc = parse_keys(x, s, w, v);
+        return rc ? rc : 1;
+    }
+    if (!strncmp(name, "where.", 6)) {
+        if (s->nwhere == NLD_WHERE_MAX)
+            return fail(x, w->col, "at most %d where. conditions", NLD_WHERE_MAX);
+        if (!name_ok(name + 6, NL_NAME_MAX)) return fail(x, w->col, "bad field name in %s", name);
+        s->where_name[s->nwhere] = strdup(name + 6);
+        s->where_val[s->nwhere] = strdup(v);
+        s->nwhere++;
+        if (!s->where_name[s->nwhere - 1] || !s->where_val[s->nwhere - 1]) return NL_ENOMEM;
+        return 1;
+    }
+    return 0;
+}
+
+/* Split "name=value" in place; returns the value or NULL if there is no '='. */
+static char *split_opt(char *word)
+{
+    char *eq = strchr(word, '=');
+    if (!eq) return NULL;
+    *eq = 0;
+    return eq + 1;
+}
+
+static int grow(void **arr, int n, size_t size)
+{
+    if (n >= NLD_DEFS_MAX) return NL_EINVAL;
+    void *p = realloc(*arr, (size_t)(n + 1) * size);
+    if (!p) return NL_ENOMEM;
+    *arr = p;
+    memset((char *)p + (size_t)n * size, 0, size);
+    return 0;
+}
+
+static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, word_t *w, int n)
+{
+    if (!name || !name_ok(name, 64))
+        return fail(x, name_col, "stream needs a name ([A-Za-z0-9_.-])");
+    int rc = grow((void **)&c->s, c->ns, sizeof *c->s);
+    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d streams", NLD_DEFS_MAX) : rc;
+    nld_sdef_t *d = &c->s[c->ns++];
+    nld_params_default(&d->p);
+    d->p.algos = 1u << 3; /* msd-hu */
+    if (!(d->name = strdup(name))) return NL_ENOMEM;
+    int min_set = 0;
+    for (int i = 0; i < n; i++) {
+        char *v = split_opt(w[i].s);
+        if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", w[i].s);
+        const char *o = w[i].s;
+        rc = sel_option(x, &d->sel, &w[i], o, v);
+        if (rc < 0) return rc;
+        if (rc == 1) continue;
+        int bad = 0;
+        if (!strcmp(o, "algo")) {
+            const char *where = NULL;
+            if (nld_algo_parse(v, &d->p.algos, &where))
+                return fail(x, w[i].col + (int)(where - w[i].s),
+                            "unknown algorithm (use msd-ss, msd-su, msd-hs, msd-hu, cdf-ss, "
+                            "cdf-su, cdf-hs, cdf-hu or all)");
+        } else if (!strcmp(o, "k")) {
+            bad = parse_num(v, &d->p.k, 0);
+        } else if (!strcmp(o, "p")) {
+            bad = parse_num(v, &d->p.p, 1);
+        } else if (!strcmp(o, "alpha")) {
+            bad = parse_num(v, &d->p.alpha, 0);
+        } else if (!strcmp(o, "history")) {
+            bad = parse_u32(v, &d->p.n);
+        } else if (!strcmp(o, "min")) {
+            bad = parse_u32(v, &d->p.min);
+            min_set = 1;
+        } else if (!strcmp(o, "side")) {
+            d->p.side = !strcmp(v, "both")    ? NLD_BOTH
+                        : !strcmp(v, "below") ? NLD_BELOW
+                        : !strcmp(v, "above") ? NLD_ABOVE
+                                              : -1;
+            bad = d->p.side < 0;
+        } else {
+            return fail(x, w[i].col, "unknown stream option '%s'", o);
+        }
+        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+    }
+    if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
+    if (!d->sel.glob) return fail(x, name_col, "stream %s needs event=GLOB", name);
+    if (!d->sel.value && !(d->sel.value = strdup("value"))) return NL_ENOMEM;
+    const char *why;
+    if (nld_params_check(&d->p, &why)) return fail(x, name_col, "stream %s: %s", name, why);
+    return 0;
+}
+
+static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, word_t *w, int n)
+{
+    if (!glob || !*glob || strlen(glob) > NL_NAME_MAX)
+        return fail(x, glob_col, "missing needs an activity glob");
+    int rc = grow((void **)&c->m, c->nm, sizeof *c->m);
+    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d missing rules", NLD_DEFS_MAX) : rc;
+    nld_mdef_t *d = &c->m[c->nm++];
+    *d = (nld_mdef_t){.quantile = 0.99, .factor = 3, .learn = 1000, .min = 20};
+    if (!(d->glob = strdup(glob))) return NL_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        char *v = split_opt(w[i].s);
+        const char *o = w[i].s;
+        int bad = !v;
+        if (bad) return fail(x, w[i].col, "expected name=value, got '%s'", o);
+        if (!strcmp(o, "timeout"))
+            bad = (d->timeout = nld_parse_dur(v)) <= 0;
+        else if (!strcmp(o, "initial"))
+            bad = (d->initial = nld_parse_dur(v)) <= 0;
+        else if (!strcmp(o, "quantile"))
+            bad = parse_num(v, &d->quantile, 1) || !(d->quantile > 0 && d->quantile <= 1);
+        else if (!strcmp(o, "factor"))
+            bad = parse_num(v, &d->factor, 0) || !(d->factor > 0);
+        else if (!strcmp(o, "learn"))
+            bad = parse_u32(v, &d->learn) || d->learn < 2 || d->learn > NLD_HIST_MAX;
+        else if (!strcmp(o, "min"))
+            bad = parse_u32(v, &d->min) || d->min < 1;
+        else
+            return fail(x, w[i].col, "unknown missing option '%s'", o);
+        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+    }
+    if (d->min > d->learn) d->min = d->learn;
+    return 0;
+}
+
+/* when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [options] */
+static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
+{
+    int rc = grow((void **)&c->w, c->nw, sizeof *c->w);
+    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d subscriptions", NLD_DEFS_MAX) : rc;
+    nld_wdef_t *d = &c->w[c->nw++];
+    d->pct = NAN;
+    d->base_n = 1800;
+    d->base_min = 30;
+    int i = 0;
+    if (n < 4) return fail(x, n ? w[n - 1].col : 1, "expected: when GLOB VALUE below|above ...");
+    if (strlen(w[0].s) > NL_NAME_MAX) return fail(x, w[0].col, "glob too long");
+    if (!(d->sel.glob = strdup(w[0].s))) return NL_ENOMEM;
+    char vopt[16] = "value";
+    rc = sel_option(x, &d->sel, &w[1], vopt, w[1].s);
+    if (rc < 0) return rc;
+    i = 2;
+    if (!strcmp(w[i].s, "below"))
+        d->below = 1;
+    else if (strcmp(w[i].s, "above"))
+        return fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
+    i++;
+    size_t l = strlen(w[i].s);
+    if (l > 1 && w[i].s[l - 1] == '%') {
+        if (parse_num(w[i].s, &d->pct, 1) || d->pct < 0)
+            return fail(x, w[i].col, "bad percentage '%s'", w[i].s);
+        d->pct *= 100;
+        if (++i >= n || strcmp(w[i].s, "of"))
+            return fail(x, i < n ? w[i].col : w[i - 1].col, "expected 'of' after the percentage");
+        if (++i >= n) return fail(x, w[i - 1].col, "expected 'baseline' or a number after 'of'");
+    }
+    if (!strcmp(w[i].s, "baseline")) {
+        d->baseline = 1;
+    } else if (parse_num(w[i].s, &d->fixed, 0)) {
+        return fail(x, w[i].col, "expected 'baseline' or a number, got '%s'", w[i].s);
+    }
+    for (i++; i < n; i++) {
+        if (!strcmp(w[i].s, "for") || !strcmp(w[i].s, "notify")) {
+            if (i + 1 >= n) return fail(x, w[i].col, "'%s' needs an argument", w[i].s);
+            if (w[i].s[0] == 'f') {
+                if ((d->hold = nld_parse_dur(w[i + 1].s)) < 0)
+                    return fail(x, w[i + 1].col, "bad duration '%s'", w[i + 1].s);
+            } else if (set_str(&d->notify, w[i + 1].s)) {
+                return NL_ENOMEM;
+            }
+            i++;
+            continue;
+        }
+        char *v = split_opt(w[i].s);
+        const char *o = w[i].s;
+        if (!v) return fail(x, w[i].col, "unexpected '%s'", o);
+        rc = sel_option(x, &d->sel, &w[i], o, v);
+        if (rc < 0) return rc;
+        if (rc == 1) {
+            if (!strcmp(o, "event") || !strcmp(o, "value"))
+                return fail(x, w[i].col, "the event and value of a subscription come first");
+            continue;
+        }
+        int bad = 0;
+        if (!strcmp(o, "name"))
+            bad = !name_ok(v, 64) || set_str(&d->name, v);
+        else if (!strcmp(o, "baseline.n"))
+            bad = parse_u32(v, &d->base_n) || d->base_n < 1 || d->base_n > NLD_HIST_MAX;
+        else if (!strcmp(o, "baseline.min"))
+            bad = parse_u32(v, &d->base_min) || d->base_min < 1;
+        else
+            return fail(x, w[i].col, "unknown subscription option '%s'", o);
+        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+    }
+    if (d->base_min > d->base_n) d->base_min = d->base_n;
+    if (!d->name) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "when%d", c->nw);
+        if (!(d->name = strdup(nm))) return NL_ENOMEM;
+    }
+    return 0;
+}
+
+static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *v = split_opt(w[i].s);
+        const char *o = w[i].s;
+        if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", o);
+        double d = 0;
+        int bad = 0;
+        if (!strcmp(o, "each"))
+            bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->each = d != 0;
+        else if (!strcmp(o, "expire"))
+            bad = (c->expire = nld_parse_dur(v)) <= 0;
+        else if (!strcmp(o, "max-streams"))
+            bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_streams = (size_t)d;
+        else if (!strcmp(o, "max-pending"))
+            bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_pending = (size_t)d;
+        else
+            return fail(x, w[i].col, "unknown setting '%s'", o);
+        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+    }
+    return 0;
+}
+
+/* One directive line, already split into words. */
+static int directive(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
+{
+    const char *kw = w[0].s;
+    if (!strcmp(kw, "stream"))
+        return do_stream(x, c, n > 1 ? w[1].s : NULL, n > 1 ? w[1].col : w[0].col, w + 2,
+                         n > 2 ? n - 2 : 0);
+    if (!strcmp(kw, "missing"))
+        return do_missing(x, c, n > 1 ? w[1].s : NULL, n > 1 ? w[1].col : w[0].col, w + 2,
+                          n > 2 ? n - 2 : 0);
+    if (!strcmp(kw, "when")) return do_when(x, c, w + 1, n - 1);
+    if (!strcmp(kw, "set")) return do_set(x, c, w + 1, n - 1);
+    return fail(x, w[0].col, "unknown directive '%s' (stream, missing, when, set)", kw);
+}
+
+int nld_cfg_parse(nld_cfg_t *c, const char *text, const char *src, char *err, size_t errlen)
+{
+    pctx_t x = {.src = src, .line = 0, .err = err, .errlen = errlen};
+    const char *p = text;
+    char *line = NULL;
+    int rc = 0;
+    while (*p && !rc) {
+        size_t len = strcspn(p, "\n");
+        x.line++;
+        free(line);
+        if (!(line = strndup(p, len))) return NL_ENOMEM;
+        p += len + (p[len] == '\n');
+        word_t w[WORDS_MAX];
+        int n = 0;
+        for (char *s = line; *s;) {
+            while (*s == ' ' || *s == '\t' || *s == '\r') *s++ = 0;
+            if (!*s || *s == '#') break;
+            if (n == WORDS_MAX) {
+                rc = fail(&x, (int)(s - line) + 1, "more than %d words", WORDS_MAX);
+                break;
+            }
+            w[n].s = s;
+            w[n].col = (int)(s - line) + 1;
+            n++;
+            while (*s && *s != ' ' && *s != '\t' && *s != '\r') s++;
+        }
+        if (!rc && n) rc = directive(&x, c, w, n);
+    }
+    free(line);
+    return rc;
+}
+
+int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NL_EIO;
+    }
+    char *text = NULL;
+    size_t cap = 0, len = 0;
+    int rc = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            if (cap > ((size_t)16 << 20)) {
+                snprintf(err, errlen, "%s: larger than 16 MiB", path);
+                rc = NL_ETOOBIG;
+                break;
+            }
+            char *nt = realloc(text, cap = cap * 2 + 8192);
+            if (!nt) {
+                rc = NL_ENOMEM;
+                break;
+            }
+            text = nt;
+        }
+        size_t got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) break;
+    }
+    if (!rc && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        rc = NL_EIO;
+    }
+    fclose(f);
+    if (!rc) {
+        text[len] = 0;
+        if (memchr(text, 0, len)) {
+            snprintf(err, errlen, "%s: contains a NUL byte (not a text file?)", path);
+            rc = NL_EINVAL;
+        } else {
+            rc = nld_cfg_parse(c, text, path, err, errlen);
+        }
+    }
+    free(text);
+    return rc;
+}
+
+int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
+                   size_t errlen)
+{
+    pctx_t x = {.src = "command line", .line = 1, .err = err, .errlen = errlen};
+    word_t w[WORDS_MAX];
+    if (nwords > WORDS_MAX) return fail(&x, 1, "too many options");
+    for (int i = 0; i < nwords; i++) w[i] = (word_t){.s = words[i], .col = i + 1};
+    return do_stream(&x, c, name, 1, w, nwords);
+}

@@ -1,0 +1,100 @@
+/* nld_int.h — private: the engine's state, shared by nld_run.c (input, time), nld_keyed.c
+ * (streams and subscription states), nld_missing.c and nld_out.c. */
+#ifndef NLKIT_NLD_INT_H
+#define NLKIT_NLD_INT_H
+
+#include "nld.h"
+#include "nld_map.h"
+#include "nlkit/nl_moments.h"
+
+/* An anomaly episode of one algorithm on one stream: consecutive flagged values. */
+typedef struct nld_episode {
+    int active;
+    int dir;            /* NLD_LOW / NLD_HIGH of the first flag */
+    uint64_t len;       /* flagged values */
+    int64_t t0, t_last; /* first and last flag (event time, usec) */
+    double xmin, xmax;  /* raw values during the episode */
+} nld_episode_t;
+
+enum { NLD_K_STREAM = 0, NLD_K_SUB = 1 };
+
+/* A stream (one stream definition x one key) or a subscription's state for one key. Kept
+ * in one table with one LRU order, so both obey max-streams and idle expiry. */
+typedef struct nld_keyed {
+    struct nld_keyed *prev, *next; /* LRU: least recently touched first */
+    nld_ment_t *ment;              /* map entry: key = kind, def index, key fields */
+    int kind, def;
+    int64_t last; /* event time of the last touch */
+    union {
+        struct {
+            nld_bank_t bank;
+            nld_episode_t ep[NLD_ALGOS];
+        } s;
+        struct {
+            nl_moments_t base; /* mean of the first base_n values */
+            int64_t since;     /* event time the condition began to hold, or -1 */
+            int alerted;
+        } w;
+    } u;
+} nld_keyed_t;
+
+/* Missing-end tracking (nld_missing.c). */
+typedef struct nld_pend {
+    struct nld_pend *prev, *next;
+    struct nld_act *act;
+    nld_ment_t *ment; /* key: activity NUL guid NUL " id=..." fields */
+    int64_t start;
+    int reported;
+    double timeout; /* as reported */
+} nld_pend_t;
+
+typedef struct nld_act {
+    struct nld_act *all_next;
+    const nld_mdef_t *def;
+    nld_hist_t durs;             /* recent durations, seconds */
+    nld_pend_t *p_head, *p_tail; /* pending, oldest first */
+    nld_pend_t *r_head, *r_tail; /* reported missing, awaiting a late end */
+    char name[];
+} nld_act_t;
+
+struct nld {
+    const nld_cfg_t *cfg;
+    nl_log_t *out;
+    nl_log_t **notify; /* per subscription: its log (out if none); opened ones below */
+    nl_log_t **opened;
+    int nopened;
+    nld_opts_t opts;
+    nl_rec_t rec;
+    int64_t now; /* largest event time seen (usec), or INT64_MIN */
+    nld_map_t keyed;
+    nld_keyed_t *lru_head, *lru_tail;
+    size_t nkeyed;
+    nld_map_t acts; /* activity name -> nld_act_t */
+    nld_map_t pend; /* identity -> nld_pend_t */
+    nld_act_t *acts_all;
+    size_t npend;
+    nld_counts_t n;
+    uint64_t diag_shown;
+};
+
+/* nld_keyed.c */
+void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x);
+void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x);
+void nld__keyed_expire(nld_t *d);
+void nld__keyed_finish(nld_t *d);
+void nld__keyed_free(nld_t *d);
+
+/* nld_missing.c */
+void nld__missing_event(nld_t *d, const nl_rec_t *r);
+void nld__missing_advance(nld_t *d);
+void nld__missing_free(nld_t *d);
+
+/* nld_out.c: lines are built with the library encoder, then handed to a log. */
+/* Begin a line: ts, event, level and, if glen > 0, the guid (e.g. the triggering event's). */
+void nld__out_begin(nl_buf_t *b, int64_t ts, const char *event, int level, const char *guid,
+                    size_t glen);
+void nld__out_emit(nld_t *d, nl_log_t *log, int level, nl_buf_t *b);
+/* Append raw, already encoded " name=value" text (key fields). */
+void nld__out_raw(nl_buf_t *b, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,293 @@
+/* nld_keyed.c — per-key state: one algorithm bank per (stream, key) with its anomaly
+ * episodes, and one condition tracker per (subscription, key). Created on first sight,
+ * kept in LRU order, dropped when idle for `expire` of event time or when max-streams
+ * would be exceeded (counted; an open episode or alert is closed with a reason). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nld_int.h"
+
+#define KEY_MAX 4096 /* longest key text; longer keys are cut (they still separate) */
+
+static void lru_unlink(nld_t *d, nld_keyed_t *k)
+{
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        d->lru_head = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    else
+        d->lru_tail = k->prev;
+    k->prev = k->next = NULL;
+}
+
+static void lru_append(nld_t *d, nld_keyed_t *k)
+{
+    k->prev = d->lru_tail;
+    k->next = NULL;
+    if (d->lru_tail)
+        d->lru_tail->next = k;
+    else
+        d->lru_head = k;
+    d->lru_tail = k;
+}
+
+/* The key fields as written in output lines: the map key minus its kind/def prefix. */
+static const char *key_text(const nld_keyed_t *k, size_t *len)
+{
+    *len = k->ment->klen - 2 * sizeof(int);
+    return k->ment->key + 2 * sizeof(int);
+}
+
+static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const char *why)
+{
+    nld_episode_t *e = &k->u.s.ep[algo];
+    const nld_sdef_t *sd = &d->cfg->s[k->def];
+    char st[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    nld__out_begin(&b, ts, "nl.anomaly.end", NL_LVL_INFO, NULL, 0);
+    nl_enc_str(&b, "stream", sd->name, strlen(sd->name));
+    nl_enc_str(&b, "algo", nld_algo_name(algo), 6);
+    size_t kl;
+    const char *kt = key_text(k, &kl);
+    nld__out_raw(&b, kt, kl);
+    nl_enc_str(&b, "dir", e->dir == NLD_LOW ? "low" : "high", e->dir == NLD_LOW ? 3 : 4);
+    nl_enc_u64(&b, "len", e->len);
+    nl_enc_ts(&b, "start.ts", e->t0);
+    nl_enc_dbl(&b, "dur", (double)(e->t_last - e->t0) / 1e6);
+    nl_enc_dbl(&b, "x.min", e->xmin);
+    nl_enc_dbl(&b, "x.max", e->xmax);
+    if (why) nl_enc_i64(&b, why, 1);
+    nld__out_emit(d, d->out, NL_LVL_INFO, &b);
+    nl_buf_free(&b);
+    e->active = 0;
+}
+
+static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char *why);
+
+/* Forget a keyed state, closing what it has open. */
+static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
+{
+    if (k->kind == NLD_K_STREAM) {
+        for (int a = 0; a < NLD_ALGOS; a++)
+            if (k->u.s.ep[a].active) episode_end(d, k, a, k->last, why);
+        nld_bank_free(&k->u.s.bank);
+    } else if (k->u.w.alerted) {
+        alert_end(d, k, k->last, NAN, why);
+    }
+    lru_unlink(d, k);
+    nld_map_del(&d->keyed, k->ment->key, k->ment->klen);
+    d->nkeyed--;
+    free(k);
+}
+
+void nld__keyed_expire(nld_t *d)
+{
+    int64_t limit = d->now - (int64_t)(d->cfg->expire * 1e6);
+    while (d->lru_head && d->lru_head->last < limit) {
+        keyed_drop(d, d->lru_head, "expired");
+        d->n.expired++;
+    }
+}
+
+void nld__keyed_finish(nld_t *d)
+{
+    for (nld_keyed_t *k = d->lru_head; k; k = k->next) {
+        if (k->kind == NLD_K_STREAM) {
+            for (int a = 0; a < NLD_ALGOS; a++)
+                if (k->u.s.ep[a].active) episode_end(d, k, a, d->now, "ongoing");
+        } else if (k->u.w.alerted) {
+            alert_end(d, k, d->now, NAN, "ongoing");
+        }
+    }
+}
+
+void nld__keyed_free(nld_t *d)
+{
+    for (nld_keyed_t *k = d->lru_head, *nx; k; k = nx) {
+        nx = k->next;
+        if (k->kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
+        free(k);
+    }
+    d->lru_head = d->lru_tail = NULL;
+    nld_map_free(&d->keyed);
+}
+
+/* Find or create the state of (kind, def, key of line r); NULL when out of memory. */
+static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, const nl_rec_t *r)
+{
+    char st[512];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    b.limit = KEY_MAX;
+    int hdr[2] = {kind, def};
+    nld__out_raw(&b, (const char *)hdr, sizeof hdr);
+    nld_sel_key(sel, r, &b);
+    nld_keyed_t *k = NULL;
+    if (b.err == NL_ENOMEM) goto out;
+    k = nld_map_get(&d->keyed, b.p, b.len);
+    if (k) {
+        lru_unlink(d, k);
+        lru_append(d, k);
+        k->last = d->now;
+        goto out;
+    }
+    if (d->nkeyed >= d->cfg->max_streams && d->lru_head) {
+        keyed_drop(d, d->lru_head, "evicted");
+        d->n.evicted++;
+    }
+    k = calloc(1, sizeof *k);
+    if (!k) goto out;
+    k->kind = kind;
+    k->def = def;
+    k->last = d->now;
+    if (kind == NLD_K_STREAM) {
+        if (nld_bank_init(&k->u.s.bank, &d->cfg->s[def].p)) goto fail;
+    } else {
+        nl_mom_init(&k->u.w.base);
+        k->u.w.since = -1;
+    }
+    if (!(k->ment = nld_map_put(&d->keyed, b.p, b.len, k))) goto fail;
+    lru_append(d, k);
+    d->nkeyed++;
+    if (kind == NLD_K_STREAM) d->n.streams++;
+    goto out;
+fail:
+    if (kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
+    free(k);
+    k = NULL;
+out:
+    if (!k) d->n.oom++;
+    nl_buf_free(&b);
+    return k;
+}
+
+static const char *dir_name(int state) { return state == NLD_LOW ? "low" : "high"; }
+
+/* nl.anomaly / nl.anomaly.start: the flagged value and what it was held to. */
+static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, const char *event,
+                      double x, double s, const nld_verdict_t *v)
+{
+    const nld_sdef_t *sd = &d->cfg->s[k->def];
+    char st[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    const nl_field_t *g = r->i_guid >= 0 ? &r->f[r->i_guid] : NULL;
+    nld__out_begin(&b, r->ts_usec, event, NL_LVL_WARN, g ? g->value : NULL, g ? g->value_len : 0);
+    nl_enc_str(&b, "stream", sd->name, strlen(sd->name));
+    nl_enc_str(&b, "algo", nld_algo_name(algo), 6);
+    size_t kl;
+    const char *kt = key_text(k, &kl);
+    nld__out_raw(&b, kt, kl);
+    const nl_field_t *ev = &r->f[r->i_event];
+    nl_enc_str(&b, "trig.event", ev->value, ev->value_len);
+    nl_enc_str(&b, "dir", dir_name(v->state), strlen(dir_name(v->state)));
+    nl_enc_dbl(&b, "x", x);
+    nl_enc_dbl(&b, "s", s);
+    nl_enc_dbl(&b, "v", v->v);
+    nl_enc_dbl(&b, "centre", v->centre);
+    nl_enc_dbl(&b, "lo", v->lo);
+    nl_enc_dbl(&b, "hi", v->hi);
+    nl_enc_u64(&b, "hist.n", v->hist_n);
+    nld__out_emit(d, d->out, NL_LVL_WARN, &b);
+    nl_buf_free(&b);
+}
+
+void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
+{
+    nld_keyed_t *k = lookup(d, NLD_K_STREAM, def, &d->cfg->s[def].sel, r);
+    if (!k) return;
+    d->n.values++;
+    nld_verdict_t v[NLD_ALGOS];
+    int err;
+    double s = nld_bank_step(&k->u.s.bank, x, v, &err);
+    if (err) d->n.oom++;
+    unsigned m = d->cfg->s[def].p.algos;
+    for (int a = 0; a < NLD_ALGOS; a++) {
+        if (!(m >> a & 1)) continue;
+        nld_episode_t *e = &k->u.s.ep[a];
+        if (v[a].state == NLD_LOW || v[a].state == NLD_HIGH) {
+            d->n.flags++;
+            if (!e->active) {
+                d->n.episodes++;
+                *e = (nld_episode_t){
+                    .active = 1, .dir = v[a].state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
+                flag_line(d, k, a, r, "nl.anomaly.start", x, s, &v[a]);
+            }
+            if (d->cfg->each) flag_line(d, k, a, r, "nl.anomaly", x, s, &v[a]);
+            e->len++;
+            e->t_last = r->ts_usec;
+            if (x < e->xmin) e->xmin = x;
+            if (x > e->xmax) e->xmax = x;
+        } else if (e->active) {
+            episode_end(d, k, a, r->ts_usec, NULL);
+        }
+    }
+}
+
+/* ---- subscriptions ------------------------------------------------------------------------ */
+
+static void alert_line(nld_t *d, nld_keyed_t *k, const char *event, int level, int64_t ts, double x,
+                       double thr, double ref, const char *why)
+{
+    const nld_wdef_t *w = &d->cfg->w[k->def];
+    char st[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    nld__out_begin(&b, ts, event, level, NULL, 0);
+    nl_enc_str(&b, "name", w->name, strlen(w->name));
+    size_t kl;
+    const char *kt = key_text(k, &kl);
+    nld__out_raw(&b, kt, kl);
+    nl_enc_str(&b, "watch", w->sel.glob, strlen(w->sel.glob));
+    nl_enc_str(&b, "what", w->sel.value, strlen(w->sel.value));
+    nl_enc_str(&b, "cond", w->below ? "below" : "above", 5);
+    if (!isnan(x)) nl_enc_dbl(&b, "value", x);
+    if (!isnan(thr)) nl_enc_dbl(&b, "threshold", thr);
+    if (!isnan(ref)) nl_enc_dbl(&b, "reference", ref);
+    nl_enc_ts(&b, "since", k->u.w.since);
+    nl_enc_dbl(&b, "held", (double)(ts - k->u.w.since) / 1e6);
+    nl_enc_dbl(&b, "for", w->hold);
+    if (why) nl_enc_i64(&b, why, 1);
+    nld__out_emit(d, d->notify[k->def], level, &b);
+    nl_buf_free(&b);
+}
+
+static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char *why)
+{
+    alert_line(d, k, "nl.alert.end", NL_LVL_INFO, ts, x, NAN, NAN, why);
+    k->u.w.alerted = 0;
+    d->n.cleared++;
+}
+
+void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x)
+{
+    const nld_wdef_t *w = &d->cfg->w[def];
+    nld_keyed_t *k = lookup(d, NLD_K_SUB, def, &w->sel, r);
+    if (!k) return;
+    d->n.values++;
+    double ref = w->fixed;
+    if (w->baseline) {
+        nl_moments_t *m = &k->u.w.base;
+        ref = nl_mom_count(m) >= w->base_min ? nl_mom_mean(m) : NAN;
+        if (nl_mom_count(m) < w->base_n) nl_mom_add(m, x);
+        if (isnan(ref)) return; /* no baseline yet: no verdict */
+    }
+    double thr = isnan(w->pct) ? ref : ref * w->pct / 100.0;
+    int holds = w->below ? x < thr : x > thr;
+    int64_t ts = r->ts_usec;
+    if (holds) {
+        if (k->u.w.since < 0) k->u.w.since = ts;
+        if (!k->u.w.alerted && ts - k->u.w.since >= (int64_t)(w->hold * 1e6)) {
+            alert_line(d, k, "nl.alert.start", NL_LVL_WARN, ts, x, thr, ref, NULL);
+            k->u.w.alerted = 1;
+            d->n.alerts++;
+        }
+    } else {
+        if (k->u.w.alerted) alert_end(d, k, ts, x, NULL);
+        k->u.w.since = -1;
+    }
+}

@@ -1,0 +1,146 @@
+/* nld_run.c — the engine's entry points: parse a line, move event time, route the event to
+ * the missing-end tracker, the streams and the subscriptions that select it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nld_int.h"
+
+nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char *err,
+               size_t errlen)
+{
+    nld_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    d->cfg = cfg;
+    d->out = out;
+    if (opts) d->opts = *opts;
+    if (!d->opts.diag) d->opts.diag = stderr;
+    if (d->opts.diag_max <= 0) d->opts.diag_max = 20;
+    d->now = INT64_MIN;
+    nl_rec_init(&d->rec);
+    nld_map_init(&d->keyed, 0x6b65796564ULL);
+    nld_map_init(&d->acts, 0x61637473ULL);
+    nld_map_init(&d->pend, 0x70656e64ULL);
+    d->notify = calloc((size_t)cfg->nw + 1, sizeof *d->notify);
+    d->opened = calloc((size_t)cfg->nw + 1, sizeof *d->opened);
+    if (!d->notify || !d->opened) {
+        snprintf(err, errlen, "out of memory");
+        nld_free(d);
+        return NULL;
+    }
+    /* One log per distinct notify URL, shared by the subscriptions that name it. */
+    for (int i = 0; i < cfg->nw; i++) {
+        const char *url = cfg->w[i].notify;
+        d->notify[i] = out;
+        if (!url) continue;
+        for (int j = 0; j < i; j++)
+            if (cfg->w[j].notify && !strcmp(cfg->w[j].notify, url)) d->notify[i] = d->notify[j];
+        if (d->notify[i] != out) continue;
+        int rc = 0;
+        nl_log_t *log = nl_open_ex(url, &rc);
+        if (!log) {
+            snprintf(err, errlen, "subscription %s: cannot open notify destination '%s': %s",
+                     cfg->w[i].name, url, nl_strerror(rc));
+            nld_free(d);
+            return NULL;
+        }
+        d->opened[d->nopened++] = d->notify[i] = log;
+    }
+    return d;
+}
+
+void nld_free(nld_t *d)
+{
+    if (!d) return;
+    nld__keyed_free(d);
+    nld__missing_free(d);
+    for (int i = 0; i < d->nopened; i++) nl_close(d->opened[i]);
+    free(d->opened);
+    free(d->notify);
+    nl_rec_free(&d->rec);
+    free(d);
+}
+
+static void set_now(nld_t *d, int64_t t)
+{
+    if (t <= d->now) return;
+    d->now = t;
+    nld__missing_advance(d);
+    nld__keyed_expire(d);
+}
+
+void nld_advance(nld_t *d, int64_t now_usec) { set_now(d, now_usec); }
+
+/* A rejected line: counted always, shown for the first diag_max. */
+static void bad_line(nld_t *d, const char *src, const nl_perr_t *e)
+{
+    d->n.bad++;
+    if (d->diag_shown >= (uint64_t)d->opts.diag_max) return;
+    d->diag_shown++;
+    fprintf(d->opts.diag, "nl-detect: %s:%ld:%d: %s (%s)\n", src, e->line, e->col, e->msg,
+            nl_strerror(e->code));
+    if (d->diag_shown == (uint64_t)d->opts.diag_max)
+        fprintf(d->opts.diag, "nl-detect: further bad lines are counted, not shown\n");
+}
+
+void nld_reject(nld_t *d, const char *src, long lineno, int code, const char *msg)
+{
+    d->n.lines++;
+    nl_perr_t e = {.line = lineno, .col = 1, .code = code};
+    snprintf(e.msg, sizeof e.msg, "%s", msg);
+    bad_line(d, src, &e);
+}
+
+int nld_line(nld_t *d, const char *line, size_t len, const char *src, long lineno)
+{
+    d->n.lines++;
+    nl_perr_t e;
+    unsigned flags = d->opts.lenient ? NL_PARSE_LENIENT : NL_PARSE_STRICT;
+    int rc = nl_parse(&d->rec, line, len, lineno, flags, &e);
+    if (rc <= 0) {
+        if (rc < 0) bad_line(d, src, &e);
+        return rc;
+    }
+    nl_rec_t *r = &d->rec;
+    if (d->opts.lenient && r->ts_usec == 0) {
+        e = (nl_perr_t){.line = lineno, .col = 1, .code = NL_ETS};
+        snprintf(e.msg, sizeof e.msg, "unreadable timestamp: event time unknown");
+        bad_line(d, src, &e);
+        return NL_ETS;
+    }
+    d->n.events++;
+    set_now(d, r->ts_usec);
+    if (d->cfg->nm) nld__missing_event(d, r);
+    double x;
+    for (int i = 0; i < d->cfg->ns; i++) {
+        const nld_sel_t *s = &d->cfg->s[i].sel;
+        if (!nld_sel_match(s, r)) continue;
+        if (nld_sel_value(s, r, &x) || x != x)
+            d->n.novalue++;
+        else
+            nld__stream_value(d, i, r, x);
+    }
+    for (int i = 0; i < d->cfg->nw; i++) {
+        const nld_sel_t *s = &d->cfg->w[i].sel;
+        if (!nld_sel_match(s, r)) continue;
+        if (nld_sel_value(s, r, &x) || x != x)
+            d->n.novalue++;
+        else
+            nld__sub_value(d, i, r, x);
+    }
+    return 1;
+}
+
+void nld_finish(nld_t *d)
+{
+    nld__keyed_finish(d);
+    if (d->n.bad)
+        fprintf(d->opts.diag, "nl-detect: %llu bad input line(s) skipped (%llu shown)\n",
+                (unsigned long long)d->n.bad, (unsigned long long)d->diag_shown);
+    nl_flush(d->out);
+    for (int i = 0; i < d->nopened; i++) nl_flush(d->opened[i]);
+}
+
+void nld_counts(const nld_t *d, nld_counts_t *c) { *c = d->n; }

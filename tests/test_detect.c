@@ -1,0 +1,365 @@
+/* test_detect.c — the detector engine on hand-made event streams: missing ends (fixed and
+ * learned timeouts, late arrivals), subscriptions that start and clear on event time,
+ * episodes grouping consecutive flags, bad lines counted and reported with their line
+ * numbers while processing goes on, configuration errors with line and column, bounded
+ * streams. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_test.h"
+#include "nld.h"
+
+typedef struct run {
+    const char *dir, *out_path;
+    nld_cfg_t cfg;
+    nl_log_t *out;
+    nld_t *d;
+    FILE *diag;
+    t_readback_t rb;
+} run_t;
+
+static void run_start(run_t *r, const char *conf)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = t_tmpdir();
+    r->out_path = strdup(t_path(r->dir, "out.log"));
+    nld_cfg_init(&r->cfg);
+    char err[256] = "";
+    int rc = nld_cfg_parse(&r->cfg, conf, "test.conf", err, sizeof err);
+    if (rc) print_message("config: %s\n", err);
+    assert_int_equal(rc, 0);
+    char url[600];
+    snprintf(url, sizeof url, "file://%s?buffer=0", r->out_path);
+    assert_non_null(r->out = nl_open(url));
+    assert_non_null(r->diag = tmpfile());
+    nld_opts_t o = {.diag = r->diag, .diag_max = 3};
+    r->d = nld_new(&r->cfg, r->out, &o, err, sizeof err);
+    assert_non_null(r->d);
+}
+
+static int feed(run_t *r, const char *line)
+{
+    static long n;
+    return nld_line(r->d, line, strlen(line), "in.log", ++n);
+}
+
+/* Finish, close, read the output back (strictly parsed). */
+static void run_end(run_t *r, nld_counts_t *c)
+{
+    nld_finish(r->d);
+    nld_counts(r->d, c);
+    nld_free(r->d);
+    nl_close(r->out);
+    t_rb_load(&r->rb, r->out_path);
+}
+
+static void run_free(run_t *r)
+{
+    t_rb_free(&r->rb);
+    fclose(r->diag);
+    nld_cfg_free(&r->cfg);
+    t_rmtree(r->dir);
+    free((void *)r->out_path);
+}
+
+/* Lines of the output whose event is `ev`. */
+static int count_ev(run_t *r, const char *ev)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->rb.n; i++) n += !strcmp(t_field(t_rb_rec(&r->rb, i), "event"), ev);
+    return n;
+}
+
+static nl_rec_t *nth_ev(run_t *r, const char *ev, int k)
+{
+    for (size_t i = 0; i < r->rb.n; i++) {
+        nl_rec_t *rec = t_rb_rec(&r->rb, i);
+        if (!strcmp(t_field(rec, "event"), ev) && k-- == 0) return rec;
+    }
+    fail_msg("no %s line", ev);
+    return NULL;
+}
+
+static char *line_at(int sec, const char *rest)
+{
+    static char buf[8][512];
+    static int i;
+    char *b = buf[i++ % 8];
+    snprintf(b, sizeof buf[0], "ts=2026-11-22T12:%02d:%02d.000000Z %s", sec / 60, sec % 60, rest);
+    return b;
+}
+
+static void test_missing_fixed(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "missing xfer timeout=10\n");
+    feed(&r, line_at(0, "event=xfer.start level=Info guid=g1 stream.id=1"));
+    feed(&r, line_at(1, "event=xfer.start level=Info guid=g1 stream.id=2"));
+    feed(&r, line_at(5, "event=xfer.end level=Info guid=g1 stream.id=2"));
+    feed(&r, line_at(9, "event=other level=Info"));
+    nld_counts_t c;
+    nld_counts(r.d, &c);
+    assert_int_equal(c.missing, 0); /* 9 s: not yet */
+    feed(&r, line_at(12, "event=other level=Info"));
+    feed(&r, line_at(15, "event=xfer.end level=Info guid=g1 stream.id=1")); /* late */
+    feed(&r, line_at(16, "event=xfer.end level=Info guid=g9"));             /* orphan */
+    run_end(&r, &c);
+    assert_int_equal(c.missing, 1);
+    assert_int_equal(c.late, 1);
+    assert_int_equal(c.orphan_end, 1);
+    nl_rec_t *m = nth_ev(&r, "nl.missing", 0);
+    assert_string_equal(t_field(m, "ts"), "2026-11-22T12:00:10.000000Z"); /* start + timeout */
+    assert_string_equal(t_field(m, "guid"), "g1");
+    assert_string_equal(t_field(m, "stream.id"), "1");
+    assert_string_equal(t_field(m, "activity"), "xfer");
+    assert_true(t_num(m, "timeout") == 10);
+    nl_rec_t *l = nth_ev(&r, "nl.missing.late", 0);
+    assert_true(t_num(l, "dur") == 15 && t_num(l, "late") == 5);
+    run_free(&r);
+}
+
+/* Learned: 20 runs of 2 s, so the timeout is 3 x 2 = 6 s; a run left open is reported 6 s
+ * after its start, and an activity no rule watches is ignored. */
+static void test_missing_learned(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "missing job.* quantile=0.99 factor=3 min=20\n");
+    int t = 0;
+    char ev[128];
+    for (int i = 0; i < 20; i++, t += 3) {
+        snprintf(ev, sizeof ev, "event=job.run.start level=Info guid=r%d", i);
+        feed(&r, line_at(t, ev));
+        snprintf(ev, sizeof ev, "event=job.run.end level=Info guid=r%d", i);
+        feed(&r, line_at(t + 2, ev));
+    }
+    feed(&r, line_at(t, "event=job.run.start level=Info guid=stuck"));
+    feed(&r, line_at(t, "event=web.get.start level=Info guid=ignored"));
+    feed(&r, line_at(t + 5, "event=tick level=Info"));
+    nld_counts_t c;
+    nld_counts(r.d, &c);
+    assert_int_equal(c.missing, 0);
+    feed(&r, line_at(t + 7, "event=tick level=Info"));
+    run_end(&r, &c);
+    assert_int_equal(c.missing, 1);
+    nl_rec_t *m = nth_ev(&r, "nl.missing", 0);
+    assert_string_equal(t_field(m, "guid"), "stuck");
+    assert_true(fabs(t_num(m, "timeout") - 6.0) < 1e-9);
+    assert_true(t_num(m, "learned") == 1);
+    run_free(&r);
+}
+
+/* "below 50% of 100 for 30s": values at 1 s steps; the condition starts at t=10 and an
+ * alert fires at t=40 (event time, however fast the lines come), once; it clears at t=50. */
+static void test_subscription(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "when disk.write rate below 50% of 100 for 30s name=slow key=host\n");
+    char ev[160];
+    for (int t = 0; t < 60; t++) {
+        double rate = t >= 10 && t < 50 ? 40 : 100;
+        snprintf(ev, sizeof ev,
+                 "event=disk.write.summary level=Info host=h1 n=1 v.sum=%g dur.sum=1 int=1", rate);
+        feed(&r, line_at(t, ev));
+        if (t == 39) {
+            nld_counts_t c;
+            nld_counts(r.d, &c);
+            assert_int_equal(c.alerts, 0);
+        }
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.alerts, 1);
+    assert_int_equal(c.cleared, 1);
+    nl_rec_t *s = nth_ev(&r, "nl.alert.start", 0);
+    assert_string_equal(t_field(s, "ts"), "2026-11-22T12:00:40.000000Z");
+    assert_string_equal(t_field(s, "since"), "2026-11-22T12:00:10.000000Z");
+    assert_string_equal(t_field(s, "name"), "slow");
+    assert_string_equal(t_field(s, "key.host"), "h1");
+    assert_true(t_num(s, "threshold") == 50 && t_num(s, "value") == 40);
+    nl_rec_t *e = nth_ev(&r, "nl.alert.end", 0);
+    assert_string_equal(t_field(e, "ts"), "2026-11-22T12:00:50.000000Z");
+    assert_true(t_num(e, "held") == 40);
+    run_free(&r);
+}
+
+/* Baseline subscription with a notify destination of its own; a short dip (20 s < 30 s)
+ * does not fire. */
+static void test_subscription_baseline(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char conf[512];
+    const char *alerts = t_path(dir, "alerts.log");
+    snprintf(conf, sizeof conf,
+             "when disk.write avgrate below 50%% of baseline for 30s notify file://%s?buffer=0 "
+             "baseline.n=20 baseline.min=20\n",
+             alerts);
+    run_t r;
+    run_start(&r, conf);
+    char ev[160];
+    for (int t = 0; t < 200; t++) {
+        double v = (t >= 50 && t < 70) || (t >= 100 && t < 150) ? 20 : 100 + (t % 2);
+        snprintf(ev, sizeof ev, "event=disk.write.summary level=Info n=1 v.sum=%g dur.sum=1 int=1",
+                 v);
+        feed(&r, line_at(t, ev));
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.alerts, 1);
+    assert_int_equal(count_ev(&r, "nl.alert.start"), 0); /* went to the notify log */
+    t_readback_t a;
+    t_rb_load(&a, alerts);
+    assert_int_equal(a.n, 2);
+    nl_rec_t *s = t_rb_rec(&a, 0);
+    assert_string_equal(t_field(s, "event"), "nl.alert.start");
+    assert_string_equal(t_field(s, "ts"), "2026-11-22T12:02:10.000000Z");
+    assert_true(t_num(s, "reference") == 100.5); /* mean of the first 20 values */
+    t_rb_free(&a);
+    run_free(&r);
+    t_rmtree(dir);
+}
+
+/* One disturbance of five values is one episode (start + end), not five lines; with
+ * each=1 every flag is also written. */
+static void test_episodes(void **state)
+{
+    (void)state;
+    for (int each = 0; each < 2; each++) {
+        run_t r;
+        run_start(&r, each ? "stream s event=m value=x history=20 min=20\nset each=1\n"
+                           : "stream s event=m value=x history=20 min=20\n");
+        char ev[96];
+        for (int t = 0; t < 40; t++) {
+            double x = t >= 30 && t < 35 ? 50 : 10 + (t % 2);
+            snprintf(ev, sizeof ev, "event=m level=Info x=%g", x);
+            feed(&r, line_at(t, ev));
+        }
+        nld_counts_t c;
+        run_end(&r, &c);
+        assert_int_equal(c.flags, 5);
+        assert_int_equal(c.episodes, 1);
+        assert_int_equal(count_ev(&r, "nl.anomaly.start"), 1);
+        assert_int_equal(count_ev(&r, "nl.anomaly.end"), 1);
+        assert_int_equal(count_ev(&r, "nl.anomaly"), each ? 5 : 0);
+        nl_rec_t *e = nth_ev(&r, "nl.anomaly.end", 0);
+        assert_true(t_num(e, "len") == 5 && t_num(e, "dur") == 4);
+        assert_string_equal(t_field(e, "ts"), "2026-11-22T12:00:35.000000Z");
+        assert_string_equal(t_field(e, "dir"), "high");
+        run_free(&r);
+    }
+}
+
+static void test_bad_lines(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream s event=m value=x history=10 min=10\n");
+    static long n = 0;
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:00Z event=m level=Info x=1",
+        "garbage without equals",
+        "ts=2026-11-22T12:00:01Z event=m level=Info x=\"unterminated",
+        "\x01\x02\xff binary",
+        "ts=2026-11-22T12:00:02Z event=m level=Info x=notanumber",
+        "ts=2026-11-22T12:00:03Z event=m level=Info",
+        "ts=2026-13-22T12:00:04Z event=m level=Info x=3",
+        "",
+        "# a comment",
+        "ts=2026-11-22T12:00:05Z event=m level=Info x=2",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        nld_line(r.d, lines[i], strlen(lines[i]), "in.log", ++n);
+    nld_reject(r.d, "in.log", ++n, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.lines, 11);
+    assert_int_equal(c.bad, 5);
+    assert_int_equal(c.events, 4);
+    assert_int_equal(c.values, 2);  /* processing went on after the bad lines */
+    assert_int_equal(c.novalue, 2); /* not a number, absent */
+    rewind(r.diag);
+    char text[2048];
+    size_t got = fread(text, 1, sizeof text - 1, r.diag);
+    text[got] = 0;
+    assert_non_null(strstr(text, "in.log:2:"));
+    assert_non_null(strstr(text, "in.log:3:"));
+    assert_non_null(strstr(text, "in.log:4:"));
+    assert_null(strstr(text, "in.log:7:")); /* beyond diag_max: counted, not shown */
+    assert_non_null(strstr(text, "further bad lines are counted"));
+    assert_non_null(strstr(text, "5 bad input line(s) skipped"));
+    run_free(&r);
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *where, *what;
+    } cases[] = {
+        {"stream s value=x\n", "c:1:8:", "needs event=GLOB"},
+        {"\nstream s event=m algo=msd-hu,foo\n", "c:2:", "unknown algorithm"},
+        {"stream s event=m k=-1\n", "c:1:8:", "k must be"},
+        {"stream s event=m history=10 min=20\n", "c:1:8:", "min must be"},
+        {"missing x timeout=soon\n", "c:1:11:", "bad value for timeout"},
+        {"when a b sideways 3\n", "c:1:10:", "expected 'below' or 'above'"},
+        {"when a b below 50% baseline\n", "c:1:20:", "expected 'of'"},
+        {"when a b below 5 for ever\n", "c:1:22:", "bad duration"},
+        {"frobnicate\n", "c:1:1:", "unknown directive"},
+        {"set each=2\n", "c:1:5:", "bad value for each"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nld_cfg_t c;
+        nld_cfg_init(&c);
+        char err[256] = "";
+        assert_int_equal(nld_cfg_parse(&c, cases[i].text, "c", err, sizeof err), NL_EINVAL);
+        if (!strstr(err, cases[i].where) || !strstr(err, cases[i].what))
+            fail_msg("case %zu: got '%s'", i, err);
+        nld_cfg_free(&c);
+    }
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256];
+    assert_int_equal(nld_cfg_load(&c, "/nonexistent/x.conf", err, sizeof err), NL_EIO);
+    assert_non_null(strstr(err, "/nonexistent/x.conf"));
+    assert_true(nld_parse_dur("30m") == 1800 && nld_parse_dur("250ms") == 0.25);
+    assert_true(nld_parse_dur("2h") == 7200 && nld_parse_dur("5") == 5);
+    assert_true(nld_parse_dur("5 minutes") < 0 && nld_parse_dur("-1s") < 0);
+    nld_cfg_free(&c);
+}
+
+/* max-streams bounds memory: the least recently used stream goes, counted; idle streams
+ * expire on event time. */
+static void test_stream_bounds(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream s event=m value=x key=host\nset max-streams=3 expire=100s\n");
+    char ev[96];
+    for (int h = 0; h < 5; h++) {
+        snprintf(ev, sizeof ev, "event=m level=Info host=h%d x=1", h);
+        feed(&r, line_at(h, ev));
+    }
+    feed(&r, line_at(200, "event=other level=Info"));
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.streams, 5);
+    assert_int_equal(c.evicted, 2);
+    assert_int_equal(c.expired, 3);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_missing_fixed), cmocka_unit_test(test_missing_learned),
+        cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
+        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_config_errors), cmocka_unit_test(test_stream_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
