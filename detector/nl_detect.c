@@ -67,20 +67,21 @@ enum {
 
 static void print_stats(const nld_counts_t *c)
 {
-    fprintf(stderr,
-            "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu "
-            "flags=%llu episodes=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
-            "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
-            "cleared=%llu out.errors=%llu oom=%llu\n",
-            (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
-            (unsigned long long)c->values, (unsigned long long)c->novalue,
-            (unsigned long long)c->flags, (unsigned long long)c->episodes,
-            (unsigned long long)c->streams, (unsigned long long)c->expired,
-            (unsigned long long)c->evicted, (unsigned long long)c->missing,
-            (unsigned long long)c->late, (unsigned long long)c->orphan_end,
-            (unsigned long long)c->restarted, (unsigned long long)c->pend_evicted,
-            (unsigned long long)c->alerts, (unsigned long long)c->cleared,
-            (unsigned long long)c->out_errors, (unsigned long long)c->oom);
+    fprintf(
+        stderr,
+        "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu "
+        "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
+        "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
+        "cleared=%llu out.errors=%llu oom=%llu\n",
+        (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
+        (unsigned long long)c->values, (unsigned long long)c->novalue, (unsigned long long)c->flags,
+        (unsigned long long)c->episodes, (unsigned long long)c->short_runs,
+        (unsigned long long)c->streams, (unsigned long long)c->expired,
+        (unsigned long long)c->evicted, (unsigned long long)c->missing, (unsigned long long)c->late,
+        (unsigned long long)c->orphan_end, (unsigned long long)c->restarted,
+        (unsigned long long)c->pend_evicted, (unsigned long long)c->alerts,
+        (unsigned long long)c->cleared, (unsigned long long)c->out_errors,
+        (unsigned long long)c->oom);
 }
 
 /* Feed one input to the engine; returns 0, or 1 if it could not be read. */

@@ -25,7 +25,8 @@ typedef struct nld_counts {
     uint64_t novalue;      /* selected lines without a usable value (absent, not a number,
                               undefined rate) */
     uint64_t flags;        /* values flagged, over all algorithms */
-    uint64_t episodes;     /* anomaly episodes started */
+    uint64_t episodes;     /* anomaly episodes reported (nl.anomaly.start written) */
+    uint64_t short_runs;   /* runs of flags shorter than episode.min: counted, not written */
     uint64_t streams;      /* streams created */
     uint64_t expired;      /* streams dropped after being idle */
     uint64_t evicted;      /* streams dropped to stay within max-streams */

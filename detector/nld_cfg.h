@@ -2,7 +2,8 @@
  * a config file (or built from command-line flags). One directive per line, '#' comments:
  *
  *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.2]
- *               [history=1800] [min=30] [side=both|below|above] [where.FIELD=VALUE ...]
+ *               [history=1800] [min=30] [side=both|below|above] [episode.min=1]
+ *               [where.FIELD=VALUE ...]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
  *               [key=F1,F2] [baseline.n=1800] [baseline.min=30] [where.FIELD=VALUE ...]
@@ -44,6 +45,7 @@ typedef struct nld_sdef { /* stream */
     char *name;
     nld_sel_t sel;
     nld_params_t p;
+    uint32_t episode_min; /* consecutive flags before an episode is reported (1) */
 } nld_sdef_t;
 
 typedef struct nld_mdef { /* missing-end rule */

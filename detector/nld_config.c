@@ -196,6 +196,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     nld_sdef_t *d = &c->s[c->ns++];
     nld_params_default(&d->p);
     d->p.algos = 1u << 3; /* msd-hu */
+    d->episode_min = 1;
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0;
     for (int i = 0; i < n; i++) {
@@ -223,6 +224,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "min")) {
             bad = parse_u32(v, &d->p.min);
             min_set = 1;
+        } else if (!strcmp(o, "episode.min")) {
+            bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
         } else if (!strcmp(o, "side")) {
             d->p.side = !strcmp(v, "both")    ? NLD_BOTH
                         : !strcmp(v, "below") ? NLD_BELOW

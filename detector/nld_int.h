@@ -10,6 +10,7 @@
 /* An anomaly episode of one algorithm on one stream: consecutive flagged values. */
 typedef struct nld_episode {
     int active;
+    int reported;       /* nl.anomaly.start written (the run reached episode.min) */
     int dir;            /* NLD_LOW / NLD_HIGH of the first flag */
     uint64_t len;       /* flagged values */
     int64_t t0, t_last; /* first and last flag (event time, usec) */

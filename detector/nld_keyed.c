@@ -44,6 +44,11 @@ static const char *key_text(const nld_keyed_t *k, size_t *len)
 static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const char *why)
 {
     nld_episode_t *e = &k->u.s.ep[algo];
+    if (!e->reported) { /* a run shorter than episode.min: counted, not written */
+        d->n.short_runs++;
+        e->active = 0;
+        return;
+    }
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     char st[1024];
     nl_buf_t b;
@@ -169,7 +174,7 @@ static const char *dir_name(int state) { return state == NLD_LOW ? "low" : "high
 
 /* nl.anomaly / nl.anomaly.start: the flagged value and what it was held to. */
 static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, const char *event,
-                      double x, double s, const nld_verdict_t *v)
+                      double x, double s, const nld_verdict_t *v, const nld_episode_t *e)
 {
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     char st[1024];
@@ -192,6 +197,10 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
     nl_enc_dbl(&b, "lo", v->lo);
     nl_enc_dbl(&b, "hi", v->hi);
     nl_enc_u64(&b, "hist.n", v->hist_n);
+    if (e) {
+        nl_enc_ts(&b, "start.ts", e->t0);
+        nl_enc_u64(&b, "len", e->len);
+    }
     nld__out_emit(d, d->out, NL_LVL_WARN, &b);
     nl_buf_free(&b);
 }
@@ -211,17 +220,21 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
         nld_episode_t *e = &k->u.s.ep[a];
         if (v[a].state == NLD_LOW || v[a].state == NLD_HIGH) {
             d->n.flags++;
-            if (!e->active) {
-                d->n.episodes++;
+            if (!e->active)
                 *e = (nld_episode_t){
                     .active = 1, .dir = v[a].state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
-                flag_line(d, k, a, r, "nl.anomaly.start", x, s, &v[a]);
-            }
-            if (d->cfg->each) flag_line(d, k, a, r, "nl.anomaly", x, s, &v[a]);
             e->len++;
             e->t_last = r->ts_usec;
             if (x < e->xmin) e->xmin = x;
             if (x > e->xmax) e->xmax = x;
+            /* The start is written when the run is long enough to be an episode: at its
+             * first flag by default, at its episode.min-th with start.ts telling when. */
+            if (!e->reported && e->len >= d->cfg->s[def].episode_min) {
+                e->reported = 1;
+                d->n.episodes++;
+                flag_line(d, k, a, r, "nl.anomaly.start", x, s, &v[a], e);
+            }
+            if (d->cfg->each) flag_line(d, k, a, r, "nl.anomaly", x, s, &v[a], NULL);
         } else if (e->active) {
             episode_end(d, k, a, r->ts_usec, NULL);
         }

@@ -332,6 +332,32 @@ static void test_config_errors(void **state)
     nld_cfg_free(&c);
 }
 
+/* episode.min=3: runs of one and two flags are counted, not written; a run of four is
+ * written once it reaches three, with the time of its first flag. */
+static void test_episode_min(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream s event=m value=x history=20 min=20 episode.min=3\n");
+    char ev[96];
+    for (int t = 0; t < 60; t++) {
+        int spike = t == 25 || t == 30 || t == 31 || (t >= 40 && t < 44);
+        snprintf(ev, sizeof ev, "event=m level=Info x=%g", spike ? 50.0 : 10 + (t % 2));
+        feed(&r, line_at(t, ev));
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.flags, 7);
+    assert_int_equal(c.short_runs, 2);
+    assert_int_equal(c.episodes, 1);
+    assert_int_equal(count_ev(&r, "nl.anomaly.start"), 1);
+    nl_rec_t *s = nth_ev(&r, "nl.anomaly.start", 0);
+    assert_string_equal(t_field(s, "ts"), "2026-11-22T12:00:42.000000Z");
+    assert_string_equal(t_field(s, "start.ts"), "2026-11-22T12:00:40.000000Z");
+    assert_true(t_num(nth_ev(&r, "nl.anomaly.end", 0), "len") == 4);
+    run_free(&r);
+}
+
 /* max-streams bounds memory: the least recently used stream goes, counted; idle streams
  * expire on event time. */
 static void test_stream_bounds(void **state)
@@ -358,8 +384,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_fixed), cmocka_unit_test(test_missing_learned),
         cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
-        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_config_errors), cmocka_unit_test(test_stream_bounds),
+        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
+        cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_stream_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
