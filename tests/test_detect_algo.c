@@ -176,6 +176,47 @@ static void test_smoothing_delays_step(void **state)
     nld_bank_free(&b);
 }
 
+/* The smoothed algorithms by hand, alpha = 0.5, N = min = 4, p = 0.5 (tails of 25%):
+ * x = 8 12 8 12 gives s = 8 10 9 10.5, so H = {8, 10, 9, 10.5}: mean 9.375,
+ * sd = sqrt(3.6875 / 3) = 1.10868, MSD bounds 7.15765 .. 11.59235; sorted 8 9 10 10.5,
+ * Q(.25) = 8 + .75 (9 - 8) = 8.75, Q(.75) = 10 + .25 (10.5 - 10) = 10.125, median 9.5.
+ * x = 20: s = 15.25, flagged high by all four. x = 8: s = 11.625, still above both upper
+ * bounds (15.25 never entered the heuristic windows). x = 9: s = 10.3125, inside the MSD
+ * bounds, above Q(.75). */
+static void test_smoothed_by_hand(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, (1u << MSD_SS) | (1u << MSD_HS) | (1u << CDF_SS) | (1u << CDF_HS), 4, 4);
+    b.p.p = 0.5;
+    nl_ewma_init(&b.ew, 0.5);
+    nld_verdict_t v[NLD_ALGOS];
+    static const double xs[] = {8, 12, 8, 12}, ss[] = {8, 10, 9, 10.5};
+    for (int i = 0; i < 4; i++) assert_true(step(&b, xs[i], v) == ss[i]);
+    double sd = sqrt(3.6875 / 3);
+    assert_true(step(&b, 20, v) == 15.25);
+    for (int a = MSD_SS; a <= MSD_HS; a += 2) {
+        assert_int_equal(v[a].state, NLD_HIGH);
+        assert_true(v[a].centre == 9.375);
+        assert_true(fabs(v[a].lo - (9.375 - 2 * sd)) < 1e-12);
+        assert_true(fabs(v[a].hi - (9.375 + 2 * sd)) < 1e-12);
+        assert_true(fabs(v[a].hi - 11.59235) < 1e-5);
+    }
+    for (int a = CDF_SS; a <= CDF_HS; a += 2) {
+        assert_int_equal(v[a].state, NLD_HIGH);
+        assert_true(v[a].lo == 8.75 && v[a].hi == 10.125 && v[a].centre == 9.5);
+    }
+    assert_true(step(&b, 8, v) == 11.625);
+    static const int four[] = {MSD_SS, MSD_HS, CDF_SS, CDF_HS};
+    for (int i = 0; i < 4; i++) assert_int_equal(v[four[i]].state, NLD_HIGH);
+    assert_true(step(&b, 9, v) == 10.3125);
+    assert_int_equal(v[MSD_SS].state, NLD_NORMAL);
+    assert_int_equal(v[MSD_HS].state, NLD_NORMAL);
+    assert_int_equal(v[CDF_SS].state, NLD_HIGH);
+    assert_int_equal(v[CDF_HS].state, NLD_HIGH);
+    nld_bank_free(&b);
+}
+
 static void test_one_sided(void **state)
 {
     (void)state;
@@ -294,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_cdf_tails),
         cmocka_unit_test(test_static_vs_heuristic_drift),
         cmocka_unit_test(test_smoothing_delays_step),
+        cmocka_unit_test(test_smoothed_by_hand),
         cmocka_unit_test(test_one_sided),
         cmocka_unit_test(test_against_model),
     };
