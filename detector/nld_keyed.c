@@ -34,11 +34,19 @@ static void lru_append(nld_t *d, nld_keyed_t *k)
     d->lru_tail = k;
 }
 
-/* The key fields as written in output lines: the map key minus its kind/def prefix. */
-static const char *key_text(const nld_keyed_t *k, size_t *len)
+/* Who a line is about: stream and algorithm (algo >= 0) or the subscription's name, then
+ * the key fields as kept in the map key after its kind/def prefix. */
+static void put_ident(nld_t *d, const nld_keyed_t *k, int algo, nl_buf_t *b)
 {
-    *len = k->ment->klen - 2 * sizeof(int);
-    return k->ment->key + 2 * sizeof(int);
+    if (k->kind == NLD_K_STREAM) {
+        const char *name = d->cfg->s[k->def].name;
+        nl_enc_str(b, "stream", name, strlen(name));
+        nl_enc_str(b, "algo", nld_algo_name(algo), 6);
+    } else {
+        const char *name = d->cfg->w[k->def].name;
+        nl_enc_str(b, "name", name, strlen(name));
+    }
+    nld__out_raw(b, k->ment->key + 2 * sizeof(int), k->ment->klen - 2 * sizeof(int));
 }
 
 static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const char *why)
@@ -49,16 +57,11 @@ static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const ch
         e->active = 0;
         return;
     }
-    const nld_sdef_t *sd = &d->cfg->s[k->def];
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     nld__out_begin(&b, ts, "nl.anomaly.end", NL_LVL_INFO, NULL, 0);
-    nl_enc_str(&b, "stream", sd->name, strlen(sd->name));
-    nl_enc_str(&b, "algo", nld_algo_name(algo), 6);
-    size_t kl;
-    const char *kt = key_text(k, &kl);
-    nld__out_raw(&b, kt, kl);
+    put_ident(d, k, algo, &b);
     nl_enc_str(&b, "dir", e->dir == NLD_LOW ? "low" : "high", e->dir == NLD_LOW ? 3 : 4);
     nl_enc_u64(&b, "len", e->len);
     nl_enc_ts(&b, "start.ts", e->t0);
@@ -176,17 +179,12 @@ static const char *dir_name(int state) { return state == NLD_LOW ? "low" : "high
 static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, const char *event,
                       double x, double s, const nld_verdict_t *v, const nld_episode_t *e)
 {
-    const nld_sdef_t *sd = &d->cfg->s[k->def];
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     const nl_field_t *g = r->i_guid >= 0 ? &r->f[r->i_guid] : NULL;
     nld__out_begin(&b, r->ts_usec, event, NL_LVL_WARN, g ? g->value : NULL, g ? g->value_len : 0);
-    nl_enc_str(&b, "stream", sd->name, strlen(sd->name));
-    nl_enc_str(&b, "algo", nld_algo_name(algo), 6);
-    size_t kl;
-    const char *kt = key_text(k, &kl);
-    nld__out_raw(&b, kt, kl);
+    put_ident(d, k, algo, &b);
     const nl_field_t *ev = &r->f[r->i_event];
     nl_enc_str(&b, "trig.event", ev->value, ev->value_len);
     nl_enc_str(&b, "dir", dir_name(v->state), strlen(dir_name(v->state)));
@@ -251,10 +249,7 @@ static void alert_line(nld_t *d, nld_keyed_t *k, const char *event, int level, i
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     nld__out_begin(&b, ts, event, level, NULL, 0);
-    nl_enc_str(&b, "name", w->name, strlen(w->name));
-    size_t kl;
-    const char *kt = key_text(k, &kl);
-    nld__out_raw(&b, kt, kl);
+    put_ident(d, k, -1, &b);
     nl_enc_str(&b, "watch", w->sel.glob, strlen(w->sel.glob));
     nl_enc_str(&b, "what", w->sel.value, strlen(w->sel.value));
     nl_enc_str(&b, "cond", w->below ? "below" : "above", 5);

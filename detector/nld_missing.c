@@ -203,8 +203,8 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
 void nld__missing_advance(nld_t *d)
 {
     for (nld_act_t *a = d->acts_all; a; a = a->all_next) {
-        int learned;
-        double t = timeout_of(a, &learned);
+        int learned = 0;
+        double t = a->p_head ? timeout_of(a, &learned) : 0; /* a quantile: only when needed */
         int64_t tus = (int64_t)(t * 1e6);
         while (t > 0 && a->p_head && a->p_head->start + tus <= d->now) {
             nld_pend_t *p = a->p_head;
