@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "nld.h"
-#include "nld_read.h"
+#include "nl_reader.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -96,8 +96,8 @@ static int run_input(nld_t *d, const char *path, int live)
         }
         name = path;
     }
-    nld_reader_t rd;
-    if (nld_reader_init(&rd, fd)) {
+    nl_reader_t rd;
+    if (nl__reader_init(&rd, fd, 0)) {
         fprintf(stderr, "nl-detect: out of memory\n");
         if (fd) close(fd);
         return 1;
@@ -106,14 +106,14 @@ static int run_input(nld_t *d, const char *path, int live)
     while (!stop_requested) {
         const char *line;
         size_t len;
-        int r = nld_reader_next(&rd, live ? 1000 : -1, &line, &len);
-        if (r == NLD_RD_LINE) {
+        int r = nl__reader_next(&rd, live ? 1000 : -1, &line, &len);
+        if (r == NL_RD_LINE) {
             nld_line(d, line, len, name, rd.lineno);
-        } else if (r == NLD_RD_TOOLONG) {
+        } else if (r == NL_RD_TOOLONG) {
             nld_reject(d, name, rd.lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
-        } else if (r == NLD_RD_AGAIN) {
+        } else if (r == NL_RD_AGAIN) {
             if (live) nld_advance(d, nl_now_usec());
-        } else if (r == NLD_RD_EOF) {
+        } else if (r == NL_RD_EOF) {
             break;
         } else {
             fprintf(stderr, "nl-detect: %s:%ld: read error: %s\n", name, rd.lineno + 1,
@@ -122,7 +122,7 @@ static int run_input(nld_t *d, const char *path, int live)
             break;
         }
     }
-    nld_reader_free(&rd);
+    nl__reader_free(&rd);
     if (fd) close(fd);
     return rc;
 }

@@ -95,8 +95,6 @@ int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen);
 int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
                    size_t errlen);
 
-/* Parse a duration ("30m", "1.5h", "250ms", "10"): seconds, or -1 if malformed. */
-double nld_parse_dur(const char *s);
 
 /* ---- selectors (nld_sel.c) ------------------------------------------------------------ */
 /* Whether a parsed line is one the selector watches (event glob and field equalities). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_num.h"
 #include "nld_cfg.h"
 
 #define WORDS_MAX 64
@@ -66,21 +67,6 @@ void nld_cfg_free(nld_cfg_t *c)
     free(c->m);
     free(c->w);
     nld_cfg_init(c);
-}
-
-double nld_parse_dur(const char *s)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0) || isinf(v)) return -1;
-    static const struct {
-        const char *u;
-        double mul;
-    } units[] = {{"", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (!strcmp(end, units[i].u)) return v * units[i].mul;
-    return -1;
 }
 
 /* A number, optionally a percentage ("5%" -> 0.05). */
@@ -260,9 +246,9 @@ static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, w
         int bad = !v;
         if (bad) return fail(x, w[i].col, "expected name=value, got '%s'", o);
         if (!strcmp(o, "timeout"))
-            bad = (d->timeout = nld_parse_dur(v)) <= 0;
+            bad = (d->timeout = nl__parse_dur(v)) <= 0;
         else if (!strcmp(o, "initial"))
-            bad = (d->initial = nld_parse_dur(v)) <= 0;
+            bad = (d->initial = nl__parse_dur(v)) <= 0;
         else if (!strcmp(o, "quantile"))
             bad = parse_num(v, &d->quantile, 1) || !(d->quantile > 0 && d->quantile <= 1);
         else if (!strcmp(o, "factor"))
@@ -319,7 +305,7 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
         if (!strcmp(w[i].s, "for") || !strcmp(w[i].s, "notify")) {
             if (i + 1 >= n) return fail(x, w[i].col, "'%s' needs an argument", w[i].s);
             if (w[i].s[0] == 'f') {
-                if ((d->hold = nld_parse_dur(w[i + 1].s)) < 0)
+                if ((d->hold = nl__parse_dur(w[i + 1].s)) < 0)
                     return fail(x, w[i + 1].col, "bad duration '%s'", w[i + 1].s);
             } else if (set_str(&d->notify, w[i + 1].s)) {
                 return NL_ENOMEM;
@@ -368,7 +354,7 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
         if (!strcmp(o, "each"))
             bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->each = d != 0;
         else if (!strcmp(o, "expire"))
-            bad = (c->expire = nld_parse_dur(v)) <= 0;
+            bad = (c->expire = nl__parse_dur(v)) <= 0;
         else if (!strcmp(o, "max-streams"))
             bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_streams = (size_t)d;
         else if (!strcmp(o, "max-pending"))

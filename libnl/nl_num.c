@@ -52,3 +52,18 @@ int nl__dtoa(double v, char *out)
     if (c) uselocale(old);
     return n;
 }
+
+double nl__parse_dur(const char *s)
+{
+    static const struct {
+        const char *u;
+        double mul;
+    } units[] = {{"", 1},     {"ms", 1e-3}, {"s", 1},        {"m", 60},
+                 {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
+    size_t n = strspn(s, "0123456789.");
+    double v;
+    if (!n || nl__strtod(s, n, &v) || !isfinite(v)) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(s + n, units[i].u)) return v * units[i].mul;
+    return -1;
+}

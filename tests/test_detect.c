@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_num.h"
 #include "nl_test.h"
 #include "nld.h"
 
@@ -326,9 +327,11 @@ static void test_config_errors(void **state)
     char err[256];
     assert_int_equal(nld_cfg_load(&c, "/nonexistent/x.conf", err, sizeof err), NL_EIO);
     assert_non_null(strstr(err, "/nonexistent/x.conf"));
-    assert_true(nld_parse_dur("30m") == 1800 && nld_parse_dur("250ms") == 0.25);
-    assert_true(nld_parse_dur("2h") == 7200 && nld_parse_dur("5") == 5);
-    assert_true(nld_parse_dur("5 minutes") < 0 && nld_parse_dur("-1s") < 0);
+    assert_true(nl__parse_dur("30m") == 1800 && nl__parse_dur("250ms") == 0.25);
+    assert_true(nl__parse_dur("2h") == 7200 && nl__parse_dur("5") == 5);
+    assert_true(nl__parse_dur("5 minutes") < 0 && nl__parse_dur("-1s") < 0);
+    assert_true(nl__parse_dur("2w") == 14 * 86400 && nl__parse_dur("d") < 0 &&
+                nl__parse_dur("1.5.2h") < 0);
     nld_cfg_free(&c);
 }
 

@@ -1,5 +1,5 @@
-/* nld_read.c — bounded line reader (see nld_read.h). */
-#include "nld_read.h"
+/* nl_reader.c — bounded line reader (see nl_reader.h). */
+#include "nl_reader.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -9,37 +9,39 @@
 
 #include "nlkit/nl_bp.h"
 
-int nld_reader_init(nld_reader_t *r, int fd)
+int nl__reader_init(nl_reader_t *r, int fd, uint64_t off)
 {
-    *r = (nld_reader_t){.fd = fd, .cap = NL_LINE_MAX + 2 + 65536};
+    *r = (nl_reader_t){.fd = fd, .cap = NL_LINE_MAX + 2 + 65536, .off = off};
     return (r->buf = malloc(r->cap)) ? 0 : NL_ENOMEM;
 }
 
-void nld_reader_free(nld_reader_t *r)
+void nl__reader_free(nl_reader_t *r)
 {
     free(r->buf);
     r->buf = NULL;
 }
 
-int nld_reader_next(nld_reader_t *r, int timeout_ms, const char **line, size_t *len)
+int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *len)
 {
     for (;;) {
         char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
         if (nl) {
             size_t s = r->start, n = (size_t)(nl - (r->buf + s));
             r->start = s + n + 1;
+            r->off += n + 1;
             r->lineno++;
             if (r->skipping) {
                 r->skipping = 0;
-                return NLD_RD_TOOLONG;
+                return NL_RD_TOOLONG;
             }
             *line = r->buf + s;
             *len = n;
-            return NLD_RD_LINE;
+            return NL_RD_LINE;
         }
         size_t have = r->end - r->start;
         if (have > NL_LINE_MAX + 1) { /* no newline within the limit: skip the rest */
             r->skipping = 1;
+            r->off += have;
             r->start = r->end = 0;
             continue;
         }
@@ -48,19 +50,20 @@ int nld_reader_next(nld_reader_t *r, int timeout_ms, const char **line, size_t *
                 if (r->skipping) {
                     r->skipping = 0;
                     r->lineno++;
-                    return NLD_RD_TOOLONG;
+                    return NL_RD_TOOLONG;
                 }
-                return NLD_RD_EOF;
+                return NL_RD_EOF;
             }
             *line = r->buf + r->start; /* last line without a newline */
             *len = have;
+            r->off += have;
             r->start = r->end;
             r->lineno++;
             if (r->skipping) {
                 r->skipping = 0;
-                return NLD_RD_TOOLONG;
+                return NL_RD_TOOLONG;
             }
-            return NLD_RD_LINE;
+            return NL_RD_LINE;
         }
         if (r->start) {
             memmove(r->buf, r->buf + r->start, have);
@@ -70,16 +73,16 @@ int nld_reader_next(nld_reader_t *r, int timeout_ms, const char **line, size_t *
         if (timeout_ms >= 0) {
             struct pollfd p = {.fd = r->fd, .events = POLLIN};
             int pr = poll(&p, 1, timeout_ms);
-            if (pr == 0) return NLD_RD_AGAIN;
+            if (pr == 0) return NL_RD_AGAIN;
             if (pr < 0) {
-                if (errno == EINTR) return NLD_RD_AGAIN;
-                return NLD_RD_ERR;
+                if (errno == EINTR) return NL_RD_AGAIN;
+                return NL_RD_ERR;
             }
         }
         ssize_t got = read(r->fd, r->buf + r->end, r->cap - r->end);
         if (got < 0) {
-            if (errno == EINTR) return NLD_RD_AGAIN;
-            return NLD_RD_ERR;
+            if (errno == EINTR) return NL_RD_AGAIN;
+            return NL_RD_ERR;
         }
         if (got == 0) r->eof = 1;
         r->end += (size_t)got;

@@ -1,0 +1,34 @@
+/* nl_reader.h — a line reader over a file descriptor that never holds more than one
+ * maximum-size line: a line longer than NL_LINE_MAX (binary junk, a missing newline in a
+ * huge file) is skipped up to its newline and reported as too long, not loaded into
+ * memory. Works on pipes and sockets with poll(), for live input. Shared by the tools
+ * (nl-detect, nl-load); not part of the public API. */
+#ifndef NLKIT_NL_READER_H
+#define NLKIT_NL_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nl_reader {
+    int fd;
+    char *buf;
+    size_t cap, start, end;
+    int eof;
+    int skipping; /* inside a too-long line */
+    long lineno;  /* of the line last returned */
+    uint64_t off; /* bytes consumed through the last line returned (newline included): where
+                   * a resumed read must start to see the next line */
+} nl_reader_t;
+
+enum { NL_RD_LINE = 1, NL_RD_TOOLONG = 2, NL_RD_AGAIN = 0, NL_RD_EOF = -1, NL_RD_ERR = -2 };
+
+/* Start reading fd, whose current position is byte offset `off` of the stream (0 for a
+ * pipe). Returns 0 or NL_ENOMEM. */
+int nl__reader_init(nl_reader_t *r, int fd, uint64_t off);
+void nl__reader_free(nl_reader_t *r);
+/* The next line (without its newline) in *line and *len: NL_RD_LINE; NL_RD_TOOLONG for a
+ * skipped over-long line (lineno tells which); NL_RD_AGAIN if no whole line arrived within
+ * timeout_ms (-1: wait for ever); NL_RD_EOF; NL_RD_ERR with errno set. */
+int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *len);
+
+#endif

@@ -1,0 +1,220 @@
+/* nl_baseline.c — the nl-baseline program: what is normal for an event, from the archive's
+ * summaries, as event lines (to feed other tools) or a table (for people). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nll.h"
+#include "nlkit/nl.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: nl-baseline --db FILE --event NAME [OPTIONS]\n"
+          "Print the baseline (count, mean, standard deviation, 5th/50th/95th percentile) of\n"
+          "a summary event's values, from the archive nl-load keeps.\n"
+          "\n"
+          "  -d, --db FILE        the archive\n"
+          "  -e, --event NAME     the summary event, e.g. gridftp.disk.write.summary\n"
+          "  -H, --host H         only this host\n"
+          "  -m, --metric LIST    rate, avgrate, busy, mean.dur or summary fields such as\n"
+          "                       dur.sum, v.max, n (default: rate,busy,mean.dur)\n"
+          "  -s, --since T        from T: a date, ISO-8601 time, Unix seconds, or an age such\n"
+          "                       as 30d (default: everything)\n"
+          "  -u, --until T        before T\n"
+          "  -b, --by WHAT        one baseline per host, hour (of day, UTC) or dow (weekday)\n"
+          "  -t, --table          a table instead of event lines\n"
+          "  -h, --help           this text\n"
+          "      --version        version\n"
+          "Exit status: 0 (also when nothing matched: n=0), 1 database error, 2 usage.\n",
+          f);
+}
+
+typedef struct opts {
+    const char *db, *event, *host, *by;
+    char *metrics;
+    double since, until;
+    int table;
+} opts_t;
+
+static void fmt_num(char *out, size_t cap, double v)
+{
+    if (isnan(v))
+        snprintf(out, cap, "-");
+    else
+        snprintf(out, cap, "%.6g", v);
+}
+
+static void print_one(const opts_t *o, const nll_base_q_t *q, const nll_base_t *b)
+{
+    char hour[16] = "", dow[16] = "";
+    if (q->hour >= 0) snprintf(hour, sizeof hour, "%d", q->hour);
+    if (q->dow >= 0) snprintf(dow, sizeof dow, "%d", q->dow);
+    if (o->table) {
+        char v[5][32];
+        double vals[5] = {b->mean, b->sd, b->p5, b->p50, b->p95};
+        for (int i = 0; i < 5; i++) fmt_num(v[i], sizeof v[i], vals[i]);
+        printf("%-32s %-10s %4s %3s %-9s %8lld %12s %12s %12s %12s %12s\n", q->event,
+               q->host ? q->host : "*", q->hour >= 0 ? hour : "*", q->dow >= 0 ? dow : "*",
+               q->metric, (long long)b->n, v[0], v[1], v[2], v[3], v[4]);
+        return;
+    }
+    char stack[1024];
+    nl_buf_t buf;
+    nl_buf_init(&buf, stack, sizeof stack);
+    nl_enc_begin(&buf, nl_now_usec(), "nl.baseline", NL_LVL_INFO, NULL);
+    nl_enc_str(&buf, "baseline.event", q->event, strlen(q->event));
+    if (q->host) nl_enc_str(&buf, "host", q->host, strlen(q->host));
+    if (q->hour >= 0) nl_enc_i64(&buf, "hour", q->hour);
+    if (q->dow >= 0) nl_enc_i64(&buf, "dow", q->dow);
+    nl_enc_str(&buf, "metric", q->metric, strlen(q->metric));
+    nl_enc_i64(&buf, "n", b->n);
+    if (b->n) {
+        nl_enc_dbl(&buf, "mean", b->mean);
+        if (b->n > 1) nl_enc_dbl(&buf, "sd", b->sd);
+        nl_enc_dbl(&buf, "p5", b->p5);
+        nl_enc_dbl(&buf, "p50", b->p50);
+        nl_enc_dbl(&buf, "p95", b->p95);
+        nl_enc_ts(&buf, "first", (int64_t)llround(b->first_ts * 1e6));
+        nl_enc_ts(&buf, "last", (int64_t)llround(b->last_ts * 1e6));
+    }
+    if (nl_enc_end(&buf) == 0) fwrite(buf.p, 1, buf.len, stdout);
+    nl_buf_free(&buf);
+}
+
+/* The hosts that sent this event in the period, for --by host. */
+static int each_host(sqlite3 *db, const opts_t *o, char ***hosts, int *n, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    *hosts = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT DISTINCT host FROM summary WHERE event = ? AND host IS NOT "
+                           "NULL AND ts >= ? AND ts < ? ORDER BY host",
+                           -1, &st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "listing hosts");
+    sqlite3_bind_text(st, 1, o->event, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 2, isfinite(o->since) ? o->since : -1e300);
+    sqlite3_bind_double(st, 3, isfinite(o->until) ? o->until : 1e300);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char **grown = realloc(*hosts, sizeof **hosts * (size_t)(*n + 1));
+        if (!grown) break;
+        *hosts = grown;
+        if (!((*hosts)[*n] = strdup((const char *)sqlite3_column_text(st, 0)))) break;
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "listing hosts");
+}
+
+static int run(sqlite3 *db, const opts_t *o, nll_err_t *err)
+{
+    char **hosts = NULL;
+    int nhosts = 1, groups = 1, rc = 0;
+    if (o->by && !strcmp(o->by, "host")) {
+        if ((rc = each_host(db, o, &hosts, &nhosts, err))) return rc;
+    } else if (o->by) {
+        groups = !strcmp(o->by, "hour") ? 24 : 7;
+    }
+    if (o->table)
+        printf("%-32s %-10s %4s %3s %-9s %8s %12s %12s %12s %12s %12s\n", "event", "host", "hour",
+               "dow", "metric", "n", "mean", "sd", "p5", "p50", "p95");
+    char *list = strdup(o->metrics), *save = NULL;
+    for (char *m = strtok_r(list, ",", &save); m && !rc; m = strtok_r(NULL, ",", &save))
+        for (int h = 0; h < nhosts && !rc; h++)
+            for (int g = 0; g < groups && !rc; g++) {
+                nll_base_q_t q;
+                nll_base_t b;
+                nll_base_q_init(&q, o->event, m);
+                q.host = hosts ? hosts[h] : o->host;
+                q.since = o->since;
+                q.until = o->until;
+                if (o->by && !strcmp(o->by, "hour")) q.hour = g;
+                if (o->by && !strcmp(o->by, "dow")) q.dow = g;
+                if (!(rc = nll_base_get(db, &q, &b, err)) && (b.n || !o->by)) print_one(o, &q, &b);
+            }
+    free(list);
+    for (int h = 0; hosts && h < nhosts; h++) free(hosts[h]);
+    free(hosts);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"event", required_argument, NULL, 'e'},
+        {"host", required_argument, NULL, 'H'},
+        {"metric", required_argument, NULL, 'm'},
+        {"since", required_argument, NULL, 's'},
+        {"until", required_argument, NULL, 'u'},
+        {"by", required_argument, NULL, 'b'},
+        {"table", no_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {0, 0, 0, 0},
+    };
+    opts_t o = {.metrics = "rate,busy,mean.dur", .since = -INFINITY, .until = INFINITY};
+    double now = (double)time(NULL);
+    int c;
+    while ((c = getopt_long(argc, argv, "d:e:H:m:s:u:b:th", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o.db = optarg; break;
+        case 'e': o.event = optarg; break;
+        case 'H': o.host = optarg; break;
+        case 'm': o.metrics = optarg; break;
+        case 's':
+        case 'u':
+            if (nll_parse_when(optarg, now, c == 's' ? &o.since : &o.until)) {
+                fprintf(stderr, "nl-baseline: --%s: not a time or age: '%s'\n",
+                        c == 's' ? "since" : "until", optarg);
+                return 2;
+            }
+            break;
+        case 'b':
+            if (strcmp(optarg, "host") && strcmp(optarg, "hour") && strcmp(optarg, "dow")) {
+                fprintf(stderr, "nl-baseline: --by host, hour or dow, not '%s'\n", optarg);
+                return 2;
+            }
+            o.by = optarg;
+            break;
+        case 't': o.table = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': puts("nl-baseline (nlkit) " NLKIT_VERSION); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!o.db || !o.event || optind < argc) {
+        fprintf(stderr, "nl-baseline: %s\n",
+                optind < argc ? "unexpected argument" : "--db and --event are required");
+        usage(stderr);
+        return 2;
+    }
+    char *list = strdup(o.metrics), *save = NULL;
+    for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        if (!nll_base_column(m)) {
+            fprintf(stderr,
+                    "nl-baseline: --metric: unknown '%s' (rate, avgrate, busy, "
+                    "mean.dur, or a summary field such as dur.sum, v.max, n)\n",
+                    m);
+            free(list);
+            return 2;
+        }
+    free(list);
+    sqlite3 *db;
+    nll_err_t err;
+    if (nll_db_open(o.db, NLL_OPEN_READ, 0, &db, &err) || run(db, &o, &err)) {
+        fprintf(stderr, "nl-baseline: %s\n", err.msg);
+        nll_db_close(db);
+        return 1;
+    }
+    nll_db_close(db);
+    return 0;
+}

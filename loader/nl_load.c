@@ -1,0 +1,402 @@
+/* nl_load.c — the nl-load program: event lines from files or standard input into the
+ * SQLite archive, in batched transactions, each file exactly once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nl_num.h"
+#include "nl_reader.h"
+#include "nlkit/nl.h"
+#include "nll.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs("Usage: nl-load -d DB [OPTIONS] [FILE...]\n"
+          "Archive nlkit event lines (FILEs, or standard input if none or '-') in the SQLite\n"
+          "database DB, created if absent and upgraded in place if older.\n"
+          "\n"
+          "  -d, --db FILE          the archive\n"
+          "  -b, --batch N          lines per transaction (10000); a transaction also commits\n"
+          "                         at least every second and at exit\n"
+          "  -r, --reject FILE      append each bad line to FILE as well as reporting it\n"
+          "      --lenient          accept damaged or NetLogger-era lines where possible\n"
+          "      --reload           load FILEs from the start even if loaded before\n"
+          "      --prune-before T   delete raw (non-summary) events older than T: a date,\n"
+          "                         an ISO-8601 time, Unix seconds, or an age such as 30d\n"
+          "      --keep-raw AGE     after loading, delete raw events older than AGE (e.g. 30d)\n"
+          "      --progress         show progress on standard error (default: if a terminal)\n"
+          "      --no-progress      never\n"
+          "      --max-errors N     report at most N bad lines one by one (100); all are counted\n"
+          "  -q, --quiet            no report at exit unless something was rejected or lost\n"
+          "  -h, --help             this text\n"
+          "      --version          version\n"
+          "\n"
+          "A file is remembered by path and inode with how far it was loaded, in the same\n"
+          "transaction as its rows: loading it again (after new lines were appended, or after a\n"
+          "crash) adds exactly the lines not yet loaded.\n"
+          "Exit status: 0 done (bad lines are reported and counted, not fatal), 1 an input\n"
+          "could not be read or the database failed (full, read-only, ...), 2 usage error.\n",
+          f);
+}
+
+typedef struct load {
+    sqlite3 *db;
+    nll_rows_t *rows;
+    const char *db_path;
+    FILE *reject;
+    const char *reject_path;
+    long batch;
+    long max_errors;
+    int progress;
+    /* counted when their transaction commits */
+    uint64_t events, bad, blank;
+    /* the open transaction */
+    uint64_t t_events, t_bad, t_blank;
+    long t_first_line; /* first line number read in it */
+    double t_started;  /* when its first line was read */
+    uint64_t reported;
+} load_t;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A file being loaded: positions are kept only for real files. */
+typedef struct source {
+    const char *name; /* as given, for messages */
+    char *key;        /* absolute path, or NULL for standard input / pipes */
+    uint64_t inode, size;
+} source_t;
+
+static void bad_line(load_t *ld, const source_t *src, const nl_perr_t *pe, const char *line,
+                     size_t len)
+{
+    ld->t_bad++;
+    if (ld->reported < (uint64_t)ld->max_errors) {
+        fprintf(stderr, "nl-load: %s:%ld:%d: %s (line not loaded)\n", src->name, pe->line, pe->col,
+                pe->msg);
+    } else if (ld->reported == (uint64_t)ld->max_errors) {
+        fprintf(stderr, "nl-load: more bad lines: counted, not shown (--max-errors)\n");
+    }
+    ld->reported++;
+    if (ld->reject && line) {
+        if (fwrite(line, 1, len, ld->reject) != len || putc('\n', ld->reject) == EOF)
+            fprintf(stderr, "nl-load: %s: %s (bad lines are still reported here)\n",
+                    ld->reject_path, strerror(errno));
+    }
+}
+
+static int begin(load_t *ld, const nl_reader_t *rd)
+{
+    nll_err_t err;
+    if (nll_db_exec(ld->db, "BEGIN IMMEDIATE", &err)) {
+        fprintf(stderr, "nl-load: %s\n", err.msg);
+        return -1;
+    }
+    ld->t_events = ld->t_bad = ld->t_blank = 0;
+    ld->t_first_line = rd->lineno + 1;
+    ld->t_started = 0;
+    return 0;
+}
+
+/* Commit what was read so far, with the file's position; only then are the lines counted
+ * as loaded. On failure, say exactly which lines were not loaded and how to recover. */
+static int commit(load_t *ld, const source_t *src, const nl_reader_t *rd)
+{
+    nll_err_t err;
+    nll_pos_t pos = {rd->off, rd->lineno};
+    int rc = src->key ? nll_pos_set(ld->db, src->key, src->inode, &pos, &err) : 0;
+    if (!rc && ld->reject && fflush(ld->reject))
+        fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
+    if (!rc) rc = nll_db_exec(ld->db, "COMMIT", &err);
+    if (!rc) {
+        ld->events += ld->t_events;
+        ld->bad += ld->t_bad;
+        ld->blank += ld->t_blank;
+        ld->t_events = ld->t_bad = ld->t_blank = 0;
+        ld->t_first_line = rd->lineno + 1;
+        ld->t_started = 0;
+        return 0;
+    }
+    sqlite3_exec(ld->db, "ROLLBACK", NULL, NULL, NULL);
+    fprintf(stderr, "nl-load: %s\n", err.msg);
+    return -1;
+}
+
+static void report_lost(const load_t *ld, const source_t *src, const nl_reader_t *rd)
+{
+    long last = rd->lineno;
+    if (last < ld->t_first_line) return;
+    if (src->key)
+        fprintf(stderr,
+                "nl-load: %s: lines %ld-%ld not loaded (rolled back); loading the file again "
+                "resumes at line %ld\n",
+                src->name, ld->t_first_line, last, ld->t_first_line);
+    else
+        fprintf(stderr, "nl-load: %s: lines %ld-%ld LOST: read but not committed (%llu events)\n",
+                src->name, ld->t_first_line, last, (unsigned long long)(ld->t_events + ld->t_bad));
+}
+
+static void show_progress(const source_t *src, const nl_reader_t *rd, double t0, int done)
+{
+    double el = now_s() - t0;
+    double pct = src->size ? 100.0 * (double)rd->off / (double)src->size : 0;
+    fprintf(stderr, "\rnl-load: %s %5.1f%% %ld lines %.0f lines/s%s", src->name,
+            pct > 100 ? 100 : pct, rd->lineno, el > 0 ? rd->lineno / el : 0, done ? "\n" : "");
+}
+
+/* Load one open descriptor to its end (or to a stop request). 0, or -1 after a database
+ * or read failure (already reported). */
+static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
+{
+    nl_reader_t rd;
+    if (nl__reader_init(&rd, fd, start.offset)) {
+        fprintf(stderr, "nl-load: out of memory\n");
+        return -1;
+    }
+    rd.lineno = start.lines;
+    int rc = begin(ld, &rd);
+    double t0 = now_s(), shown = t0;
+    long from_line = rd.lineno;
+    while (!rc) {
+        /* a batch is never older than a second: wait for input only until then */
+        int pending = ld->t_events + ld->t_bad + ld->t_blank > 0;
+        int wait_ms = -1;
+        if (pending) {
+            double left = ld->t_started + 1.0 - now_s();
+            wait_ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+        }
+        if (stop_requested) break;
+        const char *line;
+        size_t len;
+        int r = nl__reader_next(&rd, src->key ? -1 : wait_ms, &line, &len);
+        if (r == NL_RD_EOF) break;
+        if (r == NL_RD_ERR) {
+            fprintf(stderr, "nl-load: %s: read error after line %ld: %s\n", src->name, rd.lineno,
+                    strerror(errno));
+            rc = -1;
+            break;
+        }
+        if ((r == NL_RD_LINE || r == NL_RD_TOOLONG) && !ld->t_started) ld->t_started = now_s();
+        if (r == NL_RD_LINE) {
+            nl_perr_t pe;
+            nll_err_t err;
+            int k = nll_rows_add(ld->rows, line, len, rd.lineno, &pe, &err);
+            if (k == 1) {
+                ld->t_events++;
+            } else if (k == 0) {
+                ld->t_blank++;
+            } else if (k == NL_EIO || k == NL_ENOMEM) {
+                fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, rd.lineno, err.msg);
+                rc = -1;
+                break;
+            } else {
+                bad_line(ld, src, &pe, line, len);
+            }
+        } else if (r == NL_RD_TOOLONG) {
+            nl_perr_t pe = {.line = rd.lineno, .col = 1, .code = NL_ETOOBIG};
+            snprintf(pe.msg, sizeof pe.msg, "line longer than %d bytes", NL_LINE_MAX);
+            bad_line(ld, src, &pe, NULL, 0);
+        }
+        double t = now_s();
+        if (ld->t_started && (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch ||
+                              t - ld->t_started >= 1.0)) {
+            rc = commit(ld, src, &rd);
+            if (!rc) rc = begin(ld, &rd);
+        }
+        if (ld->progress && t - shown >= 0.25) {
+            show_progress(src, &rd, t0, 0);
+            shown = t;
+        }
+    }
+    if (!rc) rc = commit(ld, src, &rd);
+    if (rc) report_lost(ld, src, &rd);
+    if (ld->progress && rd.lineno > from_line) show_progress(src, &rd, t0, 1);
+    nl__reader_free(&rd);
+    return rc;
+}
+
+/* Open a named input and find where its previous loads stopped. */
+static int load_path(load_t *ld, const char *name, int reload)
+{
+    if (!strcmp(name, "-")) {
+        source_t src = {.name = "(stdin)"};
+        return load_fd(ld, 0, &src, (nll_pos_t){0, 0});
+    }
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        fprintf(stderr, "nl-load: %s: %s\n", name, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    source_t src = {.name = name};
+    nll_pos_t pos = {0, 0};
+    int rc = 0;
+    if (S_ISREG(st.st_mode)) {
+        src.key = realpath(name, NULL);
+        src.inode = (uint64_t)st.st_ino;
+        src.size = (uint64_t)st.st_size;
+        nll_err_t err;
+        if (src.key && !reload && (rc = nll_pos_get(ld->db, src.key, src.inode, &pos, &err)))
+            fprintf(stderr, "nl-load: %s\n", err.msg);
+        if (!rc && pos.offset > src.size) {
+            fprintf(stderr,
+                    "nl-load: %s: shorter (%llu bytes) than already loaded (%llu): truncated "
+                    "and rewritten? loading it from the start\n",
+                    name, (unsigned long long)src.size, (unsigned long long)pos.offset);
+            pos = (nll_pos_t){0, 0};
+        }
+        if (!rc && pos.offset && lseek(fd, (off_t)pos.offset, SEEK_SET) < 0) {
+            fprintf(stderr, "nl-load: %s: %s\n", name, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (!rc) rc = load_fd(ld, fd, &src, pos);
+    free(src.key);
+    close(fd);
+    return rc;
+}
+
+static int prune(load_t *ld, double before)
+{
+    int64_t n;
+    nll_err_t err;
+    if (nll_prune(ld->db, before, &n, &err)) {
+        fprintf(stderr, "nl-load: pruning: %s\n", err.msg);
+        return -1;
+    }
+    char when[NL_TS_LEN + 1];
+    nl_ts_format((int64_t)(before * 1e6), when);
+    fprintf(stderr, "nl-load: %s: deleted %lld raw events older than %s (summaries kept)\n",
+            ld->db_path, (long long)n, when);
+    return 0;
+}
+
+enum { O_LENIENT = 256, O_RELOAD, O_PRUNE, O_KEEP, O_PROGRESS, O_NOPROGRESS, O_MAXERR, O_VER };
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"batch", required_argument, NULL, 'b'},
+        {"reject", required_argument, NULL, 'r'},
+        {"lenient", no_argument, NULL, O_LENIENT},
+        {"reload", no_argument, NULL, O_RELOAD},
+        {"prune-before", required_argument, NULL, O_PRUNE},
+        {"keep-raw", required_argument, NULL, O_KEEP},
+        {"progress", no_argument, NULL, O_PROGRESS},
+        {"no-progress", no_argument, NULL, O_NOPROGRESS},
+        {"max-errors", required_argument, NULL, O_MAXERR},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, O_VER},
+        {0, 0, 0, 0},
+    };
+    load_t ld = {.batch = 10000, .max_errors = 100, .progress = -1};
+    unsigned parse_flags = NL_PARSE_STRICT;
+    int reload = 0, quiet = 0, c;
+    const char *prune_arg = NULL, *keep_arg = NULL;
+    char *end;
+    while ((c = getopt_long(argc, argv, "d:b:r:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': ld.db_path = optarg; break;
+        case 'b':
+            ld.batch = strtol(optarg, &end, 10);
+            if (*end || ld.batch < 1) {
+                fprintf(stderr, "nl-load: --batch wants a positive number, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'r': ld.reject_path = optarg; break;
+        case O_LENIENT: parse_flags = NL_PARSE_LENIENT; break;
+        case O_RELOAD: reload = 1; break;
+        case O_PRUNE: prune_arg = optarg; break;
+        case O_KEEP: keep_arg = optarg; break;
+        case O_PROGRESS: ld.progress = 1; break;
+        case O_NOPROGRESS: ld.progress = 0; break;
+        case O_MAXERR:
+            ld.max_errors = strtol(optarg, &end, 10);
+            if (*end || ld.max_errors < 0) {
+                fprintf(stderr, "nl-load: --max-errors wants a number, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        case O_VER: puts("nl-load (nlkit) " NLKIT_VERSION); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!ld.db_path) {
+        fprintf(stderr, "nl-load: which database? (-d FILE)\n");
+        usage(stderr);
+        return 2;
+    }
+    double before = NAN, keep = -1, wall = (double)time(NULL);
+    if (prune_arg && nll_parse_when(prune_arg, wall, &before)) {
+        fprintf(stderr, "nl-load: --prune-before: not a time or age: '%s'\n", prune_arg);
+        return 2;
+    }
+    if (keep_arg && (keep = nl__parse_dur(keep_arg)) < 0) {
+        fprintf(stderr, "nl-load: --keep-raw: not an age (e.g. 30d): '%s'\n", keep_arg);
+        return 2;
+    }
+    if (ld.progress < 0) ld.progress = isatty(2) && !quiet;
+
+    struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake a blocked read */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    nll_err_t err;
+    if (nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err) ||
+        nll_rows_new(ld.db, parse_flags, &ld.rows, &err)) {
+        fprintf(stderr, "nl-load: %s\n", err.msg);
+        nll_db_close(ld.db);
+        return 1;
+    }
+    if (ld.reject_path && !(ld.reject = fopen(ld.reject_path, "a"))) {
+        fprintf(stderr, "nl-load: %s: %s\n", ld.reject_path, strerror(errno));
+        nll_rows_free(ld.rows);
+        nll_db_close(ld.db);
+        return 1;
+    }
+    int failed = 0;
+    if (prune_arg) failed |= prune(&ld, before) != 0;
+    if (optind == argc && !prune_arg) failed |= load_path(&ld, "-", reload) != 0;
+    for (int i = optind; i < argc && !stop_requested && !failed; i++)
+        failed |= load_path(&ld, argv[i], reload) != 0;
+    if (keep >= 0 && !failed) failed |= prune(&ld, wall - keep) != 0;
+    if (!quiet || ld.bad || failed)
+        fprintf(stderr, "nl-load: %s: %llu events loaded, %llu bad lines%s%s%s\n", ld.db_path,
+                (unsigned long long)ld.events, (unsigned long long)ld.bad,
+                ld.bad && ld.reject_path ? " (copied to " : "",
+                ld.bad && ld.reject_path ? ld.reject_path : "",
+                ld.bad && ld.reject_path ? ")" : "");
+    if (ld.reject && fclose(ld.reject)) failed = 1;
+    nll_rows_free(ld.rows);
+    nll_db_close(ld.db);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,119 @@
+/* nll.h — the loader's modules (static library nlload): the SQLite archive's schema and
+ * upgrades, turning event lines into rows, exactly-once file positions, retention, and
+ * baselines. Used by nl-load, nl-baseline, nl-detect (baselines from history) and the
+ * tests. Every function returns 0 (NL_OK) or a negative NL_E* code and, on failure, fills
+ * the caller's nll_err_t with a message that says where (database path, file:line). */
+#ifndef NLKIT_NLL_H
+#define NLKIT_NLL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "nlkit/nl_bp.h"
+
+typedef struct nll_err {
+    char msg[768];
+} nll_err_t;
+
+/* ---- database (nll_db.c) ------------------------------------------------------------ */
+
+/* Open the archive read-write, creating it if absent, and bring its schema up to the
+ * newest version in place (each step in its own transaction). Sets WAL mode and a busy
+ * timeout, so readers (nl-baseline, nl-detect) work while nl-load writes. */
+#define NLL_OPEN_WRITE 0u
+/* Open an existing archive read-only; its schema must already be the newest. */
+#define NLL_OPEN_READ 1u
+
+/* Open `path` (see the flags above). `upto` > 0 stops the upgrade at that version (tests
+ * make old databases with it); 0 means the newest. On success *out is the connection. */
+int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err);
+/* The schema version of an open archive (0 for an empty database). */
+int nll_db_version(sqlite3 *db, int *version, nll_err_t *err);
+/* The newest schema version this build knows. */
+int nll_schema_newest(void);
+/* Close (NULL is fine). */
+void nll_db_close(sqlite3 *db);
+/* Fill err with "what: PATH: sqlite's message" for the connection's last error and return
+ * the matching NL_E* code. */
+int nll_db_fail(sqlite3 *db, nll_err_t *err, const char *what);
+/* Run SQL that returns no rows. */
+int nll_db_exec(sqlite3 *db, const char *sql, nll_err_t *err);
+
+/* ---- lines to rows (nll_row.c) -------------------------------------------------------- */
+
+typedef struct nll_rows nll_rows_t;
+
+/* Prepare the insert statements on an archive opened for writing. */
+int nll_rows_new(sqlite3 *db, unsigned parse_flags, nll_rows_t **out, nll_err_t *err);
+void nll_rows_free(nll_rows_t *r);
+/* Parse one line and insert its rows (inside the caller's transaction). Returns 1 if an
+ * event was stored, 0 for a blank or comment line, NL_EPARSE/NL_ETS/... for a bad line
+ * (perr says where; nothing was inserted), or NL_EIO for a database failure (err says
+ * what; the transaction must be rolled back). */
+int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_perr_t *perr,
+                 nll_err_t *err);
+
+/* How a field's text is stored in a column without declared type: SQLITE_INTEGER or
+ * SQLITE_FLOAT when the text is exactly the canonical form of that number (so it reads
+ * back the same), SQLITE_TEXT otherwise. *i / *d receive the number. */
+int nll_value_type(const char *s, size_t len, int64_t *i, double *d);
+
+/* ---- exactly-once file positions (nll_pos.c) ------------------------------------------ */
+
+typedef struct nll_pos {
+    uint64_t offset; /* bytes already loaded */
+    long lines;      /* lines read before offset */
+} nll_pos_t;
+
+/* The position recorded for (path, inode), or zeros. */
+int nll_pos_get(sqlite3 *db, const char *path, uint64_t inode, nll_pos_t *pos, nll_err_t *err);
+/* Record a position; call inside the transaction that inserted those lines' rows. */
+int nll_pos_set(sqlite3 *db, const char *path, uint64_t inode, const nll_pos_t *pos,
+                nll_err_t *err);
+
+/* ---- retention (nll_prune.c) ----------------------------------------------------------- */
+
+/* Delete every event older than `before` (Unix seconds) except summaries, with its ident
+ * and value rows, in one transaction. *deleted receives the number of events removed. */
+int nll_prune(sqlite3 *db, double before, int64_t *deleted, nll_err_t *err);
+
+/* ---- time on the command line (nll_when.c) ------------------------------------------- */
+
+/* A point in time: an ISO-8601 timestamp, a date (YYYY-MM-DD, midnight UTC), Unix seconds,
+ * or an age back from `now` ("30d", "12h", "90m", "2w"). Returns 0 or NL_ETS. */
+int nll_parse_when(const char *s, double now, double *out);
+
+/* ---- baselines (nll_base.c) ------------------------------------------------------------ */
+
+/* Which summaries a baseline reads. NULL/negative members are not constrained. */
+typedef struct nll_base_q {
+    const char *event;  /* exact summary event name, e.g. gridftp.disk.write.summary */
+    const char *host;   /* NULL: all hosts */
+    const char *metric; /* rate, avgrate, busy, mean.dur, or a summary column's field name
+                         * (n, dur.sum, v.max, ...) */
+    double since;       /* Unix seconds, inclusive (or -INFINITY) */
+    double until;       /* exclusive (or INFINITY) */
+    int hour;           /* 0-23: only summaries in that UTC hour; -1 all */
+    int dow;            /* 0-6 (Sunday 0): only that weekday; -1 all */
+} nll_base_q_t;
+
+/* Initialise a query for `event` and `metric`, everything else unconstrained. */
+void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric);
+
+typedef struct nll_base {
+    int64_t n;
+    double mean, sd; /* sd: sample standard deviation (NAN if n < 2) */
+    double p5, p50, p95;
+    double first_ts, last_ts;
+} nll_base_t;
+
+/* The summary column holding `metric`, or NULL if it is not one the archive types. */
+const char *nll_base_column(const char *metric);
+/* Compute the baseline of the values selected by q. n == 0 when none matched. */
+int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err);
+/* Visit the selected values oldest first, the newest `limit` of them if limit > 0 (for
+ * seeding a detector's history). */
+int nll_base_values(sqlite3 *db, const nll_base_q_t *q, int64_t limit,
+                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
+
+#endif

@@ -1,0 +1,169 @@
+/* nll_base.c — baselines from the archive's summaries: the same numbers as the SQL views
+ * (schemas/002-summary.sql), computed from one indexed range scan with the library's
+ * statistics, for one event (and host, hour, weekday) over any period. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nlkit/nl_moments.h"
+#include "nlkit/nl_quant.h"
+#include "nll.h"
+
+void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
+{
+    *q = (nll_base_q_t){.event = event,
+                        .metric = metric,
+                        .since = -INFINITY,
+                        .until = INFINITY,
+                        .hour = -1,
+                        .dow = -1};
+}
+
+const char *nll_base_column(const char *metric)
+{
+    static const char *const map[][2] = {
+        {"rate", "rate"},
+        {"avgrate", "avgrate"},
+        {"busy", "busy"},
+        {"mean.dur", "mean_dur"},
+        {"n", "n"},
+        {"dur.min", "dur_min"},
+        {"dur.max", "dur_max"},
+        {"dur.sum", "dur_sum"},
+        {"dur.sd", "dur_sd"},
+        {"v.min", "v_min"},
+        {"v.max", "v_max"},
+        {"v.sum", "v_sum"},
+        {"v.sd", "v_sd"},
+        {"r.min", "r_min"},
+        {"r.max", "r_max"},
+        {"r.sum", "r_sum"},
+        {"r.sd", "r_sd"},
+        {"span", "span"},
+        {"open", "open"},
+        {"int", "interval"},
+    };
+    for (size_t i = 0; metric && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(metric, map[i][0])) return map[i][1];
+    return NULL;
+}
+
+/* Build and bind the range query; the column name comes from the fixed map above, never
+ * from the caller's text. */
+static int prepare(sqlite3 *db, const nll_base_q_t *q, int64_t limit, sqlite3_stmt **st,
+                   nll_err_t *err)
+{
+    const char *col = nll_base_column(q->metric);
+    if (!col) {
+        snprintf(err->msg, sizeof err->msg,
+                 "unknown baseline metric '%s' (rate, avgrate, busy, mean.dur or a summary "
+                 "field such as dur.sum, v.max, n)",
+                 q->metric ? q->metric : "");
+        return NL_EINVAL;
+    }
+    char sql[640];
+    int len = snprintf(sql, sizeof sql,
+                       "SELECT ts, %s FROM summary WHERE event = ?1 AND ts >= ?2 AND ts < ?3 AND "
+                       "%s IS NOT NULL",
+                       col, col);
+    if (q->host) len += snprintf(sql + len, sizeof sql - (size_t)len, " AND host = ?4");
+    if (q->hour >= 0)
+        len += snprintf(sql + len, sizeof sql - (size_t)len,
+                        " AND CAST(strftime('%%H', ts, 'unixepoch') AS INTEGER) = ?5");
+    if (q->dow >= 0)
+        len += snprintf(sql + len, sizeof sql - (size_t)len,
+                        " AND CAST(strftime('%%w', ts, 'unixepoch') AS INTEGER) = ?6");
+    if (limit > 0)
+        snprintf(sql + len, sizeof sql - (size_t)len,
+                 " ORDER BY ts DESC LIMIT ?7"); /* newest first; the caller reverses */
+    else
+        snprintf(sql + len, sizeof sql - (size_t)len, " ORDER BY ts");
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "querying summaries");
+    sqlite3_bind_text(*st, 1, q->event, -1, SQLITE_STATIC);
+    sqlite3_bind_double(*st, 2, isfinite(q->since) ? q->since : -1e300);
+    sqlite3_bind_double(*st, 3, isfinite(q->until) ? q->until : 1e300);
+    if (q->host) sqlite3_bind_text(*st, 4, q->host, -1, SQLITE_STATIC);
+    if (q->hour >= 0) sqlite3_bind_int(*st, 5, q->hour);
+    if (q->dow >= 0) sqlite3_bind_int(*st, 6, q->dow);
+    if (limit > 0) sqlite3_bind_int64(*st, 7, limit);
+    return 0;
+}
+
+typedef struct pair {
+    double ts, x;
+} pair_t;
+
+int nll_base_values(sqlite3 *db, const nll_base_q_t *q, int64_t limit,
+                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    int rc = prepare(db, q, limit, &st, err);
+    if (rc) return rc;
+    pair_t *keep = NULL; /* with a limit, rows come newest first: hold them to reverse */
+    int64_t n = 0;
+    if (limit > 0 && !(keep = sqlite3_malloc64(sizeof *keep * (uint64_t)limit))) {
+        sqlite3_finalize(st);
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        pair_t p = {sqlite3_column_double(st, 0), sqlite3_column_double(st, 1)};
+        if (keep)
+            keep[n++] = p;
+        else
+            fn(ctx, p.ts, p.x);
+    }
+    rc = rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "querying summaries");
+    while (!rc && n > 0) {
+        n--;
+        fn(ctx, keep[n].ts, keep[n].x);
+    }
+    sqlite3_free(keep);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+typedef struct acc {
+    nl_moments_t m;
+    nl_quant_t *q;
+    double first, last;
+    int oom;
+} acc_t;
+
+static void add(void *ctx, double ts, double x)
+{
+    acc_t *a = ctx;
+    if (!nl_mom_count(&a->m)) a->first = ts;
+    a->last = ts;
+    nl_mom_add(&a->m, x);
+    if (nl_quant_add(a->q, x)) a->oom = 1;
+}
+
+int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err)
+{
+    acc_t a = {.q = nl_quant_new(1024), .first = NAN, .last = NAN};
+    nl_mom_init(&a.m);
+    if (!a.q) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    int rc = nll_base_values(db, q, 0, add, &a, err);
+    if (!rc && a.oom) {
+        snprintf(err->msg, sizeof err->msg, "out of memory computing quantiles");
+        rc = NL_ENOMEM;
+    }
+    int64_t n = (int64_t)nl_mom_count(&a.m);
+    *out = (nll_base_t){
+        .n = n,
+        .mean = n ? nl_mom_mean(&a.m) : NAN,
+        .sd = n > 1 ? nl_mom_sd(&a.m) : NAN,
+        .p5 = nl_quant_quantile(a.q, 0.05),
+        .p50 = nl_quant_quantile(a.q, 0.5),
+        .p95 = nl_quant_quantile(a.q, 0.95),
+        .first_ts = a.first,
+        .last_ts = a.last,
+    };
+    nl_quant_free(a.q);
+    return rc;
+}

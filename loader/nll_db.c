@@ -1,0 +1,193 @@
+/* nll_db.c — opening the archive, and upgrading its schema in place step by step. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "nll.h"
+#include "nll_schema.h"
+
+static int errf(nll_err_t *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static const char *db_path(sqlite3 *db)
+{
+    const char *p = sqlite3_db_filename(db, "main");
+    return p && *p ? p : ":memory:";
+}
+
+/* The operating system's reason behind an I/O failure ("File too large", "No space left
+ * on device"), which SQLite's text leaves out. SQLite does not always keep the errno (a
+ * failed WAL write at COMMIT does not), so `seen` is the errno right after the call, used
+ * only when it is one that explains a failed write; "" if nothing is known. */
+static const char *os_reason(sqlite3 *db, int seen, char *buf, size_t cap)
+{
+    int ext = sqlite3_extended_errcode(db), e = sqlite3_system_errno(db);
+    int primary = ext & 0xff;
+    buf[0] = 0;
+    if (primary != SQLITE_IOERR && primary != SQLITE_FULL && primary != SQLITE_CANTOPEN &&
+        primary != SQLITE_READONLY)
+        return buf;
+    if (!e && (seen == EFBIG || seen == ENOSPC || seen == EDQUOT || seen == EROFS ||
+               seen == EACCES || seen == EPERM))
+        e = seen;
+    if (e)
+        snprintf(buf, cap, " (%s)", strerror(e));
+    else if (ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || primary == SQLITE_FULL)
+        snprintf(buf, cap, " (a write failed: disk full, quota or file-size limit?)");
+    return buf;
+}
+
+int nll_db_fail(sqlite3 *db, nll_err_t *err, const char *what)
+{
+    char why[96];
+    int seen = errno, rc = sqlite3_errcode(db);
+    return errf(err, rc == SQLITE_NOMEM ? NL_ENOMEM : NL_EIO, "%s: %s: %s%s", db_path(db), what,
+                sqlite3_errmsg(db), os_reason(db, seen, why, sizeof why));
+}
+
+int nll_db_exec(sqlite3 *db, const char *sql, nll_err_t *err)
+{
+    char *msg = NULL;
+    errno = 0;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
+    int seen = errno;
+    char why[96];
+    int rc =
+        errf(err, sqlite3_errcode(db) == SQLITE_NOMEM ? NL_ENOMEM : NL_EIO, "%s: %s%s", db_path(db),
+             msg ? msg : sqlite3_errmsg(db), os_reason(db, seen, why, sizeof why));
+    sqlite3_free(msg);
+    return rc;
+}
+
+int nll_schema_newest(void) { return nll__steps[nll__nsteps - 1].version; }
+
+/* One integer from a query without parameters (NULL reads as 0). */
+static int query_int(sqlite3 *db, const char *sql, int *out, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "reading the schema");
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading the schema");
+}
+
+int nll_db_version(sqlite3 *db, int *version, nll_err_t *err)
+{
+    int has_version, tables, rc;
+    rc = query_int(db,
+                   "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
+                   "'nl_schema'",
+                   &has_version, err);
+    if (!rc && !has_version) {
+        rc = query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'", &tables, err);
+        if (!rc && tables)
+            return errf(err, NL_EINVAL,
+                        "%s: not an nlkit archive (it has tables, but no nl_schema table)",
+                        db_path(db));
+        *version = 0;
+        return rc;
+    }
+    return rc ? rc : query_int(db, "SELECT max(version) FROM nl_schema", version, err);
+}
+
+/* Apply step s in one immediate transaction, unless another writer did it meanwhile. */
+static int apply_step(sqlite3 *db, const nll_step_t *s, nll_err_t *err)
+{
+    int rc = nll_db_exec(db, "BEGIN IMMEDIATE", err), have = 0;
+    if (rc) return rc;
+    rc = nll_db_version(db, &have, err);
+    if (!rc && have < s->version) {
+        char sql[256];
+        rc = nll_db_exec(db, s->sql, err);
+        snprintf(sql, sizeof sql, "INSERT INTO nl_schema VALUES (%d, '%s', %.6f)", s->version,
+                 s->name, (double)time(NULL));
+        if (!rc) rc = nll_db_exec(db, sql, err);
+        if (rc) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            errf(err, rc, "upgrading to schema version %d (%s) failed: %s", s->version, s->name,
+                 why);
+        }
+    }
+    if (!rc) return nll_db_exec(db, "COMMIT", err);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int prepare_writer(sqlite3 *db, int upto, nll_err_t *err)
+{
+    /* WAL: readers never block the loader nor the loader them; NORMAL sync keeps every
+     * committed transaction across a crash of the process (the exactly-once guarantee),
+     * and only the last ones across a power cut, positions and rows together. */
+    int rc = nll_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+    int version = 0;
+    if (!rc) rc = nll_db_version(db, &version, err);
+    if (rc) return rc;
+    if (version > nll_schema_newest())
+        return errf(err, NL_EINVAL,
+                    "%s: schema version %d is newer than this nl-load knows (%d): use a newer "
+                    "nlkit",
+                    db_path(db), version, nll_schema_newest());
+    for (int i = 0; i < nll__nsteps && !rc; i++)
+        if (nll__steps[i].version > version && (upto <= 0 || nll__steps[i].version <= upto))
+            rc = apply_step(db, &nll__steps[i], err);
+    return rc;
+}
+
+static int check_reader(sqlite3 *db, nll_err_t *err)
+{
+    int version = 0, rc = nll_db_version(db, &version, err);
+    if (rc) return rc;
+    if (version == 0)
+        return errf(err, NL_EINVAL,
+                    "%s: empty, not an nlkit archive yet (load events with "
+                    "nl-load first)",
+                    db_path(db));
+    if (version < nll_schema_newest())
+        return errf(err, NL_EINVAL,
+                    "%s: schema version %d is older than %d: run nl-load on it once to "
+                    "upgrade it in place",
+                    db_path(db), version, nll_schema_newest());
+    if (version > nll_schema_newest())
+        return errf(err, NL_EINVAL, "%s: schema version %d is newer than this build knows (%d)",
+                    db_path(db), version, nll_schema_newest());
+    return 0;
+}
+
+int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err)
+{
+    sqlite3 *db = NULL;
+    int read_only = (flags & NLL_OPEN_READ) != 0;
+    int oflags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    *out = NULL;
+    if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
+        int rc = errf(err, NL_EIO, "%s: cannot open database: %s", path,
+                      db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return rc;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, 10000);
+    int rc = read_only ? check_reader(db, err) : prepare_writer(db, upto, err);
+    if (rc) {
+        sqlite3_close(db);
+        return rc;
+    }
+    *out = db;
+    return 0;
+}
+
+void nll_db_close(sqlite3 *db) { sqlite3_close(db); }

@@ -1,0 +1,514 @@
+/* test_load.c — the loader's modules against a real SQLite file: NetLogger's
+ * event/ident/value split, a round trip of every field of every event, summary typing,
+ * baselines (nll_base_get and the SQL views) against values computed here, an in-place
+ * upgrade from schema version 1, retention, and value typing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_num.h"
+#include "nl_test.h"
+#include "nll.h"
+
+static sqlite3 *open_db(const char *dir, const char *name, int upto)
+{
+    sqlite3 *db;
+    nll_err_t err;
+    int rc = nll_db_open(t_path(dir, name), NLL_OPEN_WRITE, upto, &db, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    return db;
+}
+
+/* Load lines (NUL-separated in one string list) in one transaction; returns events stored. */
+static int load_lines(sqlite3 *db, const char *const *lines, int n)
+{
+    nll_rows_t *r;
+    nll_err_t err;
+    nl_perr_t pe;
+    assert_int_equal(nll_rows_new(db, NL_PARSE_STRICT, &r, &err), 0);
+    assert_int_equal(nll_db_exec(db, "BEGIN", &err), 0);
+    int stored = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = nll_rows_add(r, lines[i], strlen(lines[i]), i + 1, &pe, &err);
+        if (rc < 0) fprintf(stderr, "line %d: %s / %s\n", i + 1, pe.msg, err.msg);
+        assert_true(rc >= 0);
+        stored += rc;
+    }
+    assert_int_equal(nll_db_exec(db, "COMMIT", &err), 0);
+    nll_rows_free(r);
+    return stored;
+}
+
+/* One integer (or -1 for NULL) from SQL. */
+static long long q_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static double q_dbl(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    double v = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void test_netlogger_split(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "a.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:00.000001Z event=disk.read.start level=Info "
+        "guid=6f1c2a40-0000-4000-8000-000000000001 stream.id=3 file=/data/x block=7",
+        "ts=2026-11-22T12:00:00.250000Z event=disk.read.end level=Info "
+        "guid=6f1c2a40-0000-4000-8000-000000000001 stream.id=3 nbytes=262144 status=0",
+        "ts=2026-11-22T12:00:01Z event=job.note level=Warn status=ok msg=\"two words\"",
+        "",
+        "# a comment line",
+    };
+    assert_int_equal(load_lines(db, lines, 5), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 3);
+    assert_int_equal(q_int(db, "SELECT startend FROM event WHERE event='disk.read.start'"), 0);
+    assert_int_equal(q_int(db, "SELECT startend FROM event WHERE event='disk.read.end'"), 1);
+    assert_int_equal(q_int(db, "SELECT startend FROM event WHERE event='job.note'"), 2);
+    /* status: an integer goes to the column; other text stays a value */
+    assert_int_equal(q_int(db, "SELECT status FROM event WHERE event='disk.read.end'"), 0);
+    assert_int_equal(q_int(db, "SELECT status FROM event WHERE event='job.note'"), -1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='status' AND value='ok'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='status'"), 1);
+    /* identity: guid and *.id */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name='guid'"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name='stream.id' AND "
+                               "value='3' AND typeof(value)='text'"),
+                     2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name IN ('guid','stream.id')"), 0);
+    /* values typed: integers compare as numbers */
+    assert_int_equal(q_int(db, "SELECT value FROM value WHERE name='nbytes' AND value > 1000"),
+                     262144);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='msg' AND value='two words'"),
+                     1);
+    /* microseconds survive */
+    assert_int_equal(q_int(db, "SELECT CAST(round(ts * 1e6) AS INTEGER) % 1000000 FROM event "
+                               "WHERE event='disk.read.start'"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 0);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+static void test_value_type(void **state)
+{
+    (void)state;
+    int64_t i;
+    double d;
+    assert_int_equal(nll_value_type("42", 2, &i, &d), SQLITE_INTEGER);
+    assert_int_equal(i, 42);
+    assert_int_equal(nll_value_type("-9223372036854775808", 20, &i, &d), SQLITE_INTEGER);
+    assert_true(i == INT64_MIN);
+    assert_int_equal(nll_value_type("9223372036854775808", 19, &i, &d), SQLITE_TEXT);
+    assert_int_equal(nll_value_type("0.5", 3, &i, &d), SQLITE_FLOAT);
+    assert_true(d == 0.5);
+    const char *text[] = {"007", "-0", "0.50", "1e3x", "inf", "nan", "0x10", " 1", "", "1.", "+1"};
+    for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
+        assert_int_equal(nll_value_type(text[k], strlen(text[k]), &i, &d), SQLITE_TEXT);
+}
+
+/* A random value: numbers of every kind, and text that needs quoting. */
+static void random_value(uint64_t *rs, char *out, size_t cap)
+{
+    static const char *const odd[] = {"007",         "-0",        "with space", "quote\"d",
+                                      "back\\slash", "tab\there", "",           "=",
+                                      "1e3x",        "0.50",      "\x01\x7f"};
+    switch (t_rand(rs) % 4) {
+    case 0: snprintf(out, cap, "%lld", (long long)(t_rand(rs) % 2000000) - 1000000); break;
+    case 1:
+        nl__dtoa((double)(t_rand(rs) % 1000000) / 997.0 * (t_rand(rs) % 2 ? 1e-9 : 1e12), out);
+        break;
+    case 2: snprintf(out, cap, "%s", odd[t_rand(rs) % (sizeof odd / sizeof odd[0])]); break;
+    default: snprintf(out, cap, "w%llu", (unsigned long long)(t_rand(rs) % 100000));
+    }
+}
+
+/* Every field of an event read back from the tables must equal the parsed line's. */
+static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
+{
+    sqlite3_stmt *st;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT ts, event, level FROM event WHERE id = %lld", (long long)id);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_true(llround(sqlite3_column_double(st, 0) * 1e6) == rec->ts_usec);
+    assert_string_equal(sqlite3_column_text(st, 1), t_field(rec, "event"));
+    assert_string_equal(sqlite3_column_text(st, 2), t_field(rec, "level"));
+    sqlite3_finalize(st);
+    int found = 3;
+    snprintf(sql, sizeof sql,
+             "SELECT name, value FROM ident WHERE event_id = %lld UNION ALL "
+             "SELECT name, value FROM value WHERE event_id = %lld",
+             (long long)id, (long long)id);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *want = t_field(rec, name);
+        assert_non_null(want);
+        char got[64];
+        switch (sqlite3_column_type(st, 1)) {
+        case SQLITE_INTEGER: snprintf(got, sizeof got, "%lld", sqlite3_column_int64(st, 1)); break;
+        case SQLITE_FLOAT: nl__dtoa(sqlite3_column_double(st, 1), got); break;
+        default:
+            assert_int_equal((size_t)sqlite3_column_bytes(st, 1), strlen(want));
+            assert_memory_equal(sqlite3_column_blob(st, 1), want, strlen(want));
+            found++;
+            continue;
+        }
+        assert_string_equal(got, want);
+        found++;
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(found, rec->n);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "rt.db", 0);
+    enum { N = 3000 };
+    char **lines = calloc(N, sizeof *lines);
+    uint64_t rs = 11;
+    for (int i = 0; i < N; i++) {
+        char stack[2048], v[64], name[32];
+        nl_buf_t b;
+        nl_buf_init(&b, stack, sizeof stack);
+        nl_enc_begin(&b, 1795348800000000LL + (int64_t)(t_rand(&rs) % 86400000000ull),
+                     i % 3 ? "xfer.disk.read.end" : "xfer.disk.read.start", (int)(t_rand(&rs) % 6),
+                     "6f1c2a40-0000-4000-8000-00000000000a");
+        int nf = (int)(t_rand(&rs) % 12);
+        for (int k = 0; k < nf; k++) {
+            random_value(&rs, v, sizeof v);
+            snprintf(name, sizeof name, k % 4 == 3 ? "f%d.id" : "f%d", k);
+            nl_enc_str(&b, name, v, strlen(v));
+        }
+        assert_int_equal(nl_enc_end(&b), 0);
+        lines[i] = strndup(b.p, b.len - 1);
+        nl_buf_free(&b);
+    }
+    assert_int_equal(load_lines(db, (const char *const *)lines, N), N);
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(nl_parse(&rec, lines[i], strlen(lines[i]), i + 1, 0, NULL), 1);
+        check_event(db, i + 1, &rec);
+        free(lines[i]);
+    }
+    nl_rec_free(&rec);
+    free(lines);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+static void test_summary_typing(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "s.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:01.000000Z event=gridftp.disk.write.summary level=Info "
+        "guid=6f1c2a40-0000-4000-8000-000000000001 host=gw1 stream.id=2 n=4 dur.n=5 "
+        "dur.min=0.1 dur.max=0.4 dur.sum=1 dur.sd=0.12909944487358058 v.min=100 v.max=400 "
+        "v.sum=1000 v.sd=129.09944487358058 r.min=1000 r.max=1000 r.sum=4000 r.sd=0 span=1.5 "
+        "open=1 int=2 orphan.start=3 orphan.end=0",
+        /* a stalled interval, and a field that is not a number stays a value */
+        "ts=2026-11-22T12:00:03.000000Z event=gridftp.disk.write.summary level=Info host=gw1 "
+        "n=0 dur.sum=0 open=1 int=2 span=later",
+    };
+    assert_int_equal(load_lines(db, lines, 2), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 2);
+    const char *checks[][2] = {
+        {"n", "4"},
+        {"dur_min", "0.1"},
+        {"dur_max", "0.4"},
+        {"dur_sum", "1"},
+        {"dur_sd", "0.12909944487358058"},
+        {"v_min", "100"},
+        {"v_max", "400"},
+        {"v_sum", "1000"},
+        {"v_sd", "129.09944487358058"},
+        {"r_min", "1000"},
+        {"r_max", "1000"},
+        {"r_sum", "4000"},
+        {"r_sd", "0"},
+        {"span", "1.5"},
+        {"open", "1"},
+        {"interval", "2"},
+        {"orphan_start", "3"},
+        {"orphan_end", "0"},
+        {"rate", "1000"},
+        {"avgrate", "500"},
+        {"busy", "0.5"},
+        {"mean_dur", "0.25"},
+    };
+    for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT %s FROM summary WHERE event_id = 1", checks[k][0]);
+        double want;
+        assert_int_equal(nl__strtod(checks[k][1], strlen(checks[k][1]), &want), 0);
+        double got = q_dbl(db, sql);
+        if (got != want) fprintf(stderr, "%s: %.17g != %.17g\n", checks[k][0], got, want);
+        assert_true(got == want);
+    }
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE event_id = 1 AND host = "
+                               "'gw1' AND guid = '6f1c2a40-0000-4000-8000-000000000001'"),
+                     1);
+    /* typed fields are not repeated in value; the rest are there */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id = 1"),
+                     2); /* host, dur.n */
+    assert_int_equal(q_int(db, "SELECT value FROM value WHERE event_id = 1 AND name='dur.n'"), 5);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE event_id = 1"), 2);
+    /* stalled: no rate (0/0), busy 0; span=later kept as text */
+    assert_int_equal(q_int(db, "SELECT rate IS NULL AND busy = 0 AND mean_dur IS NULL FROM "
+                               "summary WHERE event_id = 2"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT span IS NULL FROM summary WHERE event_id = 2"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id = 2 AND name = 'span' "
+                               "AND value = 'later'"),
+                     1);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* Type-7 quantile of a sorted array, written out independently of the library. */
+static double quantile7(const double *s, int n, double u)
+{
+    double h = (n - 1) * u;
+    int lo = (int)h;
+    return lo + 1 < n ? s[lo] + (h - lo) * (s[lo + 1] - s[lo]) : s[lo];
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void expect_stats(double *x, int n, const nll_base_t *b)
+{
+    double mean = 0, ss = 0;
+    for (int i = 0; i < n; i++) mean += x[i];
+    mean /= n;
+    for (int i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
+    qsort(x, (size_t)n, sizeof *x, cmp_dbl);
+    assert_int_equal(b->n, n);
+    assert_true(fabs(b->mean - mean) <= 1e-9 * fabs(mean));
+    assert_true(fabs(b->sd - sqrt(ss / (n - 1))) <= 1e-7 * sqrt(ss / (n - 1)));
+    assert_true(fabs(b->p5 - quantile7(x, n, 0.05)) <= 1e-9 * fabs(b->p5));
+    assert_true(fabs(b->p50 - quantile7(x, n, 0.5)) <= 1e-9 * fabs(b->p50));
+    assert_true(fabs(b->p95 - quantile7(x, n, 0.95)) <= 1e-9 * fabs(b->p95));
+}
+
+static double seen_ts[8];
+/* nll_base_values visitor: oldest to newest, only the newest ones */
+static void collect(void *ctx, double ts, double x)
+{
+    int *n = ctx;
+    (void)x;
+    seen_ts[*n] = ts;
+    if (*n > 0) assert_true(ts > seen_ts[*n - 1]);
+    assert_true(ts >= 1795348800.0 + 2 * 3600 - 30); /* the last three of gw1 */
+    (*n)++;
+}
+
+static void test_baselines(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "b.db", 0);
+    enum { T = 2 * 3600, STEP = 10 }; /* two hours, a summary every 10 s per host */
+    int n = 0;
+    char **lines = calloc(2 * T / STEP, sizeof *lines);
+    static double rate_gw1[T / STEP], rate_gw1_h13[T / STEP], busy_all[2 * T / STEP];
+    int n1 = 0, n13 = 0, nall = 0;
+    uint64_t rs = 5;
+    for (int t = 0; t < T; t += STEP)
+        for (int h = 1; h <= 2; h++) {
+            double dur = 0.2 + (double)(t_rand(&rs) % 600) / 1000.0;
+            double v = 1e6 * (double)(1 + t_rand(&rs) % 400);
+            char ts[NL_TS_LEN + 1], buf[256];
+            nl_ts_format(1795348800000000LL + (int64_t)t * 1000000, ts); /* from 12:00 UTC */
+            char ds[40], vs[40];
+            nl__dtoa(dur, ds);
+            nl__dtoa(v, vs);
+            snprintf(buf, sizeof buf,
+                     "ts=%s event=x.summary level=Info host=gw%d n=3 dur.sum=%s v.sum=%s int=%d",
+                     ts, h, ds, vs, STEP);
+            lines[n++] = strdup(buf);
+            double x_dur, x_v; /* what the database holds: the values read back from text */
+            nl__strtod(ds, strlen(ds), &x_dur);
+            nl__strtod(vs, strlen(vs), &x_v);
+            if (h == 1) rate_gw1[n1++] = x_v / x_dur;
+            if (h == 1 && t >= 3600) rate_gw1_h13[n13++] = x_v / x_dur;
+            busy_all[nall++] = x_dur / STEP;
+        }
+    assert_int_equal(load_lines(db, (const char *const *)lines, n), n);
+    for (int i = 0; i < n; i++) free(lines[i]);
+    free(lines);
+
+    nll_base_q_t q;
+    nll_base_t b;
+    nll_err_t err;
+    nll_base_q_init(&q, "x.summary", "rate");
+    q.host = "gw1";
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    expect_stats(rate_gw1, n1, &b);
+    q.hour = 13; /* 12:00-14:00 UTC: the second hour */
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    expect_stats(rate_gw1_h13, n13, &b);
+    q.hour = -1;
+    q.since = 1795348800.0 + 3600; /* the same by period */
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    expect_stats(rate_gw1_h13, n13, &b);
+    nll_base_q_init(&q, "x.summary", "busy");
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    expect_stats(busy_all, nall, &b);
+    /* the SQL views agree with nll_base_get */
+    nll_base_q_init(&q, "x.summary", "rate");
+    q.host = "gw1";
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    const char *cols[] = {"n", "mean", "sd", "p5", "p50", "p95"};
+    double want[] = {(double)b.n, b.mean, b.sd, b.p5, b.p50, b.p95};
+    for (int k = 0; k < 6; k++) {
+        char sql[200];
+        snprintf(sql, sizeof sql,
+                 "SELECT %s FROM baseline_host WHERE period='all' AND event='x.summary' AND "
+                 "host='gw1' AND metric='rate'",
+                 cols[k]);
+        assert_true(fabs(q_dbl(db, sql) - want[k]) <= 1e-9 * fabs(want[k]));
+    }
+    assert_int_equal(q_int(db, "SELECT n FROM baseline_hour WHERE period='all' AND hour=13 AND "
+                               "metric='busy'"),
+                     2 * 3600 / STEP);
+    /* nothing selected: n = 0, no error */
+    nll_base_q_init(&q, "nope.summary", "rate");
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    assert_int_equal(b.n, 0);
+    nll_base_q_init(&q, "x.summary", "bogus");
+    assert_int_equal(nll_base_get(db, &q, &b, &err), NL_EINVAL);
+    assert_non_null(strstr(err.msg, "bogus"));
+    /* newest values first-to-last for seeding a history */
+    int got = 0;
+    nll_base_q_init(&q, "x.summary", "rate");
+    q.host = "gw1";
+    assert_int_equal(nll_base_values(db, &q, 3, collect, &got, &err), 0);
+    assert_int_equal(got, 3);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+static void test_upgrade_from_v1(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "old.db", 1);
+    int v;
+    nll_err_t err;
+    assert_int_equal(nll_db_version(db, &v, &err), 0);
+    assert_int_equal(v, 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name='summary'"), 0);
+    /* what a version-1 loader stored: summary fields as plain values */
+    assert_int_equal(nll_db_exec(db,
+                                 "INSERT INTO event VALUES (1, 1795348800.5, 'a.summary', "
+                                 "'Info', 2, NULL), (2, 1795348801, 'a.end', 'Info', 1, 0);"
+                                 "INSERT INTO value VALUES (1, 'host', 'gw1'), (1, 'n', 4), "
+                                 "(1, 'dur.sum', 2.0), (1, 'v.sum', 100), (1, 'int', 1), "
+                                 "(1, 'v.max', 'junk'), (2, 'n', 7);"
+                                 "INSERT INTO ident VALUES (1, 'guid', 'g-1');",
+                                 &err),
+                     0);
+    nll_db_close(db);
+    sqlite3 *ro;
+    assert_int_equal(nll_db_open(t_path(dir, "old.db"), NLL_OPEN_READ, 0, &ro, &err), NL_EINVAL);
+    assert_non_null(strstr(err.msg, "run nl-load"));
+    db = open_db(dir, "old.db", 0); /* upgrades in place */
+    assert_int_equal(nll_db_version(db, &v, &err), 0);
+    assert_int_equal(v, nll_schema_newest());
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 1);
+    assert_int_equal(q_int(db, "SELECT n FROM summary WHERE event_id=1 AND host='gw1' AND "
+                               "guid='g-1' AND dur_sum=2 AND v_sum=100 AND interval=1 AND "
+                               "rate=50 AND v_max IS NULL"),
+                     4);
+    /* moved, not copied; non-numbers and non-summary events untouched */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id=1"), 2);
+    assert_int_equal(q_int(db, "SELECT value FROM value WHERE event_id=2 AND name='n'"), 7);
+    nll_db_close(db);
+    /* a database newer than this build, and one that is not ours, are refused */
+    db = open_db(dir, "old.db", 0);
+    assert_int_equal(nll_db_exec(db, "INSERT INTO nl_schema VALUES (99, 'future', 0)", &err), 0);
+    nll_db_close(db);
+    assert_int_equal(nll_db_open(t_path(dir, "old.db"), NLL_OPEN_WRITE, 0, &db, &err), NL_EINVAL);
+    assert_non_null(strstr(err.msg, "newer"));
+    sqlite3 *raw;
+    assert_int_equal(sqlite3_open(t_path(dir, "other.db"), &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    assert_int_equal(nll_db_open(t_path(dir, "other.db"), NLL_OPEN_WRITE, 0, &db, &err), NL_EINVAL);
+    assert_non_null(strstr(err.msg, "not an nlkit archive"));
+    FILE *f = fopen(t_path(dir, "junk.db"), "w");
+    fputs("this is not a database, just some text long enough to be a header........\n", f);
+    fclose(f);
+    assert_true(nll_db_open(t_path(dir, "junk.db"), NLL_OPEN_WRITE, 0, &db, &err) < 0);
+    assert_non_null(strstr(err.msg, "junk.db"));
+    t_rmtree(dir);
+}
+
+static void test_prune(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "p.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-01T00:00:00Z event=a.start level=Info guid=g1 x=1",
+        "ts=2026-11-01T00:00:01Z event=a.end level=Info guid=g1 x=2",
+        "ts=2026-11-01T00:00:02Z event=a.summary level=Info guid=g1 n=1 dur.sum=1 int=1",
+        "ts=2026-11-20T00:00:00Z event=a.start level=Info guid=g2 x=3",
+    };
+    assert_int_equal(load_lines(db, lines, 4), 4);
+    int64_t gone;
+    nll_err_t err;
+    double before;
+    assert_int_equal(nll_parse_when("2026-11-10", 0, &before), 0);
+    assert_true(before == 1794268800.0);
+    assert_int_equal(nll_prune(db, before, &gone, &err), 0);
+    assert_int_equal(gone, 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE value='g1'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='x'"), 1);
+    assert_int_equal(nll_parse_when("30d", 1e9, &before), 0);
+    assert_true(before == 1e9 - 30 * 86400);
+    assert_int_equal(nll_parse_when("2026-11-10T12:00:00.5Z", 0, &before), 0);
+    assert_true(before == 1794268800.0 + 43200.5);
+    assert_int_equal(nll_parse_when("yesterday", 0, &before), NL_ETS);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_netlogger_split), cmocka_unit_test(test_value_type),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_summary_typing),
+        cmocka_unit_test(test_baselines),       cmocka_unit_test(test_upgrade_from_v1),
+        cmocka_unit_test(test_prune),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

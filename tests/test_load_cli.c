@@ -1,0 +1,347 @@
+/* test_load_cli.c — the nl-load and nl-baseline programs (paths in argv[1], argv[2]):
+ * exactly once across kill -9 at random moments, appended files, bad lines reported with
+ * file:line and copied to the reject file, standard input committed while still open, a
+ * read-only and a full database failing with a clear message and nothing lost on re-run,
+ * and nl-baseline's lines. */
+#include <math.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nl_test.h"
+#include "nll.h"
+
+static const char *load_prog, *base_prog;
+
+/* A copy of a t_path() result that outlives its rotating buffer (a few per test). */
+static const char *keep(const char *s)
+{
+    static char pool[16][512];
+    static int next;
+    char *p = pool[next++ % 16];
+    snprintf(p, sizeof pool[0], "%s", s);
+    return p;
+}
+
+typedef struct child {
+    const char *in, *out, *err;
+    long fsize_limit; /* RLIMIT_FSIZE in bytes, or 0 */
+    int as_nobody;    /* drop root to uid 65534 first */
+    int stdin_pipe;   /* give the child a pipe; *pipe_fd is its write end */
+    int *pipe_fd;
+} child_t;
+
+static pid_t start(const char *prog, const child_t *c, const char *const *args)
+{
+    int p[2] = {-1, -1};
+    if (c->stdin_pipe) assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int i = c->stdin_pipe ? p[0] : open(c->in ? c->in : "/dev/null", O_RDONLY);
+        int o = open(c->out ? c->out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(c->err ? c->err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (i < 0 || o < 0 || e < 0) _exit(99);
+        dup2(i, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        if (c->stdin_pipe) close(p[1]);
+        if (c->fsize_limit) {
+            struct rlimit rl = {(rlim_t)c->fsize_limit, (rlim_t)c->fsize_limit};
+            signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
+            if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(97);
+        }
+        if (c->as_nobody && (setgid(65534) || setuid(65534))) _exit(96);
+        char *argv[32];
+        int n = 0;
+        argv[n++] = (char *)prog;
+        for (; args[n - 1] && n < 31; n++) argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        execv(prog, argv);
+        _exit(98);
+    }
+    if (c->stdin_pipe) {
+        close(p[0]);
+        *c->pipe_fd = p[1];
+    }
+    return pid;
+}
+
+static int finish(pid_t pid)
+{
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static int run(const char *prog, const child_t *c, const char *const *args)
+{
+    return finish(start(prog, c, args));
+}
+
+static long long q_int(const char *db_path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* n numbered events, seq=first..first+n-1, appended to path. */
+static void write_events(const char *path, int first, int n)
+{
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    for (int i = first; i < first + n; i++)
+        fprintf(f,
+                "ts=2026-11-22T12:%02d:%02d.%06dZ event=xfer.block.end level=Info "
+                "guid=6f1c2a40-0000-4000-8000-%012d seq=%d nbytes=262144 host=gw%d\n",
+                i / 60000 % 60, i / 1000 % 60, i % 1000 * 1000, i % 7, i, i % 3);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void expect_exactly(const char *db, int n)
+{
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), n);
+    assert_int_equal(q_int(db, "SELECT count(DISTINCT value) FROM value WHERE name='seq'"), n);
+    if (n)
+        assert_int_equal(q_int(db, "SELECT max(value) - min(value) + 1 FROM value WHERE "
+                                   "name='seq'"),
+                         n);
+}
+
+static void test_exactly_once_across_kill9(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "events.log")), *db = keep(t_path(dir, "a.db"));
+    enum { N = 150000 };
+    write_events(in, 0, N);
+    const char *args[] = {"-d", db, "-q", "--batch", "2000", in, NULL};
+    int kills = 0, mid = 0, done = 0;
+    uint64_t rs = 7;
+    for (int round = 0; round < 60 && !done; round++) {
+        child_t c = {0};
+        pid_t pid = start(load_prog, &c, args);
+        t_sleep_ms(30 + (int)(t_rand(&rs) % 150));
+        if (kill(pid, SIGKILL) == 0) kills++;
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        if (WIFEXITED(st)) {
+            assert_int_equal(WEXITSTATUS(st), 0);
+            done = 1;
+        } else {
+            long long have = q_int(db, "SELECT count(*) FROM event");
+            mid += have > 0 && have < N;
+            /* what was committed is a prefix, once each */
+            assert_int_equal(q_int(db, "SELECT count(DISTINCT value) FROM value WHERE "
+                                       "name='seq'"),
+                             have);
+            if (have)
+                assert_int_equal(q_int(db, "SELECT max(value) FROM value WHERE "
+                                           "name='seq'"),
+                                 have - 1);
+        }
+    }
+    child_t c = {0};
+    assert_int_equal(run(load_prog, &c, args), 0); /* finish whatever remains */
+    expect_exactly(db, N);
+    assert_true(mid >= 1); /* at least one kill landed between batches */
+    fprintf(stderr, "    %d kill -9 (%d mid-load); %d events, each once\n", kills, mid, N);
+    /* appended lines: only they are added; a third run adds nothing */
+    write_events(in, N, 1000);
+    assert_int_equal(run(load_prog, &c, args), 0);
+    expect_exactly(db, N + 1000);
+    assert_int_equal(run(load_prog, &c, args), 0);
+    expect_exactly(db, N + 1000);
+    t_rmtree(dir);
+}
+
+static void test_bad_lines_reported_and_rejected(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "mixed.log")), *db = keep(t_path(dir, "m.db"));
+    const char *rej = keep(t_path(dir, "rejects")), *err = keep(t_path(dir, "err"));
+    write_events(in, 0, 3);
+    FILE *f = fopen(in, "a");
+    fputs("ts=2026-11-22T12:00:00Z event=bad level=Info msg=\"unterminated\n", f); /* line 4 */
+    fputs("\n# comment\n", f);                                                     /* 5, 6 */
+    fputs("event=x level=Info\n", f);                                              /* 7: no ts */
+    /* 8: longer than the reader holds: skipped unread, counted, not copied */
+    for (int i = 0; i < NL_LINE_MAX + 70000; i++) putc("\x01\xfe\x80z"[i % 4], f);
+    putc('\n', f);
+    fputs("ts=2026-13-45T99:00:00Z event=x level=Info\n", f); /* 9: bad ts */
+    fclose(f);
+    write_events(in, 3, 2); /* 10, 11 */
+    const char *args[] = {"-d", db, "--reject", rej, in, NULL};
+    child_t c = {.err = err};
+    assert_int_equal(run(load_prog, &c, args), 0);
+    expect_exactly(db, 5);
+    char *msg = t_slurp(err, NULL);
+    char where[512];
+    for (int line = 4; line <= 9; line++) {
+        if (line == 5 || line == 6) continue;
+        snprintf(where, sizeof where, "%s:%d:", in, line);
+        if (!strstr(msg, where)) fprintf(stderr, "missing %s in:\n%s", where, msg);
+        assert_non_null(strstr(msg, where));
+    }
+    assert_non_null(strstr(msg, "unterminated quote"));
+    assert_non_null(strstr(msg, "4 bad lines"));
+    free(msg);
+    size_t len;
+    char *r = t_slurp(rej, &len);
+    assert_non_null(strstr(r, "msg=\"unterminated\n"));
+    assert_non_null(strstr(r, "event=x level=Info\n"));
+    assert_null(strstr(r, "\x01\xfe")); /* the over-long junk is counted, not copied */
+    free(r);
+    t_rmtree(dir);
+}
+
+static void test_stdin_commits_while_open(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *db = keep(t_path(dir, "s.db")), *tmp = keep(t_path(dir, "chunk"));
+    int wfd;
+    child_t c = {.stdin_pipe = 1, .pipe_fd = &wfd};
+    const char *args[] = {"-d", db, "-q", NULL};
+    pid_t pid = start(load_prog, &c, args);
+    write_events(tmp, 0, 10);
+    char *text = t_slurp(tmp, NULL);
+    assert_true(write(wfd, text, strlen(text)) == (ssize_t)strlen(text));
+    free(text);
+    /* the pipe stays open: the lines must be committed within about a second */
+    long long have = 0;
+    for (int i = 0; i < 40 && have < 10; i++) {
+        t_sleep_ms(100);
+        if (access(db, F_OK) == 0) have = q_int(db, "SELECT count(*) FROM event");
+    }
+    assert_int_equal(have, 10);
+    kill(pid, SIGTERM); /* as syslog-ng stops a program() destination */
+    assert_int_equal(finish(pid), 0);
+    close(wfd);
+    t_rmtree(dir);
+}
+
+static void test_read_only_and_full_database(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "e.log")), *db = keep(t_path(dir, "ro.db"));
+    const char *err = keep(t_path(dir, "err"));
+    write_events(in, 0, 100);
+    const char *args[] = {"-d", db, in, NULL};
+    child_t c = {.err = err};
+    assert_int_equal(run(load_prog, &c, args), 0); /* create it */
+    write_events(in, 100, 100);
+    /* read-only: by permissions, or (when the tests run as root) as another user */
+    int root = geteuid() == 0;
+    if (root) {
+        assert_int_equal(chmod(dir, 0755), 0);
+    } else {
+        assert_int_equal(chmod(db, 0444), 0);
+    }
+    c.as_nobody = root;
+    assert_int_equal(run(load_prog, &c, args), 1);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "ro.db"));
+    assert_true(strstr(msg, "readonly") || strstr(msg, "unable to open"));
+    free(msg);
+    assert_int_equal(chmod(db, 0644), 0);
+    c.as_nobody = 0;
+    expect_exactly(db, 100);
+
+    /* full: the disk takes no more than ~300 KB of files from this process */
+    const char *full = keep(t_path(dir, "full.db")), *big = keep(t_path(dir, "big.log"));
+    write_events(big, 0, 20000);
+    const char *fargs[] = {"-d", full, "--batch", "500", big, NULL};
+    child_t lim = {.err = err, .fsize_limit = 300 * 1024};
+    assert_int_equal(run(load_prog, &lim, fargs), 1);
+    msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "full.db"));
+    assert_non_null(strstr(msg, "not loaded"));
+    assert_non_null(strstr(msg, "resumes at line"));
+    free(msg);
+    long long part = q_int(full, "SELECT count(*) FROM event");
+    assert_true(part < 20000);
+    child_t ok = {0};
+    assert_int_equal(run(load_prog, &ok, fargs), 0); /* space again: the rest, once */
+    expect_exactly(full, 20000);
+    t_rmtree(dir);
+}
+
+static void test_baseline_and_prune_cli(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "s.log")), *db = keep(t_path(dir, "b.db"));
+    const char *out = keep(t_path(dir, "out")), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    for (int i = 0; i < 5; i++) /* rates 100, 200, ..., 500 */
+        fprintf(f,
+                "ts=2026-11-22T12:00:0%dZ event=x.summary level=Info host=h1 n=1 dur.sum=1 "
+                "v.sum=%d int=1\n",
+                i, 100 * (i + 1));
+    fputs("ts=2026-10-01T00:00:00Z event=x.start level=Info guid=g\n", f);
+    fclose(f);
+    const char *largs[] = {"-d", db, in, NULL};
+    child_t c = {.out = out, .err = err};
+    assert_int_equal(run(load_prog, &c, largs), 0);
+    const char *bargs[] = {"-d", db, "-e", "x.summary", "-H", "h1", "-m", "rate", NULL};
+    assert_int_equal(run(base_prog, &c, bargs), 0);
+    t_readback_t rb;
+    t_rb_load(&rb, out);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "event"), "nl.baseline");
+    assert_string_equal(t_field(r, "baseline.event"), "x.summary");
+    assert_true(t_num(r, "n") == 5 && t_num(r, "mean") == 300 && t_num(r, "p50") == 300);
+    assert_true(t_num(r, "p5") == 120 && t_num(r, "p95") == 480);
+    assert_true(fabs(t_num(r, "sd") - 158.11388300841898) < 1e-9);
+    t_rb_free(&rb);
+    const char *pargs[] = {"-d", db, "--prune-before", "2026-11-01", NULL};
+    assert_int_equal(run(load_prog, &c, pargs), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 5);
+    const char *missing[] = {"-d", t_path(dir, "none.db"), "-e", "x.summary", NULL};
+    assert_int_equal(run(base_prog, &c, missing), 1);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "none.db"));
+    free(msg);
+    const char *usage[] = {"-d", db, NULL};
+    assert_int_equal(run(base_prog, &c, usage), 2);
+    const char *nodb[] = {in, NULL};
+    assert_int_equal(run(load_prog, &c, nodb), 2);
+    t_rmtree(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s NL-LOAD NL-BASELINE\n", argv[0]);
+        return 2;
+    }
+    load_prog = argv[1];
+    base_prog = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exactly_once_across_kill9),
+        cmocka_unit_test(test_bad_lines_reported_and_rejected),
+        cmocka_unit_test(test_stdin_commits_while_open),
+        cmocka_unit_test(test_read_only_and_full_database),
+        cmocka_unit_test(test_baseline_and_prune_cli),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
