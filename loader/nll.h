@@ -53,9 +53,12 @@ void nll_rows_free(nll_rows_t *r);
 int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_perr_t *perr,
                  nll_err_t *err);
 
-/* How a field's text is stored in a column without declared type: SQLITE_INTEGER or
- * SQLITE_FLOAT when the text is exactly the canonical form of that number (so it reads
- * back the same), SQLITE_TEXT otherwise. *i / *d receive the number. */
+/* How a field's text is stored in a column without declared type: SQLITE_INTEGER for a
+ * canonical integer ("42", not "007" or "-0"); SQLITE_FLOAT for a decimal number written
+ * without superfluous characters ("0.5", "1e-05", not "0.50", "1.", "+1", "inf") whose
+ * double holds exactly what was written (up to 15 significant digits, or the shortest
+ * text of its double, as nlkit writes them); SQLITE_TEXT otherwise. *i / *d receive the
+ * number. So no information is lost, and numbers compare as numbers. */
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d);
 
 /* ---- exactly-once file positions (nll_pos.c) ------------------------------------------ */

@@ -132,7 +132,10 @@ static int prepare_writer(sqlite3 *db, int upto, nll_err_t *err)
     /* WAL: readers never block the loader nor the loader them; NORMAL sync keeps every
      * committed transaction across a crash of the process (the exactly-once guarantee),
      * and only the last ones across a power cut, positions and rows together. */
-    int rc = nll_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+    int rc = nll_db_exec(db,
+                         "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous "
+                         "= NORMAL; PRAGMA cache_size = -65536",
+                         err);
     int version = 0;
     if (!rc) rc = nll_db_version(db, &version, err);
     if (rc) return rc;
@@ -171,7 +174,9 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
 {
     sqlite3 *db = NULL;
     int read_only = (flags & NLL_OPEN_READ) != 0;
-    int oflags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    /* one connection per thread: SQLite's own locking would be pure overhead */
+    int oflags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                 SQLITE_OPEN_NOMUTEX;
     *out = NULL;
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
         int rc = errf(err, NL_EIO, "%s: cannot open database: %s", path,

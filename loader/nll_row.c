@@ -84,6 +84,33 @@ void nll_rows_free(nll_rows_t *r)
     free(r);
 }
 
+/* Whether s is a number written without superfluous characters and with at most 15
+ * significant digits, so the double holds exactly what was written: -?(0|[1-9]D*)(.D*[1-9])?
+ * ([eE][+-]?D{1,3})?. Most numbers in logs are; it spares formatting to check them. */
+static int plain_decimal(const char *s, size_t len)
+{
+    size_t i = s[0] == '-', sig = 0;
+    int seen_nonzero = 0;
+    if (i >= len || s[i] < '0' || s[i] > '9') return 0;
+    if (s[i] == '0' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9') return 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        if ((seen_nonzero |= s[i] != '0')) sig++;
+    if (i < len && s[i] == '.') {
+        size_t start = ++i;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if ((seen_nonzero |= s[i] != '0')) sig++;
+        if (i == start || s[i - 1] == '0') return 0; /* "1." or "0.50" */
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        size_t start = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == start || i - start > 3) return 0;
+    }
+    return i == len && sig <= 15;
+}
+
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
 {
     if (len == 0 || len > 32) return SQLITE_TEXT;
@@ -99,8 +126,10 @@ int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
         *i = k ? (int64_t)(0 - u) : (int64_t)u;
         return SQLITE_INTEGER;
     }
-    char back[40];
     if (nl__strtod(s, len, d) || !isfinite(*d)) return SQLITE_TEXT;
+    if (plain_decimal(s, len)) return SQLITE_FLOAT;
+    /* 16-17 digits: a number iff it is the shortest text of its double, as we write them */
+    char back[40];
     int n = nl__dtoa(*d, back);
     return n >= 0 && (size_t)n == len && !memcmp(back, s, len) ? SQLITE_FLOAT : SQLITE_TEXT;
 }
@@ -216,9 +245,10 @@ int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_pe
         if (is_summary) {
             if (k == rec->i_guid)
                 sqlite3_bind_text(sum, 5, f->value, (int)f->value_len, SQLITE_STATIC);
-            else if (name_is(f, "host"))
+            else if (name_is(f, "host")) {
                 sqlite3_bind_text(sum, 4, f->value, (int)f->value_len, SQLITE_STATIC);
-            else if (summary_slot(f, sum) >= 0)
+                continue; /* lives in summary.host only: a row fewer per summary */
+            } else if (summary_slot(f, sum) >= 0)
                 continue;
         }
         int ident = k == rec->i_guid || has_suffix(f->name, f->name_len, ".id");

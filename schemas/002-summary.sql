@@ -1,14 +1,15 @@
 -- nlkit archive, schema version 2: typed summaries and baseline views.
--- A NAME.summary event keeps its row in `event` (and guid/host/ids in `ident`/`value`, as
--- any event), while its numeric summary fields live here, one column each, so that
--- baselines read one indexed table. Column names are the field names with "." -> "_"
+-- A NAME.summary event keeps its row in `event` (and guid and *.id fields in `ident`, as
+-- any event), while its numeric summary fields and its host live here, one column each,
+-- so that baselines read one indexed table. Column names are the field names with "." -> "_"
 -- ("int" -> "interval"). A summary field whose value is not a number stays in `value`.
 
 CREATE TABLE summary (
     event_id     INTEGER PRIMARY KEY REFERENCES event (id) ON DELETE CASCADE,
     ts           REAL NOT NULL,    -- copies of event.ts / event.event, for the index
     event        TEXT NOT NULL,
-    host         TEXT,             -- copies of the host= and guid= fields
+    host         TEXT,             -- the host= field (not repeated in `value`)
+                                   -- and a copy of guid= (which stays in `ident`)
     guid         TEXT,
     n            INTEGER,          -- completed start/end pairs in the interval
     dur_min      REAL, dur_max REAL, dur_sum REAL, dur_sd REAL,   -- seconds
@@ -27,7 +28,7 @@ CREATE TABLE summary (
 );
 CREATE INDEX summary_event_host_ts ON summary (event, host, ts);
 
--- Version 1 kept summary fields in `value`: move the numeric ones over.
+-- Version 1 kept summary fields in `value`: move the numeric ones (and host) over.
 INSERT INTO summary (event_id, ts, event, host, guid, n, dur_min, dur_max, dur_sum, dur_sd,
                      v_min, v_max, v_sum, v_sd, r_min, r_max, r_sum, r_sd, span, open,
                      interval, orphan_start, orphan_end)
@@ -66,6 +67,7 @@ FROM event e JOIN (
 ) f ON f.event_id = e.id
 WHERE e.event LIKE '%.summary';
 
+DELETE FROM value WHERE name = 'host' AND event_id IN (SELECT event_id FROM summary);
 DELETE FROM value
 WHERE typeof(value) IN ('integer', 'real')
   AND name IN ('n', 'dur.min', 'dur.max', 'dur.sum', 'dur.sd', 'v.min', 'v.max', 'v.sum',

@@ -139,6 +139,41 @@ static void random_value(uint64_t *rs, char *out, size_t cap)
     }
 }
 
+static const char *const sum_fields[] = {"host", "n",    "dur.min", "dur.sum", "v.max",
+                                         "r.sd", "span", "open",    "int",     "orphan.end"};
+static const char *const sum_cols[] = {"host", "n",    "dur_min", "dur_sum",  "v_max",
+                                       "r_sd", "span", "open",    "interval", "orphan_end"};
+#define NSUM ((int)(sizeof sum_fields / sizeof sum_fields[0]))
+
+/* The fields of a summary kept in its typed row: each non-NULL column must be the line's
+ * field, exactly (the number the text was). Returns how many. */
+static int check_summary(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
+{
+    int found = 0;
+    for (int c = 0; c < NSUM; c++) {
+        char sql[128];
+        sqlite3_stmt *st;
+        snprintf(sql, sizeof sql, "SELECT %s FROM summary WHERE event_id = %lld", sum_cols[c],
+                 (long long)id);
+        assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            const char *want = t_field(rec, sum_fields[c]);
+            assert_non_null(want);
+            if (c == 0) {
+                assert_string_equal(sqlite3_column_text(st, 0), want);
+            } else {
+                double w;
+                assert_int_equal(nl__strtod(want, strlen(want), &w), 0);
+                assert_true(w == sqlite3_column_double(st, 0));
+            }
+            found++;
+        }
+        sqlite3_finalize(st);
+    }
+    return found;
+}
+
 /* Every field of an event read back from the tables must equal the parsed line's. */
 static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
 {
@@ -164,7 +199,14 @@ static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
         char got[64];
         switch (sqlite3_column_type(st, 1)) {
         case SQLITE_INTEGER: snprintf(got, sizeof got, "%lld", sqlite3_column_int64(st, 1)); break;
-        case SQLITE_FLOAT: nl__dtoa(sqlite3_column_double(st, 1), got); break;
+        case SQLITE_FLOAT: { /* stored as a number only if the text was exactly that number */
+            int64_t iv;
+            double dv;
+            assert_int_equal(nll_value_type(want, strlen(want), &iv, &dv), SQLITE_FLOAT);
+            assert_true(dv == sqlite3_column_double(st, 1));
+            found++;
+            continue;
+        }
         default:
             assert_int_equal((size_t)sqlite3_column_bytes(st, 1), strlen(want));
             assert_memory_equal(sqlite3_column_blob(st, 1), want, strlen(want));
@@ -175,6 +217,7 @@ static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
         found++;
     }
     sqlite3_finalize(st);
+    if (strstr(t_field(rec, "event"), ".summary")) found += check_summary(db, id, rec);
     assert_int_equal(found, rec->n);
 }
 
@@ -190,13 +233,18 @@ static void test_round_trip(void **state)
         char stack[2048], v[64], name[32];
         nl_buf_t b;
         nl_buf_init(&b, stack, sizeof stack);
-        nl_enc_begin(&b, 1795348800000000LL + (int64_t)(t_rand(&rs) % 86400000000ull),
-                     i % 3 ? "xfer.disk.read.end" : "xfer.disk.read.start", (int)(t_rand(&rs) % 6),
-                     "6f1c2a40-0000-4000-8000-00000000000a");
+        static const char *const kinds[] = {"xfer.disk.read.start", "xfer.disk.read.end",
+                                            "xfer.disk.read.summary", "xfer.note"};
+        const char *ev = kinds[i % 4];
+        nl_enc_begin(&b, 1795348800000000LL + (int64_t)(t_rand(&rs) % 86400000000ull), ev,
+                     (int)(t_rand(&rs) % 6), "6f1c2a40-0000-4000-8000-00000000000a");
         int nf = (int)(t_rand(&rs) % 12);
         for (int k = 0; k < nf; k++) {
             random_value(&rs, v, sizeof v);
-            snprintf(name, sizeof name, k % 4 == 3 ? "f%d.id" : "f%d", k);
+            if (i % 4 == 2 && k < NSUM) /* summary fields, numbers or not */
+                snprintf(name, sizeof name, "%s", sum_fields[k]);
+            else
+                snprintf(name, sizeof name, k % 4 == 3 ? "f%d.id" : "f%d", k);
             nl_enc_str(&b, name, v, strlen(v));
         }
         assert_int_equal(nl_enc_end(&b), 0);
@@ -270,9 +318,8 @@ static void test_summary_typing(void **state)
     assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE event_id = 1 AND host = "
                                "'gw1' AND guid = '6f1c2a40-0000-4000-8000-000000000001'"),
                      1);
-    /* typed fields are not repeated in value; the rest are there */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id = 1"),
-                     2); /* host, dur.n */
+    /* typed fields and host are not repeated in value; the rest (dur.n) are there */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id = 1"), 1);
     assert_int_equal(q_int(db, "SELECT value FROM value WHERE event_id = 1 AND name='dur.n'"), 5);
     assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE event_id = 1"), 2);
     /* stalled: no rate (0/0), busy 0; span=later kept as text */
@@ -446,8 +493,8 @@ static void test_upgrade_from_v1(void **state)
                                "guid='g-1' AND dur_sum=2 AND v_sum=100 AND interval=1 AND "
                                "rate=50 AND v_max IS NULL"),
                      4);
-    /* moved, not copied; non-numbers and non-summary events untouched */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id=1"), 2);
+    /* moved, not copied (host too); non-numbers and non-summary events untouched */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id=1"), 1);
     assert_int_equal(q_int(db, "SELECT value FROM value WHERE event_id=2 AND name='n'"), 7);
     nll_db_close(db);
     /* a database newer than this build, and one that is not ours, are refused */
