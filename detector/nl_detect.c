@@ -10,6 +10,7 @@
 
 #include "nld.h"
 #include "nl_reader.h"
+#include "nld_seed_db.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -41,6 +42,8 @@ static void usage(FILE *f)
         "      --lenient         accept damaged or NetLogger-era lines where possible\n"
         "      --live            also let time pass by the wall clock while input is idle,\n"
         "                        so a stall is reported (for live input, not for replays)\n"
+        "      --db FILE         the archive (nl-load) that history.from=db and\n"
+        "                        baseline.from=db read past values from (or set db=FILE)\n"
         "      --stats           print counters on standard error at exit\n"
         "  -h, --help            this text\n"
         "      --version         version\n"
@@ -62,6 +65,7 @@ enum {
     O_LENIENT,
     O_LIVE,
     O_STATS,
+    O_DB,
     O_VERSION
 };
 
@@ -72,7 +76,7 @@ static void print_stats(const nld_counts_t *c)
         "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu "
         "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
         "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
-        "cleared=%llu out.errors=%llu oom=%llu\n",
+        "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu\n",
         (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
         (unsigned long long)c->values, (unsigned long long)c->novalue, (unsigned long long)c->flags,
         (unsigned long long)c->episodes, (unsigned long long)c->short_runs,
@@ -81,7 +85,8 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->orphan_end, (unsigned long long)c->restarted,
         (unsigned long long)c->pend_evicted, (unsigned long long)c->alerts,
         (unsigned long long)c->cleared, (unsigned long long)c->out_errors,
-        (unsigned long long)c->oom);
+        (unsigned long long)c->oom, (unsigned long long)c->seeded,
+        (unsigned long long)c->seed_errors);
 }
 
 /* Feed one input to the engine; returns 0, or 1 if it could not be read. */
@@ -145,6 +150,7 @@ int main(int argc, char **argv)
                                          {"lenient", no_argument, 0, O_LENIENT},
                                          {"live", no_argument, 0, O_LIVE},
                                          {"stats", no_argument, 0, O_STATS},
+                                         {"db", required_argument, 0, O_DB},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
@@ -155,7 +161,7 @@ int main(int argc, char **argv)
     unsetenv("NL_SUMMARY");
     unsetenv("NL_SUMMARY_FILE");
 
-    const char *config = NULL, *output = "-";
+    const char *config = NULL, *output = "-", *db = NULL;
     char *words[16];
     int nwords = 0, each = 0, lenient = 0, live = 0, stats = 0, have_event = 0;
     static char wbuf[16][1100];
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
         case O_LENIENT: lenient = 1; break;
         case O_LIVE: live = 1; break;
         case O_STATS: stats = 1; break;
+        case O_DB: db = optarg; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-detect (nlkit) 0.1.0"); return 0;
         default: usage(stderr); return 2;
@@ -221,19 +228,37 @@ int main(int argc, char **argv)
         nld_cfg_free(&cfg);
         return 2;
     }
+    int seeds = 0;
+    for (int i = 0; i < cfg.ns; i++) seeds += cfg.s[i].seed;
+    for (int i = 0; i < cfg.nw; i++) seeds += cfg.w[i].seed;
+    if (!db) db = cfg.db;
+    if (seeds && !db) {
+        fprintf(stderr, "nl-detect: history.from=db or baseline.from=db needs the archive: "
+                        "--db FILE or 'set db=FILE'\n");
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    nld_seed_db_t *seed = NULL;
+    if (seeds && !(seed = nld_seed_db_open(&cfg, db, err, sizeof err))) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
     int oerr = 0;
     nl_log_t *out = nl_open_ex(output, &oerr);
     if (!out) {
         fprintf(stderr, "nl-detect: cannot open output '%s': %s\n", output, nl_strerror(oerr));
+        nld_seed_db_close(seed);
         nld_cfg_free(&cfg);
         return 2;
     }
     nl_set_level(out, NL_LVL_TRACE);
-    nld_opts_t o = {.lenient = lenient};
+    nld_opts_t o = {.lenient = lenient, .seed = seed ? nld_seed_db : NULL, .seed_ctx = seed};
     nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
     if (!d) {
         fprintf(stderr, "nl-detect: %s\n", err);
         nl_close(out);
+        nld_seed_db_close(seed);
         nld_cfg_free(&cfg);
         return 2;
     }
@@ -256,6 +281,7 @@ int main(int argc, char **argv)
     if (os.dropped || n.out_errors)
         fprintf(stderr, "nl-detect: %llu report line(s) could not be written to '%s'\n",
                 (unsigned long long)(os.dropped + n.out_errors), output);
+    nld_seed_db_close(seed);
     nld_cfg_free(&cfg);
     return rc;
 }

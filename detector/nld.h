@@ -39,12 +39,26 @@ typedef struct nld_counts {
     uint64_t cleared;      /* nl.alert.end written */
     uint64_t out_errors;   /* output lines that could not be written (see the logs' counts) */
     uint64_t oom;          /* updates skipped for lack of memory */
+    uint64_t seeded;       /* past values taken from the archive (history.from=db, ...) */
+    uint64_t seed_errors;  /* keys whose past values could not be read (reported) */
 } nld_counts_t;
 
+/* Past values of one key, to start a stream's history or a subscription's baseline from
+ * (nl-detect reads them from the SQLite archive). Called once per new key with the
+ * selector, the line that made the key, how many values are wanted (the newest that many)
+ * and the time range [since, until) in usec (since INT64_MIN: no limit). It calls
+ * add(add_ctx, x) for each value, oldest first, and returns 0 or a negative NL_E* code. */
+typedef int (*nld_seed_fn)(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit,
+                           int64_t since, int64_t until, void (*add)(void *add_ctx, double x),
+                           void *add_ctx);
+
 typedef struct nld_opts {
-    int lenient;  /* parse input with NL_PARSE_LENIENT */
-    FILE *diag;   /* where bad lines are reported (stderr if NULL) */
-    int diag_max; /* report at most this many bad lines (20; the rest are counted) */
+    int lenient;      /* parse input with NL_PARSE_LENIENT */
+    FILE *diag;       /* where bad lines are reported (stderr if NULL) */
+    int diag_max;     /* report at most this many bad lines (20; the rest are counted) */
+    nld_seed_fn seed; /* where history.from=db / baseline.from=db values come from (NULL:
+                         those options do nothing) */
+    void *seed_ctx;
 } nld_opts_t;
 
 /* A new engine over a configuration (which must outlive it) writing to `out`; the

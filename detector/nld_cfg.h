@@ -3,18 +3,26 @@
  *
  *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.2]
  *               [history=1800] [min=30] [side=both|below|above] [episode.min=1]
- *               [where.FIELD=VALUE ...]
+ *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
  *               [key=F1,F2] [baseline.n=1800] [baseline.min=30] [where.FIELD=VALUE ...]
- *   set [each=0|1] [expire=DUR] [max-streams=N] [max-pending=N]
+ *               [baseline.from=db [baseline.since=DUR]]
+ *   set [each=0|1] [expire=DUR] [max-streams=N] [max-pending=N] [db=FILE]
  *
  * GLOB matches the event name, or the event name without a ".summary" suffix (so
  * "gridftp.disk.write" selects the summaries of that activity); V is a field, or a value
  * derived from summary fields: rate = v.sum/dur.sum, avgrate = v.sum/int,
  * busy = dur.sum/int, mean.dur = dur.sum/n. DUR is a number with an optional unit
  * ms, s, m, h, d (seconds without one). A missing GLOB matches activity names (event
- * names without .start/.end). */
+ * names without .start/.end).
+ *
+ * history.from=db / baseline.from=db: when a key is first seen, start its history (or its
+ * subscription baseline) from the values the archive (set db=FILE, or nl-detect --db) holds
+ * for that event and key before that moment, newest first up to the history size (or
+ * baseline.n), no older than DUR if given — instead of waiting for live values. A
+ * subscription baseline the archive fills (baseline.min values or more) stays as given;
+ * live values only complete one that the archive could not fill. */
 #ifndef NLKIT_NLD_CFG_H
 #define NLKIT_NLD_CFG_H
 
@@ -46,6 +54,8 @@ typedef struct nld_sdef { /* stream */
     nld_sel_t sel;
     nld_params_t p;
     uint32_t episode_min; /* consecutive flags before an episode is reported (1) */
+    int seed;             /* history.from=db */
+    double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;
 
 typedef struct nld_mdef { /* missing-end rule */
@@ -69,6 +79,8 @@ typedef struct nld_wdef { /* subscription */
     char *notify;      /* destination URL, or NULL for the main output */
     uint32_t base_n;   /* baseline = mean of the first base_n values (1800) */
     uint32_t base_min; /* values before the baseline is used (30) */
+    int seed;          /* baseline.from=db */
+    double seed_since; /* baseline.since, seconds (0: all) */
 } nld_wdef_t;
 
 typedef struct nld_cfg {
@@ -80,6 +92,7 @@ typedef struct nld_cfg {
     double expire;      /* seconds of event time before an idle stream is dropped */
     size_t max_streams; /* streams (plus subscription keys) held at once */
     size_t max_pending; /* pending starts tracked at once */
+    char *db;           /* set db=FILE: the archive histories may start from (or NULL) */
 } nld_cfg_t;
 
 /* An empty configuration with the defaults (expire 1 day, 100000 streams, 100000 starts). */
@@ -94,7 +107,6 @@ int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen);
 /* Parse one "stream" directive's words (after the keyword), e.g. from the command line. */
 int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
                    size_t errlen);
-
 
 /* ---- selectors (nld_sel.c) ------------------------------------------------------------ */
 /* Whether a parsed line is one the selector watches (event glob and field equalities). */

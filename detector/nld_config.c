@@ -53,6 +53,7 @@ static void sel_free(nld_sel_t *s)
 
 void nld_cfg_free(nld_cfg_t *c)
 {
+    free(c->db);
     for (int i = 0; i < c->ns; i++) {
         free(c->s[i].name);
         sel_free(&c->s[i].sel);
@@ -212,6 +213,11 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             min_set = 1;
         } else if (!strcmp(o, "episode.min")) {
             bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
+        } else if (!strcmp(o, "history.from")) {
+            bad = strcmp(v, "db") != 0;
+            d->seed = 1;
+        } else if (!strcmp(o, "history.since")) {
+            bad = (d->seed_since = nl__parse_dur(v)) <= 0;
         } else if (!strcmp(o, "side")) {
             d->p.side = !strcmp(v, "both")    ? NLD_BOTH
                         : !strcmp(v, "below") ? NLD_BELOW
@@ -330,6 +336,10 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = parse_u32(v, &d->base_n) || d->base_n < 1 || d->base_n > NLD_HIST_MAX;
         else if (!strcmp(o, "baseline.min"))
             bad = parse_u32(v, &d->base_min) || d->base_min < 1;
+        else if (!strcmp(o, "baseline.from"))
+            bad = strcmp(v, "db") != 0 || !d->baseline, d->seed = 1;
+        else if (!strcmp(o, "baseline.since"))
+            bad = (d->seed_since = nl__parse_dur(v)) <= 0;
         else
             return fail(x, w[i].col, "unknown subscription option '%s'", o);
         if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
@@ -359,6 +369,8 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_streams = (size_t)d;
         else if (!strcmp(o, "max-pending"))
             bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_pending = (size_t)d;
+        else if (!strcmp(o, "db"))
+            bad = !*v || set_str(&c->db, v);
         else
             return fail(x, w[i].col, "unknown setting '%s'", o);
         if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);

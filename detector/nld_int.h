@@ -33,6 +33,7 @@ typedef struct nld_keyed {
         } s;
         struct {
             nl_moments_t base; /* mean of the first base_n values */
+            int frozen;        /* base came from the archive: live values stay out of it */
             int64_t since;     /* event time the condition began to hold, or -1 */
             int alerted;
         } w;

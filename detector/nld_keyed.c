@@ -124,6 +124,43 @@ void nld__keyed_free(nld_t *d)
     nld_map_free(&d->keyed);
 }
 
+typedef struct seeding {
+    nld_bank_t *bank;   /* a stream's, or */
+    nl_moments_t *base; /* a subscription's baseline */
+    uint64_t n;
+} seeding_t;
+
+static void seed_add(void *ctx, double x)
+{
+    seeding_t *sd = ctx;
+    sd->n++;
+    if (sd->base) {
+        nl_mom_add(sd->base, x);
+        return;
+    }
+    nld_verdict_t v[NLD_ALGOS];
+    int err;
+    nld_bank_step(sd->bank, x, v, &err); /* as if watched: histories, EWMA; verdicts unused */
+}
+
+/* Start a new key from the archive's past values, when its definition asks to. */
+static void seed(nld_t *d, nld_keyed_t *k, const nld_sel_t *sel, const nl_rec_t *r)
+{
+    int stream = k->kind == NLD_K_STREAM;
+    if (!(stream ? d->cfg->s[k->def].seed : d->cfg->w[k->def].seed) || !d->opts.seed) return;
+    double back = stream ? d->cfg->s[k->def].seed_since : d->cfg->w[k->def].seed_since;
+    int64_t since = back > 0 ? r->ts_usec - (int64_t)(back * 1e6) : INT64_MIN;
+    seeding_t sd = {.bank = stream ? &k->u.s.bank : NULL, .base = stream ? NULL : &k->u.w.base};
+    uint32_t limit = stream ? k->u.s.bank.p.n : d->cfg->w[k->def].base_n;
+    if (d->opts.seed(d->opts.seed_ctx, sel, r, limit, since, r->ts_usec, seed_add, &sd))
+        d->n.seed_errors++;
+    d->n.seeded += sd.n;
+    /* A baseline the archive could fill is the reference as it stands: an anomaly at the
+     * start of the live run must not drag it along. Too few past values: live ones complete
+     * it as usual. */
+    if (!stream && sd.n >= d->cfg->w[k->def].base_min) k->u.w.frozen = 1;
+}
+
 /* Find or create the state of (kind, def, key of line r); NULL when out of memory. */
 static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, const nl_rec_t *r)
 {
@@ -162,6 +199,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     lru_append(d, k);
     d->nkeyed++;
     if (kind == NLD_K_STREAM) d->n.streams++;
+    seed(d, k, sel, r);
     goto out;
 fail:
     if (kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
@@ -281,7 +319,7 @@ void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x)
     if (w->baseline) {
         nl_moments_t *m = &k->u.w.base;
         ref = nl_mom_count(m) >= w->base_min ? nl_mom_mean(m) : NAN;
-        if (nl_mom_count(m) < w->base_n) nl_mom_add(m, x);
+        if (!k->u.w.frozen && nl_mom_count(m) < w->base_n) nl_mom_add(m, x);
         if (isnan(ref)) return; /* no baseline yet: no verdict */
     }
     double thr = isnan(w->pct) ? ref : ref * w->pct / 100.0;

@@ -21,6 +21,9 @@ typedef struct run {
     t_readback_t rb;
 } run_t;
 
+static nld_seed_fn seed_fn; /* what the next run_start gives the engine as past values */
+static void *seed_ctx;
+
 static void run_start(run_t *r, const char *conf)
 {
     memset(r, 0, sizeof *r);
@@ -35,7 +38,7 @@ static void run_start(run_t *r, const char *conf)
     snprintf(url, sizeof url, "file://%s?buffer=0", r->out_path);
     assert_non_null(r->out = nl_open(url));
     assert_non_null(r->diag = tmpfile());
-    nld_opts_t o = {.diag = r->diag, .diag_max = 3};
+    nld_opts_t o = {.diag = r->diag, .diag_max = 3, .seed = seed_fn, .seed_ctx = seed_ctx};
     r->d = nld_new(&r->cfg, r->out, &o, err, sizeof err);
     assert_non_null(r->d);
 }
@@ -312,6 +315,10 @@ static void test_config_errors(void **state)
         {"when a b below 5 for ever\n", "c:1:22:", "bad duration"},
         {"frobnicate\n", "c:1:1:", "unknown directive"},
         {"set each=2\n", "c:1:5:", "bad value for each"},
+        {"stream s event=m history.from=file\n", "c:1:18:", "bad value for history.from"},
+        {"stream s event=m history.since=0\n", "c:1:18:", "bad value for history.since"},
+        {"when a b below 5 baseline.from=db\n", "c:1:18:", "bad value for baseline.from"},
+        {"set db=\n", "c:1:5:", "bad value for db"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
@@ -382,6 +389,72 @@ static void test_stream_bounds(void **state)
     run_free(&r);
 }
 
+/* A stand-in archive: 100 past values 98..102 for whatever is asked, and what was asked. */
+typedef struct fake_seed {
+    int calls;
+    uint32_t limit[4];
+    int64_t since[4], until[4];
+    char host[4][16];
+} fake_seed_t;
+
+static int fake_seed(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit,
+                     int64_t since, int64_t until, void (*add)(void *, double), void *actx)
+{
+    fake_seed_t *f = ctx;
+    (void)sel;
+    assert_true(f->calls < 4);
+    f->limit[f->calls] = limit;
+    f->since[f->calls] = since;
+    f->until[f->calls] = until;
+    snprintf(f->host[f->calls], sizeof f->host[0], "%s", t_field((nl_rec_t *)r, "host"));
+    f->calls++;
+    for (int i = 0; i < 100; i++) add(actx, 98 + i % 5);
+    return 0;
+}
+
+static void test_history_from_archive(void **state)
+{
+    (void)state;
+    const char *conf =
+        "stream s event=x value=v key=host algo=msd-su history=50 min=30 history.from=db "
+        "history.since=1h\n"
+        "when x v below 50% of baseline key=host baseline.from=db baseline.n=40 name=w\n";
+    for (int seeded = 0; seeded <= 1; seeded++) {
+        fake_seed_t f = {0};
+        seed_fn = seeded ? fake_seed : NULL;
+        seed_ctx = &f;
+        run_t r;
+        nld_counts_t c;
+        run_start(&r, conf);
+        /* the first live value is far below what the archive knows */
+        feed(&r, line_at(0, "event=x level=Info host=a v=40"));
+        feed(&r, line_at(1, "event=x level=Info host=a v=100"));
+        run_end(&r, &c);
+        seed_fn = NULL;
+        seed_ctx = NULL;
+        /* with history: flagged and alerted at once; without: still warming up */
+        assert_int_equal(count_ev(&r, "nl.anomaly.start"), seeded);
+        assert_int_equal(count_ev(&r, "nl.alert.start"), seeded);
+        if (seeded) {
+            assert_int_equal(f.calls, 2); /* once per new key, not per value */
+            assert_int_equal(f.limit[0], 50);
+            assert_int_equal(f.limit[1], 40);
+            int64_t t0 = 1795348800000000LL; /* 2026-11-22T12:00:00Z: the first line */
+            assert_true(f.until[0] == t0 && f.until[1] == t0);
+            assert_true(f.since[0] == t0 - 3600000000LL && f.since[1] == INT64_MIN);
+            assert_string_equal(f.host[0], "a");
+            assert_int_equal(c.seeded, 200);
+            nl_rec_t *a = nth_ev(&r, "nl.alert.start", 0);
+            assert_true(t_num(a, "reference") == 100);
+            nl_rec_t *e = nth_ev(&r, "nl.anomaly.start", 0);
+            assert_true(t_num(e, "hist.n") == 50);
+        } else {
+            assert_int_equal(c.seeded, 0);
+        }
+        run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,7 +462,7 @@ int main(void)
         cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
         cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
         cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_stream_bounds),
+        cmocka_unit_test(test_stream_bounds), cmocka_unit_test(test_history_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

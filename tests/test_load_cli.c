@@ -1,8 +1,8 @@
-/* test_load_cli.c — the nl-load and nl-baseline programs (paths in argv[1], argv[2]):
+/* test_load_cli.c — the nl-load, nl-baseline and nl-detect programs (paths in argv[1-3]):
  * exactly once across kill -9 at random moments, appended files, bad lines reported with
  * file:line and copied to the reject file, standard input committed while still open, a
  * read-only and a full database failing with a clear message and nothing lost on re-run,
- * and nl-baseline's lines. */
+ * nl-baseline's lines, and nl-detect starting its histories from the archive. */
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include "nl_test.h"
 #include "nll.h"
 
-static const char *load_prog, *base_prog;
+static const char *load_prog, *base_prog, *detect_prog;
 
 /* A copy of a t_path() result that outlives its rotating buffer (a few per test). */
 static const char *keep(const char *s)
@@ -328,20 +328,88 @@ static void test_baseline_and_prune_cli(void **state)
     t_rmtree(dir);
 }
 
+/* nl-detect starting from the archive: a transfer slow from its first second is flagged at
+ * once, and its alert fires after the hold time, where an empty history would still be
+ * warming up. */
+static void test_detect_starts_from_archive(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *hist = keep(t_path(dir, "yesterday.log")), *live = keep(t_path(dir, "today.log"));
+    const char *db = keep(t_path(dir, "h.db")), *conf = keep(t_path(dir, "d.conf"));
+    const char *out = keep(t_path(dir, "out")), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(hist, "w"), *g = fopen(live, "w");
+    uint64_t rs = 9;
+    double sum = 0;
+    for (int t = 0; t < 600; t++) {
+        unsigned long long v = 100000000ull + t_rand(&rs) % 4000000;
+        sum += (double)v;
+        fprintf(f,
+                "ts=2026-11-21T12:%02d:%02d.000000Z event=x.summary level=Info host=h1 n=10 "
+                "dur.sum=1 v.sum=%llu int=1\n",
+                t / 60, t % 60, v);
+        if (t < 60) /* today: 30% of normal from the start */
+            fprintf(g,
+                    "ts=2026-11-22T12:%02d:%02d.000000Z event=x.summary level=Info host=h1 "
+                    "n=10 dur.sum=1 v.sum=%llu int=1\n",
+                    t / 60, t % 60, 30000000ull + t_rand(&rs) % 1000000);
+    }
+    fclose(f);
+    fclose(g);
+    f = fopen(conf, "w");
+    fputs("stream s event=x value=rate key=host algo=msd-su history=300 history.from=db\n"
+          "when x rate below 50% of baseline for 10s key=host baseline.from=db name=slow\n",
+          f);
+    fclose(f);
+    child_t c = {.out = out, .err = err};
+    const char *largs[] = {"-d", db, "-q", hist, NULL};
+    assert_int_equal(run(load_prog, &c, largs), 0);
+    const char *dargs[] = {"-c", conf, "--db", db, live, NULL};
+    assert_int_equal(run(detect_prog, &c, dargs), 0);
+    t_readback_t rb;
+    t_rb_load(&rb, out);
+    int flagged = 0, alerted = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        if (!strcmp(t_field(r, "event"), "nl.anomaly.start")) {
+            assert_string_equal(t_field(r, "ts"), "2026-11-22T12:00:00.000000Z");
+            assert_true(t_num(r, "hist.n") == 300);
+            flagged++;
+        }
+        if (!strcmp(t_field(r, "event"), "nl.alert.start")) {
+            assert_string_equal(t_field(r, "ts"), "2026-11-22T12:00:10.000000Z");
+            assert_true(fabs(t_num(r, "reference") - sum / 600) < 1e-6 * sum / 600);
+            alerted++;
+        }
+    }
+    assert_int_equal(flagged, 1);
+    assert_int_equal(alerted, 1);
+    t_rb_free(&rb);
+    /* without the archive: refused, saying what is missing */
+    const char *nodb[] = {"-c", conf, live, NULL};
+    assert_int_equal(run(detect_prog, &c, nodb), 2);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "--db FILE"));
+    free(msg);
+    t_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s NL-LOAD NL-BASELINE\n", argv[0]);
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s NL-LOAD NL-BASELINE NL-DETECT\n", argv[0]);
         return 2;
     }
     load_prog = argv[1];
     base_prog = argv[2];
+    detect_prog = argv[3];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_read_only_and_full_database),
         cmocka_unit_test(test_baseline_and_prune_cli),
+        cmocka_unit_test(test_detect_starts_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
