@@ -99,46 +99,49 @@ FROM summary s,
       UNION ALL SELECT 'mean.dur') m
 WHERE x IS NOT NULL;
 
--- Baselines per period, grouping (grp: 'event', 'host', 'hour', 'dow', 'host,hour'), event,
--- host/hour/dow as the grouping asks, and metric: count, mean, sample standard deviation
--- and the 5th/50th/95th percentiles (linear interpolation between order statistics, as
--- R's type 7 and nl-baseline). Filter on the grouping columns; every period and grouping
--- is computed otherwise.
+-- Every summary value as a member of the groups baselines are computed over: per period,
+-- grouping (grp: 'event', 'host', 'hour', 'dow', 'host,hour'), event, host/hour/dow as the
+-- grouping asks, and metric.
+CREATE VIEW baseline_member AS
+SELECT p.name AS period, g.grp, sm.event,
+       CASE WHEN g.grp IN ('host', 'host,hour') THEN sm.host END AS host,
+       CASE WHEN g.grp IN ('hour', 'host,hour') THEN sm.hour END AS hour,
+       CASE WHEN g.grp = 'dow' THEN sm.dow END AS dow,
+       sm.metric, sm.x
+FROM summary_metric sm
+JOIN period p ON (p.since IS NULL OR sm.ts >= p.since) AND (p.until IS NULL OR sm.ts < p.until)
+             AND (p.age IS NULL OR sm.ts >= unixepoch('now') - p.age)
+CROSS JOIN (SELECT 'event' AS grp UNION ALL SELECT 'host' UNION ALL SELECT 'hour'
+            UNION ALL SELECT 'dow' UNION ALL SELECT 'host,hour') g
+WHERE g.grp NOT IN ('host', 'host,hour') OR sm.host IS NOT NULL;
+
+-- Baselines: count, mean, sample standard deviation (two passes, so a large mean does not
+-- swallow a small spread) and the 5th/50th/95th percentiles, interpolated between order
+-- statistics as R's type 7 and nl-baseline. The spread and percentiles are computed only
+-- for the groups a query keeps: filter on period and event (and host, hour, dow, metric),
+--   SELECT * FROM baseline_host WHERE period = '7d' AND event = 'x.summary';
 CREATE VIEW baseline_all AS
-WITH sample AS (
-    SELECT p.name AS period, g.grp, sm.event,
-           CASE WHEN g.grp IN ('host', 'host,hour') THEN sm.host END AS host,
-           CASE WHEN g.grp IN ('hour', 'host,hour') THEN sm.hour END AS hour,
-           CASE WHEN g.grp = 'dow' THEN sm.dow END AS dow,
-           sm.metric, sm.x
-    FROM summary_metric sm
-    JOIN period p ON (p.since IS NULL OR sm.ts >= p.since)
-                 AND (p.until IS NULL OR sm.ts < p.until)
-                 AND (p.age IS NULL OR sm.ts >= unixepoch('now') - p.age)
-    CROSS JOIN (SELECT 'event' AS grp UNION ALL SELECT 'host' UNION ALL SELECT 'hour'
-                UNION ALL SELECT 'dow' UNION ALL SELECT 'host,hour') g
-), ranked AS (
-    SELECT *, row_number() OVER w AS rn, count(*) OVER p AS cnt, avg(x) OVER p AS mean
-    FROM sample
-    WINDOW p AS (PARTITION BY period, grp, event, host, hour, dow, metric),
-           w AS (p ORDER BY x)
-)
-SELECT period, grp, event, host, hour, dow, metric, cnt AS n, mean,
-       CASE WHEN cnt > 1 THEN sqrt(sum((x - mean) * (x - mean)) / (cnt - 1)) END AS sd,
-       max(CASE WHEN rn = CAST((cnt - 1) * 0.05 AS INTEGER) + 1 THEN x END)
-         + ((cnt - 1) * 0.05 - CAST((cnt - 1) * 0.05 AS INTEGER))
-         * (max(CASE WHEN rn = min(CAST((cnt - 1) * 0.05 AS INTEGER) + 2, cnt) THEN x END)
-            - max(CASE WHEN rn = CAST((cnt - 1) * 0.05 AS INTEGER) + 1 THEN x END)) AS p5,
-       max(CASE WHEN rn = CAST((cnt - 1) * 0.5 AS INTEGER) + 1 THEN x END)
-         + ((cnt - 1) * 0.5 - CAST((cnt - 1) * 0.5 AS INTEGER))
-         * (max(CASE WHEN rn = min(CAST((cnt - 1) * 0.5 AS INTEGER) + 2, cnt) THEN x END)
-            - max(CASE WHEN rn = CAST((cnt - 1) * 0.5 AS INTEGER) + 1 THEN x END)) AS p50,
-       max(CASE WHEN rn = CAST((cnt - 1) * 0.95 AS INTEGER) + 1 THEN x END)
-         + ((cnt - 1) * 0.95 - CAST((cnt - 1) * 0.95 AS INTEGER))
-         * (max(CASE WHEN rn = min(CAST((cnt - 1) * 0.95 AS INTEGER) + 2, cnt) THEN x END)
-            - max(CASE WHEN rn = CAST((cnt - 1) * 0.95 AS INTEGER) + 1 THEN x END)) AS p95
-FROM ranked
-GROUP BY period, grp, event, host, hour, dow, metric;
+SELECT g.period, g.grp, g.event, g.host, g.hour, g.dow, g.metric, g.n, g.mean,
+       (SELECT sqrt(sum((m.x - g.mean) * (m.x - g.mean)) / (g.n - 1)) FROM baseline_member m
+        WHERE m.period = g.period AND m.grp = g.grp AND m.event = g.event AND m.metric = g.metric
+              AND m.host IS g.host AND m.hour IS g.hour AND m.dow IS g.dow) AS sd,
+       (SELECT min(x) + ((g.n - 1) * 0.05 - CAST((g.n - 1) * 0.05 AS INTEGER)) * (max(x) - min(x))
+        FROM (SELECT m.x, row_number() OVER (ORDER BY m.x) AS rn FROM baseline_member m
+              WHERE m.period = g.period AND m.grp = g.grp AND m.event = g.event AND m.metric = g.metric
+                AND m.host IS g.host AND m.hour IS g.hour AND m.dow IS g.dow)
+        WHERE rn BETWEEN CAST((g.n - 1) * 0.05 AS INTEGER) + 1 AND CAST((g.n - 1) * 0.05 AS INTEGER) + 2) AS p5,
+       (SELECT min(x) + ((g.n - 1) * 0.5 - CAST((g.n - 1) * 0.5 AS INTEGER)) * (max(x) - min(x))
+        FROM (SELECT m.x, row_number() OVER (ORDER BY m.x) AS rn FROM baseline_member m
+              WHERE m.period = g.period AND m.grp = g.grp AND m.event = g.event AND m.metric = g.metric
+                AND m.host IS g.host AND m.hour IS g.hour AND m.dow IS g.dow)
+        WHERE rn BETWEEN CAST((g.n - 1) * 0.5 AS INTEGER) + 1 AND CAST((g.n - 1) * 0.5 AS INTEGER) + 2) AS p50,
+       (SELECT min(x) + ((g.n - 1) * 0.95 - CAST((g.n - 1) * 0.95 AS INTEGER)) * (max(x) - min(x))
+        FROM (SELECT m.x, row_number() OVER (ORDER BY m.x) AS rn FROM baseline_member m
+              WHERE m.period = g.period AND m.grp = g.grp AND m.event = g.event AND m.metric = g.metric
+                AND m.host IS g.host AND m.hour IS g.hour AND m.dow IS g.dow)
+        WHERE rn BETWEEN CAST((g.n - 1) * 0.95 AS INTEGER) + 1 AND CAST((g.n - 1) * 0.95 AS INTEGER) + 2) AS p95
+FROM (SELECT period, grp, event, host, hour, dow, metric, count(*) AS n, avg(x) AS mean
+      FROM baseline_member GROUP BY period, grp, event, host, hour, dow, metric) g;
 
 CREATE VIEW baseline AS
 SELECT period, event, metric, n, mean, sd, p5, p50, p95 FROM baseline_all WHERE grp = 'event';
