@@ -1,10 +1,14 @@
 /* nl_test.c — helpers for the tests (see nl_test.h). */
 
+#include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nl_test.h"
@@ -135,4 +139,53 @@ double t_num(nl_rec_t *r, const char *name)
     double v;
     if (nl_field_double(f, &v) != 0) fail_msg("field %s is not a number", name);
     return v;
+}
+
+pid_t t_spawn(const char *prog, const t_child_t *c, const char *const *args)
+{
+    int p[2] = {-1, -1};
+    if (c->stdin_pipe) assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int i = c->stdin_pipe ? p[0] : open(c->in ? c->in : "/dev/null", O_RDONLY);
+        int o = open(c->out ? c->out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(c->err ? c->err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (i < 0 || o < 0 || e < 0) _exit(99);
+        dup2(i, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        if (c->stdin_pipe) close(p[1]);
+        if (c->fsize_limit) {
+            struct rlimit rl = {(rlim_t)c->fsize_limit, (rlim_t)c->fsize_limit};
+            signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
+            if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(97);
+        }
+        if (c->as_nobody && (setgid(65534) || setuid(65534))) _exit(96);
+        char *argv[32];
+        int n = 0;
+        argv[n++] = (char *)prog;
+        for (; args[n - 1] && n < 31; n++) argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        execv(prog, argv);
+        _exit(98);
+    }
+    if (c->stdin_pipe) {
+        close(p[0]);
+        *c->pipe_fd = p[1];
+    }
+    return pid;
+}
+
+int t_wait(pid_t pid)
+{
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+int t_run(const char *prog, const t_child_t *c, const char *const *args)
+{
+    return t_wait(t_spawn(prog, c, args));
 }

@@ -23,6 +23,23 @@ void t_sleep_ms(int ms);
 /* Deterministic pseudo-random numbers for reproducible tests. */
 uint64_t t_rand(uint64_t *state);
 
+#include <sys/types.h>
+
+/* A program run by a test: where its standard streams go, and hostile conditions. */
+typedef struct t_child {
+    const char *in, *out, *err; /* files (NULL: /dev/null); out/err are truncated */
+    long fsize_limit;           /* RLIMIT_FSIZE in bytes (a full disk), or 0 */
+    int as_nobody;              /* drop root to uid/gid 65534 first */
+    int stdin_pipe;             /* give it a pipe as stdin; *pipe_fd receives the write end */
+    int *pipe_fd;
+} t_child_t;
+/* Start prog with the NULL-terminated args; fails the test if it cannot fork. */
+pid_t t_spawn(const char *prog, const t_child_t *c, const char *const *args);
+/* Wait for it; fails the test unless it exited (not killed). Its exit status. */
+int t_wait(pid_t pid);
+/* t_spawn then t_wait. */
+int t_run(const char *prog, const t_child_t *c, const char *const *args);
+
 #include "nlkit/nl_bp.h"
 
 /* A log file read back: its lines, each checked to parse strictly. */

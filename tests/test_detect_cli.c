@@ -16,28 +16,8 @@ static const char *prog;
 /* Run prog with args; stdin from in (or /dev/null), stdout/stderr to files. Exit status. */
 static int run(const char *in, const char *out, const char *errf, const char *const *args)
 {
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int i = open(in ? in : "/dev/null", O_RDONLY);
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (i < 0 || o < 0 || e < 0) _exit(99);
-        dup2(i, 0);
-        dup2(o, 1);
-        dup2(e, 2);
-        char *argv[32];
-        int n = 0;
-        argv[n++] = (char *)prog;
-        for (; args[n - 1] && n < 31; n++) argv[n] = (char *)args[n - 1];
-        argv[n] = NULL;
-        execv(prog, argv);
-        _exit(98);
-    }
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
+    t_child_t c = {.in = in, .out = out, .err = errf};
+    return t_run(prog, &c, args);
 }
 
 static const char *conf_text =

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,63 +26,6 @@ static const char *keep(const char *s)
     char *p = pool[next++ % 16];
     snprintf(p, sizeof pool[0], "%s", s);
     return p;
-}
-
-typedef struct child {
-    const char *in, *out, *err;
-    long fsize_limit; /* RLIMIT_FSIZE in bytes, or 0 */
-    int as_nobody;    /* drop root to uid 65534 first */
-    int stdin_pipe;   /* give the child a pipe; *pipe_fd is its write end */
-    int *pipe_fd;
-} child_t;
-
-static pid_t start(const char *prog, const child_t *c, const char *const *args)
-{
-    int p[2] = {-1, -1};
-    if (c->stdin_pipe) assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int i = c->stdin_pipe ? p[0] : open(c->in ? c->in : "/dev/null", O_RDONLY);
-        int o = open(c->out ? c->out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(c->err ? c->err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (i < 0 || o < 0 || e < 0) _exit(99);
-        dup2(i, 0);
-        dup2(o, 1);
-        dup2(e, 2);
-        if (c->stdin_pipe) close(p[1]);
-        if (c->fsize_limit) {
-            struct rlimit rl = {(rlim_t)c->fsize_limit, (rlim_t)c->fsize_limit};
-            signal(SIGXFSZ, SIG_IGN); /* writes past the limit fail with EFBIG instead */
-            if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(97);
-        }
-        if (c->as_nobody && (setgid(65534) || setuid(65534))) _exit(96);
-        char *argv[32];
-        int n = 0;
-        argv[n++] = (char *)prog;
-        for (; args[n - 1] && n < 31; n++) argv[n] = (char *)args[n - 1];
-        argv[n] = NULL;
-        execv(prog, argv);
-        _exit(98);
-    }
-    if (c->stdin_pipe) {
-        close(p[0]);
-        *c->pipe_fd = p[1];
-    }
-    return pid;
-}
-
-static int finish(pid_t pid)
-{
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static int run(const char *prog, const child_t *c, const char *const *args)
-{
-    return finish(start(prog, c, args));
 }
 
 static long long q_int(const char *db_path, const char *sql)
@@ -134,8 +76,8 @@ static void test_exactly_once_across_kill9(void **state)
     int kills = 0, mid = 0, done = 0;
     uint64_t rs = 7;
     for (int round = 0; round < 60 && !done; round++) {
-        child_t c = {0};
-        pid_t pid = start(load_prog, &c, args);
+        t_child_t c = {0};
+        pid_t pid = t_spawn(load_prog, &c, args);
         t_sleep_ms(30 + (int)(t_rand(&rs) % 150));
         if (kill(pid, SIGKILL) == 0) kills++;
         int st;
@@ -156,16 +98,16 @@ static void test_exactly_once_across_kill9(void **state)
                                  have - 1);
         }
     }
-    child_t c = {0};
-    assert_int_equal(run(load_prog, &c, args), 0); /* finish whatever remains */
+    t_child_t c = {0};
+    assert_int_equal(t_run(load_prog, &c, args), 0); /* finish whatever remains */
     expect_exactly(db, N);
     assert_true(mid >= 1); /* at least one kill landed between batches */
     fprintf(stderr, "    %d kill -9 (%d mid-load); %d events, each once\n", kills, mid, N);
     /* appended lines: only they are added; a third run adds nothing */
     write_events(in, N, 1000);
-    assert_int_equal(run(load_prog, &c, args), 0);
+    assert_int_equal(t_run(load_prog, &c, args), 0);
     expect_exactly(db, N + 1000);
-    assert_int_equal(run(load_prog, &c, args), 0);
+    assert_int_equal(t_run(load_prog, &c, args), 0);
     expect_exactly(db, N + 1000);
     t_rmtree(dir);
 }
@@ -188,8 +130,8 @@ static void test_bad_lines_reported_and_rejected(void **state)
     fclose(f);
     write_events(in, 3, 2); /* 10, 11 */
     const char *args[] = {"-d", db, "--reject", rej, in, NULL};
-    child_t c = {.err = err};
-    assert_int_equal(run(load_prog, &c, args), 0);
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
     expect_exactly(db, 5);
     char *msg = t_slurp(err, NULL);
     char where[512];
@@ -217,9 +159,9 @@ static void test_stdin_commits_while_open(void **state)
     const char *dir = t_tmpdir();
     const char *db = keep(t_path(dir, "s.db")), *tmp = keep(t_path(dir, "chunk"));
     int wfd;
-    child_t c = {.stdin_pipe = 1, .pipe_fd = &wfd};
+    t_child_t c = {.stdin_pipe = 1, .pipe_fd = &wfd};
     const char *args[] = {"-d", db, "-q", NULL};
-    pid_t pid = start(load_prog, &c, args);
+    pid_t pid = t_spawn(load_prog, &c, args);
     write_events(tmp, 0, 10);
     char *text = t_slurp(tmp, NULL);
     assert_true(write(wfd, text, strlen(text)) == (ssize_t)strlen(text));
@@ -232,7 +174,7 @@ static void test_stdin_commits_while_open(void **state)
     }
     assert_int_equal(have, 10);
     kill(pid, SIGTERM); /* as syslog-ng stops a program() destination */
-    assert_int_equal(finish(pid), 0);
+    assert_int_equal(t_wait(pid), 0);
     close(wfd);
     t_rmtree(dir);
 }
@@ -245,8 +187,8 @@ static void test_read_only_and_full_database(void **state)
     const char *err = keep(t_path(dir, "err"));
     write_events(in, 0, 100);
     const char *args[] = {"-d", db, in, NULL};
-    child_t c = {.err = err};
-    assert_int_equal(run(load_prog, &c, args), 0); /* create it */
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0); /* create it */
     write_events(in, 100, 100);
     /* read-only: by permissions, or (when the tests run as root) as another user */
     int root = geteuid() == 0;
@@ -256,7 +198,7 @@ static void test_read_only_and_full_database(void **state)
         assert_int_equal(chmod(db, 0444), 0);
     }
     c.as_nobody = root;
-    assert_int_equal(run(load_prog, &c, args), 1);
+    assert_int_equal(t_run(load_prog, &c, args), 1);
     char *msg = t_slurp(err, NULL);
     assert_non_null(strstr(msg, "ro.db"));
     assert_true(strstr(msg, "readonly") || strstr(msg, "unable to open"));
@@ -269,8 +211,8 @@ static void test_read_only_and_full_database(void **state)
     const char *full = keep(t_path(dir, "full.db")), *big = keep(t_path(dir, "big.log"));
     write_events(big, 0, 20000);
     const char *fargs[] = {"-d", full, "--batch", "500", big, NULL};
-    child_t lim = {.err = err, .fsize_limit = 300 * 1024};
-    assert_int_equal(run(load_prog, &lim, fargs), 1);
+    t_child_t lim = {.err = err, .fsize_limit = 300 * 1024};
+    assert_int_equal(t_run(load_prog, &lim, fargs), 1);
     msg = t_slurp(err, NULL);
     assert_non_null(strstr(msg, "full.db"));
     assert_non_null(strstr(msg, "not loaded"));
@@ -278,8 +220,8 @@ static void test_read_only_and_full_database(void **state)
     free(msg);
     long long part = q_int(full, "SELECT count(*) FROM event");
     assert_true(part < 20000);
-    child_t ok = {0};
-    assert_int_equal(run(load_prog, &ok, fargs), 0); /* space again: the rest, once */
+    t_child_t ok = {0};
+    assert_int_equal(t_run(load_prog, &ok, fargs), 0); /* space again: the rest, once */
     expect_exactly(full, 20000);
     t_rmtree(dir);
 }
@@ -299,10 +241,10 @@ static void test_baseline_and_prune_cli(void **state)
     fputs("ts=2026-10-01T00:00:00Z event=x.start level=Info guid=g\n", f);
     fclose(f);
     const char *largs[] = {"-d", db, in, NULL};
-    child_t c = {.out = out, .err = err};
-    assert_int_equal(run(load_prog, &c, largs), 0);
+    t_child_t c = {.out = out, .err = err};
+    assert_int_equal(t_run(load_prog, &c, largs), 0);
     const char *bargs[] = {"-d", db, "-e", "x.summary", "-H", "h1", "-m", "rate", NULL};
-    assert_int_equal(run(base_prog, &c, bargs), 0);
+    assert_int_equal(t_run(base_prog, &c, bargs), 0);
     t_readback_t rb;
     t_rb_load(&rb, out);
     assert_int_equal(rb.n, 1);
@@ -314,17 +256,17 @@ static void test_baseline_and_prune_cli(void **state)
     assert_true(fabs(t_num(r, "sd") - 158.11388300841898) < 1e-9);
     t_rb_free(&rb);
     const char *pargs[] = {"-d", db, "--prune-before", "2026-11-01", NULL};
-    assert_int_equal(run(load_prog, &c, pargs), 0);
+    assert_int_equal(t_run(load_prog, &c, pargs), 0);
     assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 5);
     const char *missing[] = {"-d", t_path(dir, "none.db"), "-e", "x.summary", NULL};
-    assert_int_equal(run(base_prog, &c, missing), 1);
+    assert_int_equal(t_run(base_prog, &c, missing), 1);
     char *msg = t_slurp(err, NULL);
     assert_non_null(strstr(msg, "none.db"));
     free(msg);
     const char *usage[] = {"-d", db, NULL};
-    assert_int_equal(run(base_prog, &c, usage), 2);
+    assert_int_equal(t_run(base_prog, &c, usage), 2);
     const char *nodb[] = {in, NULL};
-    assert_int_equal(run(load_prog, &c, nodb), 2);
+    assert_int_equal(t_run(load_prog, &c, nodb), 2);
     t_rmtree(dir);
 }
 
@@ -361,11 +303,11 @@ static void test_detect_starts_from_archive(void **state)
           "when x rate below 50% of baseline for 10s key=host baseline.from=db name=slow\n",
           f);
     fclose(f);
-    child_t c = {.out = out, .err = err};
+    t_child_t c = {.out = out, .err = err};
     const char *largs[] = {"-d", db, "-q", hist, NULL};
-    assert_int_equal(run(load_prog, &c, largs), 0);
+    assert_int_equal(t_run(load_prog, &c, largs), 0);
     const char *dargs[] = {"-c", conf, "--db", db, live, NULL};
-    assert_int_equal(run(detect_prog, &c, dargs), 0);
+    assert_int_equal(t_run(detect_prog, &c, dargs), 0);
     t_readback_t rb;
     t_rb_load(&rb, out);
     int flagged = 0, alerted = 0;
@@ -387,7 +329,7 @@ static void test_detect_starts_from_archive(void **state)
     t_rb_free(&rb);
     /* without the archive: refused, saying what is missing */
     const char *nodb[] = {"-c", conf, live, NULL};
-    assert_int_equal(run(detect_prog, &c, nodb), 2);
+    assert_int_equal(t_run(detect_prog, &c, nodb), 2);
     char *msg = t_slurp(err, NULL);
     assert_non_null(strstr(msg, "--db FILE"));
     free(msg);
