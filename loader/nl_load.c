@@ -157,12 +157,16 @@ static void report_lost(const load_t *ld, const source_t *src, const nl_reader_t
                 src->name, ld->t_first_line, last, (unsigned long long)(ld->t_events + ld->t_bad));
 }
 
-static void show_progress(const source_t *src, const nl_reader_t *rd, double t0, int done)
+/* One progress line: how far into the file, and the rate of this run (lines before
+ * from_line were loaded by an earlier one). */
+static void show_progress(const source_t *src, const nl_reader_t *rd, double t0, long from_line,
+                          int done)
 {
     double el = now_s() - t0;
     double pct = src->size ? 100.0 * (double)rd->off / (double)src->size : 0;
     fprintf(stderr, "\rnl-load: %s %5.1f%% %ld lines %.0f lines/s%s", src->name,
-            pct > 100 ? 100 : pct, rd->lineno, el > 0 ? rd->lineno / el : 0, done ? "\n" : "");
+            pct > 100 ? 100 : pct, rd->lineno, el > 0 ? (double)(rd->lineno - from_line) / el : 0,
+            done ? "\n" : "");
 }
 
 /* Load one open descriptor to its end (or to a stop request). 0, or -1 after a database
@@ -227,13 +231,13 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
             if (!rc) rc = begin(ld, &rd);
         }
         if (ld->progress && t - shown >= 0.25) {
-            show_progress(src, &rd, t0, 0);
+            show_progress(src, &rd, t0, from_line, 0);
             shown = t;
         }
     }
     if (!rc) rc = commit(ld, src, &rd);
     if (rc) report_lost(ld, src, &rd);
-    if (ld->progress && rd.lineno > from_line) show_progress(src, &rd, t0, 1);
+    if (ld->progress && rd.lineno > from_line) show_progress(src, &rd, t0, from_line, 1);
     nl__reader_free(&rd);
     return rc;
 }
@@ -256,7 +260,11 @@ static int load_path(load_t *ld, const char *name, int reload)
     nll_pos_t pos = {0, 0};
     int rc = 0;
     if (S_ISREG(st.st_mode)) {
-        src.key = realpath(name, NULL);
+        if (!(src.key = realpath(name, NULL)))
+            fprintf(stderr,
+                    "nl-load: %s: %s: loading it without a recorded position (a re-run "
+                    "would load it again)\n",
+                    name, strerror(errno));
         src.inode = (uint64_t)st.st_ino;
         src.size = (uint64_t)st.st_size;
         nll_err_t err;
