@@ -12,15 +12,21 @@
 
 /* The summary fields that have a column, in the insert statement's parameter order after
  * event_id, ts, event, host, guid (parameters 1-5). */
+#define T(name, integer)                                                                           \
+    {                                                                                              \
+        name, sizeof name - 1, integer                                                             \
+    }
 static const struct {
     const char *field;
+    size_t len;
     int integer; /* an INTEGER column (else REAL) */
 } typed[] = {
-    {"n", 1},     {"dur.min", 0},      {"dur.max", 0},    {"dur.sum", 0}, {"dur.sd", 0},
-    {"v.min", 0}, {"v.max", 0},        {"v.sum", 0},      {"v.sd", 0},    {"r.min", 0},
-    {"r.max", 0}, {"r.sum", 0},        {"r.sd", 0},       {"span", 0},    {"open", 1},
-    {"int", 0},   {"orphan.start", 1}, {"orphan.end", 1},
+    T("n", 1),     T("dur.min", 0),      T("dur.max", 0),    T("dur.sum", 0), T("dur.sd", 0),
+    T("v.min", 0), T("v.max", 0),        T("v.sum", 0),      T("v.sd", 0),    T("r.min", 0),
+    T("r.max", 0), T("r.sum", 0),        T("r.sd", 0),       T("span", 0),    T("open", 1),
+    T("int", 0),   T("orphan.start", 1), T("orphan.end", 1),
 };
+#undef T
 #define NTYPED ((int)(sizeof typed / sizeof typed[0]))
 #define SUM_FIXED 5
 
@@ -86,29 +92,48 @@ void nll_rows_free(nll_rows_t *r)
 
 /* Whether s is a number written without superfluous characters and with at most 15
  * significant digits, so the double holds exactly what was written: -?(0|[1-9]D*)(.D*[1-9])?
- * ([eE][+-]?D{1,3})?. Most numbers in logs are; it spares formatting to check them. */
-static int plain_decimal(const char *s, size_t len)
+ * ([eE][+-]?D{1,3})?. Most numbers in logs are; it spares formatting to check them. Then
+ * *d is its value when a single exact operation gives it (digits < 2^53 times or divided
+ * by an exact power of ten: correctly rounded), and *exact says whether it did. */
+static int plain_decimal(const char *s, size_t len, double *d, int *exact)
 {
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     size_t i = s[0] == '-', sig = 0;
+    int64_t m = 0, e = 0;
     int seen_nonzero = 0;
+    *exact = 0;
     if (i >= len || s[i] < '0' || s[i] > '9') return 0;
     if (s[i] == '0' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9') return 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
         if ((seen_nonzero |= s[i] != '0')) sig++;
+        if (sig <= 15) m = m * 10 + (s[i] - '0');
+    }
     if (i < len && s[i] == '.') {
         size_t start = ++i;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, e--) {
             if ((seen_nonzero |= s[i] != '0')) sig++;
+            if (sig <= 15) m = m * 10 + (s[i] - '0');
+        }
         if (i == start || s[i - 1] == '0') return 0; /* "1." or "0.50" */
     }
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        int neg = 0, x = 0;
         i++;
-        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
         size_t start = i;
-        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) x = x * 10 + (s[i] - '0');
         if (i == start || i - start > 3) return 0;
+        e += neg ? -x : x;
     }
-    return i == len && sig <= 15;
+    if (i != len || sig > 15) return 0;
+    if (e >= -22 && e <= 22) {
+        *d = e < 0 ? (double)m / pow10[-e] : (double)m * pow10[e];
+        if (s[0] == '-') *d = -*d;
+        *exact = 1;
+    }
+    return 1;
 }
 
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
@@ -126,8 +151,10 @@ int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
         *i = k ? (int64_t)(0 - u) : (int64_t)u;
         return SQLITE_INTEGER;
     }
+    int exact;
+    if (plain_decimal(s, len, d, &exact) && exact) return SQLITE_FLOAT;
     if (nl__strtod(s, len, d) || !isfinite(*d)) return SQLITE_TEXT;
-    if (plain_decimal(s, len)) return SQLITE_FLOAT;
+    if (plain_decimal(s, len, d, &exact)) return SQLITE_FLOAT;
     /* 16-17 digits: a number iff it is the shortest text of its double, as we write them */
     char back[40];
     int n = nl__dtoa(*d, back);
@@ -155,23 +182,18 @@ static int step(nll_rows_t *r, sqlite3_stmt *st, nll_err_t *err)
     return rc == SQLITE_DONE ? 0 : nll_db_fail(r->db, err, "inserting");
 }
 
-static int name_is(const nl_field_t *f, const char *name)
-{
-    return f->name_len == strlen(name) && !memcmp(f->name, name, f->name_len);
-}
-
-static int has_suffix(const char *s, size_t len, const char *suf)
-{
-    size_t l = strlen(suf);
-    return len >= l && !memcmp(s + len - l, suf, l);
-}
+/* Comparisons with string literals, their lengths known at compile time (this runs for
+ * every field of every line). */
+#define NAME_IS(f, lit) ((f)->name_len == sizeof lit - 1 && !memcmp((f)->name, lit, sizeof lit - 1))
+#define HAS_SUFFIX(s, len, lit)                                                                    \
+    ((len) >= sizeof lit - 1 && !memcmp((s) + (len) - (sizeof lit - 1), lit, sizeof lit - 1))
 
 /* Which summary column field f fills (index into typed[]), or -1 if it stays in `value`:
  * not a typed name, or a value that the column would not give back exactly. */
 static int summary_slot(const nl_field_t *f, sqlite3_stmt *st)
 {
     for (int t = 0; t < NTYPED; t++) {
-        if (!name_is(f, typed[t].field)) continue;
+        if (f->name_len != typed[t].len || memcmp(f->name, typed[t].field, typed[t].len)) continue;
         int64_t i;
         double d;
         int ty = nll_value_type(f->value, f->value_len, &i, &d);
@@ -204,9 +226,9 @@ int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_pe
         snprintf(perr->msg, sizeof perr->msg, "unreadable ts, cannot archive the event");
         return NL_ETS;
     }
-    int is_summary = has_suffix(ev->value, ev->value_len, ".summary");
-    int startend = has_suffix(ev->value, ev->value_len, ".start") ? 0
-                   : has_suffix(ev->value, ev->value_len, ".end") ? 1
+    int is_summary = HAS_SUFFIX(ev->value, ev->value_len, ".summary");
+    int startend = HAS_SUFFIX(ev->value, ev->value_len, ".start") ? 0
+                   : HAS_SUFFIX(ev->value, ev->value_len, ".end") ? 1
                                                                   : 2;
     const nl_field_t *status = nl_rec_get(rec, "status");
     int64_t status_i = 0;
@@ -245,13 +267,13 @@ int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_pe
         if (is_summary) {
             if (k == rec->i_guid)
                 sqlite3_bind_text(sum, 5, f->value, (int)f->value_len, SQLITE_STATIC);
-            else if (name_is(f, "host")) {
+            else if (NAME_IS(f, "host")) {
                 sqlite3_bind_text(sum, 4, f->value, (int)f->value_len, SQLITE_STATIC);
                 continue; /* lives in summary.host only: a row fewer per summary */
             } else if (summary_slot(f, sum) >= 0)
                 continue;
         }
-        int ident = k == rec->i_guid || has_suffix(f->name, f->name_len, ".id");
+        int ident = k == rec->i_guid || HAS_SUFFIX(f->name, f->name_len, ".id");
         st = ident ? r->ins_ident : r->ins_value;
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, f->name, (int)f->name_len, SQLITE_STATIC);

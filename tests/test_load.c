@@ -118,6 +118,27 @@ static void test_value_type(void **state)
     assert_int_equal(nll_value_type("9223372036854775808", 19, &i, &d), SQLITE_TEXT);
     assert_int_equal(nll_value_type("0.5", 3, &i, &d), SQLITE_FLOAT);
     assert_true(d == 0.5);
+    /* the typing's own decimal conversion must agree with strtod on every number it takes */
+    uint64_t rs = 3;
+    int taken = 0;
+    for (int k = 0; k < 200000; k++) {
+        char buf[48];
+        int ndig = 1 + (int)(t_rand(&rs) % 17), point = (int)(t_rand(&rs) % (ndig + 1));
+        size_t n = 0;
+        if (t_rand(&rs) % 2) buf[n++] = '-';
+        for (int j = 0; j < ndig; j++) {
+            if (j == point && j) buf[n++] = '.';
+            buf[n++] = (char)('0' + (j == 0 ? 1 + t_rand(&rs) % 9 : t_rand(&rs) % 10));
+        }
+        if (t_rand(&rs) % 3 == 0)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "e%d", (int)(t_rand(&rs) % 61) - 30);
+        buf[n] = 0;
+        if (nll_value_type(buf, n, &i, &d) == SQLITE_FLOAT) {
+            taken++;
+            if (d != strtod(buf, NULL)) fail_msg("%s: %.17g != %.17g", buf, d, strtod(buf, NULL));
+        }
+    }
+    assert_true(taken > 50000);
     const char *text[] = {"007", "-0", "0.50", "1e3x", "inf", "nan", "0x10", " 1", "", "1.", "+1"};
     for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
         assert_int_equal(nll_value_type(text[k], strlen(text[k]), &i, &d), SQLITE_TEXT);
