@@ -53,6 +53,23 @@ void nll_rows_free(nll_rows_t *r);
 int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_perr_t *perr,
                  nll_err_t *err);
 
+/* Records ready to store, one after another (see nll_rec.h for their layout). */
+typedef struct nll_batch {
+    unsigned char *p;
+    size_t len, cap;
+} nll_batch_t;
+
+/* Parse one line with rec (the caller's, reused) and append it to b as a record: the work
+ * that needs no database, so it can run in another thread than the inserts. Returns 1 if
+ * an event was appended, 0 for a blank or comment line, NL_EPARSE/NL_ETS/... for a bad
+ * line (perr says where), NL_ENOMEM; nothing is appended unless it returns 1. */
+int nll_parse_line(nl_rec_t *rec, unsigned parse_flags, const char *line, size_t len, long lineno,
+                   nll_batch_t *b, nl_perr_t *perr);
+/* Insert the record at byte *pos of b (inside the caller's transaction) and advance *pos
+ * past it. 0, or NL_EIO/NL_ENOMEM with err filled (the transaction must be rolled back). */
+int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err);
+void nll_batch_free(nll_batch_t *b);
+
 /* How a field's text is stored in a column without declared type: SQLITE_INTEGER for a
  * canonical integer ("42", not "007" or "-0"); SQLITE_FLOAT for a decimal number written
  * without superfluous characters ("0.5", "1e-05", not "0.50", "1.", "+1", "inf") whose

@@ -1,0 +1,232 @@
+/* nll_parse.c — one event line into a record ready to store: parsed, each field typed
+ * and assigned to its table (ident, value, or a summary column). The work that needs no
+ * database, so nl-load can do it in a thread of its own while the other one inserts. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_num.h"
+#include "nll.h"
+#include "nll_rec.h"
+
+/* The summary fields that have a column, in the insert statement's parameter order after
+ * event_id, ts, event, host, guid (parameters 1-5). */
+#define T(name, integer)                                                                           \
+    {                                                                                              \
+        name, sizeof name - 1, integer                                                             \
+    }
+const nll_typed_t nll__typed[] = {
+    T("n", 1),     T("dur.min", 0),      T("dur.max", 0),    T("dur.sum", 0), T("dur.sd", 0),
+    T("v.min", 0), T("v.max", 0),        T("v.sum", 0),      T("v.sd", 0),    T("r.min", 0),
+    T("r.max", 0), T("r.sum", 0),        T("r.sd", 0),       T("span", 0),    T("open", 1),
+    T("int", 0),   T("orphan.start", 1), T("orphan.end", 1),
+};
+#undef T
+const int nll__ntyped = (int)(sizeof nll__typed / sizeof nll__typed[0]);
+
+/* Comparisons with string literals, their lengths known at compile time (this runs for
+ * every field of every line). */
+#define NAME_IS(f, lit) ((f)->name_len == sizeof lit - 1 && !memcmp((f)->name, lit, sizeof lit - 1))
+#define HAS_SUFFIX(s, len, lit)                                                                    \
+    ((len) >= sizeof lit - 1 && !memcmp((s) + (len) - (sizeof lit - 1), lit, sizeof lit - 1))
+
+/* Whether s is a number written without superfluous characters and with at most 15
+ * significant digits, so the double holds exactly what was written: -?(0|[1-9]D*)(.D*[1-9])?
+ * ([eE][+-]?D{1,3})?. Most numbers in logs are; it spares formatting to check them. Then
+ * *d is its value when a single exact operation gives it (digits < 2^53 times or divided
+ * by an exact power of ten: correctly rounded), and *exact says whether it did. */
+static int plain_decimal(const char *s, size_t len, double *d, int *exact)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = s[0] == '-', sig = 0;
+    int64_t m = 0, e = 0;
+    int seen_nonzero = 0;
+    *exact = 0;
+    if (i >= len || s[i] < '0' || s[i] > '9') return 0;
+    if (s[i] == '0' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9') return 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        if ((seen_nonzero |= s[i] != '0')) sig++;
+        if (sig <= 15) m = m * 10 + (s[i] - '0');
+    }
+    if (i < len && s[i] == '.') {
+        size_t start = ++i;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, e--) {
+            if ((seen_nonzero |= s[i] != '0')) sig++;
+            if (sig <= 15) m = m * 10 + (s[i] - '0');
+        }
+        if (i == start || s[i - 1] == '0') return 0; /* "1." or "0.50" */
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        int neg = 0, x = 0;
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+        size_t start = i;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) x = x * 10 + (s[i] - '0');
+        if (i == start || i - start > 3) return 0;
+        e += neg ? -x : x;
+    }
+    if (i != len || sig > 15) return 0;
+    if (e >= -22 && e <= 22) {
+        *d = e < 0 ? (double)m / pow10[-e] : (double)m * pow10[e];
+        if (s[0] == '-') *d = -*d;
+        *exact = 1;
+    }
+    return 1;
+}
+
+int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
+{
+    if (len == 0 || len > 32) return SQLITE_TEXT;
+    size_t k = s[0] == '-';
+    size_t digits = 0;
+    while (k + digits < len && s[k + digits] >= '0' && s[k + digits] <= '9') digits++;
+    if (digits && k + digits == len) {
+        /* canonical integers only: "007" and "-0" would not read back as sent */
+        if ((s[k] == '0' && (digits > 1 || k)) || digits > 19) return SQLITE_TEXT;
+        uint64_t u = 0;
+        for (size_t j = k; j < len; j++) u = u * 10 + (uint64_t)(s[j] - '0');
+        if (u > (uint64_t)INT64_MAX + (uint64_t)k) return SQLITE_TEXT; /* 19 digits < 2^64 */
+        *i = k ? (int64_t)(0 - u) : (int64_t)u;
+        return SQLITE_INTEGER;
+    }
+    int exact;
+    if (plain_decimal(s, len, d, &exact) && exact) return SQLITE_FLOAT;
+    if (nl__strtod(s, len, d) || !isfinite(*d)) return SQLITE_TEXT;
+    if (plain_decimal(s, len, d, &exact)) return SQLITE_FLOAT;
+    /* 16-17 digits: a number iff it is the shortest text of its double, as we write them */
+    char back[40];
+    int n = nl__dtoa(*d, back);
+    return n >= 0 && (size_t)n == len && !memcmp(back, s, len) ? SQLITE_FLOAT : SQLITE_TEXT;
+}
+
+/* Make room for n more bytes. */
+static int reserve(nll_batch_t *b, size_t n)
+{
+    if (b->len + n <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n) cap *= 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p) return NL_ENOMEM;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void put(nll_batch_t *b, const void *v, size_t n)
+{
+    memcpy(b->p + b->len, v, n);
+    b->len += n;
+}
+
+/* One field: kind, summary slot, name, and its value as the kind says. */
+static void put_field(nll_batch_t *b, int kind, int slot, const nl_field_t *f, int64_t i, double d)
+{
+    nll_fhdr_t h = {(uint8_t)kind, (uint8_t)slot, (uint16_t)f->name_len, f->value_len};
+    put(b, &h, sizeof h);
+    put(b, f->name, f->name_len);
+    if (kind == NLL_K_VALUE_INT || kind == NLL_K_SUM_INT)
+        put(b, &i, sizeof i);
+    else if (kind == NLL_K_VALUE_REAL || kind == NLL_K_SUM_REAL)
+        put(b, &d, sizeof d);
+    else
+        put(b, f->value, f->value_len);
+}
+
+/* The kind (and summary slot) of field f of a summary event, or 0 if it is not a typed
+ * summary field whose column would give it back exactly. */
+static int summary_kind(const nl_field_t *f, int *slot, int64_t *i, double *d)
+{
+    for (int t = 0; t < nll__ntyped; t++) {
+        if (f->name_len != nll__typed[t].len ||
+            memcmp(f->name, nll__typed[t].field, nll__typed[t].len))
+            continue;
+        int ty = nll_value_type(f->value, f->value_len, i, d);
+        *slot = t;
+        if (nll__typed[t].integer) return ty == SQLITE_INTEGER ? NLL_K_SUM_INT : 0;
+        if (ty == SQLITE_TEXT) return 0;
+        if (ty == SQLITE_INTEGER) {
+            if (*i > (1ll << 53) || *i < -(1ll << 53)) return 0;
+            *d = (double)*i;
+        }
+        return NLL_K_SUM_REAL;
+    }
+    return 0;
+}
+
+int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, long lineno,
+                   nll_batch_t *b, nl_perr_t *perr)
+{
+    int rc = nl_parse(rec, line, len, lineno, flags, perr);
+    if (rc <= 0) return rc;
+    const nl_field_t *ts = &rec->f[rec->i_ts], *ev = &rec->f[rec->i_event];
+    int64_t usec = rec->ts_usec;
+    if (!usec && nl_ts_parse(ts->value, ts->value_len, &usec)) {
+        perr->line = lineno;
+        uintptr_t v = (uintptr_t)ts->value, l0 = (uintptr_t)line;
+        perr->col = v >= l0 && v <= l0 + len ? (int)(v - l0) + 1 : 1; /* escaped: unknown */
+        perr->code = NL_ETS;
+        snprintf(perr->msg, sizeof perr->msg, "unreadable ts, cannot archive the event");
+        return NL_ETS;
+    }
+    const nl_field_t *lv = rec->i_level >= 0 ? &rec->f[rec->i_level] : NULL;
+    size_t need = sizeof(nll_rhdr_t) + ev->value_len + (lv ? lv->value_len : 0);
+    for (int k = 0; k < rec->n; k++)
+        need += sizeof(nll_fhdr_t) + rec->f[k].name_len + rec->f[k].value_len + 8;
+    if (reserve(b, need)) return NL_ENOMEM;
+    size_t start = b->len;
+    nll_rhdr_t h = {.ts = (double)usec / 1e6,
+                    .event_len = (uint16_t)ev->value_len,
+                    .level_len = lv ? (uint16_t)lv->value_len : 0,
+                    .has_level = lv != NULL};
+    h.summary = HAS_SUFFIX(ev->value, ev->value_len, ".summary");
+    h.startend = HAS_SUFFIX(ev->value, ev->value_len, ".start") ? 0
+                 : HAS_SUFFIX(ev->value, ev->value_len, ".end") ? 1
+                                                                : 2;
+    const nl_field_t *status = nl_rec_get(rec, "status");
+    double unused;
+    h.has_status = status && nll_value_type(status->value, status->value_len, &h.status, &unused) ==
+                                 SQLITE_INTEGER;
+    put(b, &h, sizeof h);
+    put(b, ev->value, ev->value_len);
+    if (lv) put(b, lv->value, lv->value_len);
+    uint32_t nfields = 0;
+    for (int k = 0; k < rec->n; k++) {
+        const nl_field_t *f = &rec->f[k];
+        if (k == rec->i_ts || k == rec->i_event || k == rec->i_level) continue;
+        if (h.has_status && f == status) continue;
+        int64_t i = 0;
+        double d = 0;
+        int slot = 0, kind;
+        if (k == rec->i_guid)
+            kind = NLL_K_GUID;
+        else if (h.summary && NAME_IS(f, "host"))
+            kind = NLL_K_SUM_HOST; /* lives in summary.host only: a row fewer per summary */
+        else if (h.summary && (kind = summary_kind(f, &slot, &i, &d)))
+            ;
+        else if (HAS_SUFFIX(f->name, f->name_len, ".id"))
+            kind = NLL_K_IDENT;
+        else
+            switch (nll_value_type(f->value, f->value_len, &i, &d)) {
+            case SQLITE_INTEGER: kind = NLL_K_VALUE_INT; break;
+            case SQLITE_FLOAT: kind = NLL_K_VALUE_REAL; break;
+            default: kind = NLL_K_VALUE_TEXT;
+            }
+        put_field(b, kind, slot, f, i, d);
+        nfields++;
+    }
+    nll_rhdr_t *hp = (nll_rhdr_t *)(void *)(b->p + start);
+    uint32_t total = (uint32_t)(b->len - start);
+    memcpy(&hp->nfields, &nfields, sizeof nfields);
+    memcpy(&hp->total, &total, sizeof total);
+    return 1;
+}
+
+void nll_batch_free(nll_batch_t *b)
+{
+    free(b->p);
+    *b = (nll_batch_t){0};
+}
