@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "nl_num.h"
-#include "nl_reader.h"
+#include "nll_feed.h"
 #include "nlkit/nl.h"
 #include "nll.h"
 
@@ -64,6 +64,7 @@ typedef struct load {
     const char *reject_path;
     long batch;
     long max_errors;
+    unsigned parse_flags;
     int progress;
     /* counted when their transaction commits */
     uint64_t events, bad, blank;
@@ -106,7 +107,7 @@ static void bad_line(load_t *ld, const source_t *src, const nl_perr_t *pe, const
     }
 }
 
-static int begin(load_t *ld, const nl_reader_t *rd)
+static int begin(load_t *ld, const nll_pos_t *at)
 {
     nll_err_t err;
     if (nll_db_exec(ld->db, "BEGIN IMMEDIATE", &err)) {
@@ -114,18 +115,18 @@ static int begin(load_t *ld, const nl_reader_t *rd)
         return -1;
     }
     ld->t_events = ld->t_bad = ld->t_blank = 0;
-    ld->t_first_line = rd->lineno + 1;
+    ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
     return 0;
 }
 
-/* Commit what was read so far, with the file's position; only then are the lines counted
- * as loaded. On failure, say exactly which lines were not loaded and how to recover. */
-static int commit(load_t *ld, const source_t *src, const nl_reader_t *rd)
+/* Commit what was stored up to `at` (the last line handled), with the file's position;
+ * only then are the lines counted as loaded. On failure the caller reports which lines
+ * were not loaded. */
+static int commit(load_t *ld, const source_t *src, const nll_pos_t *at)
 {
     nll_err_t err;
-    nll_pos_t pos = {rd->off, rd->lineno};
-    int rc = src->key ? nll_pos_set(ld->db, src->key, src->inode, &pos, &err) : 0;
+    int rc = src->key ? nll_pos_set(ld->db, src->key, src->inode, at, &err) : 0;
     if (!rc && ld->reject && fflush(ld->reject))
         fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
     if (!rc) rc = nll_db_exec(ld->db, "COMMIT", &err);
@@ -134,7 +135,7 @@ static int commit(load_t *ld, const source_t *src, const nl_reader_t *rd)
         ld->bad += ld->t_bad;
         ld->blank += ld->t_blank;
         ld->t_events = ld->t_bad = ld->t_blank = 0;
-        ld->t_first_line = rd->lineno + 1;
+        ld->t_first_line = at->lines + 1;
         ld->t_started = 0;
         return 0;
     }
@@ -143,9 +144,9 @@ static int commit(load_t *ld, const source_t *src, const nl_reader_t *rd)
     return -1;
 }
 
-static void report_lost(const load_t *ld, const source_t *src, const nl_reader_t *rd)
+/* After a failure: the lines read since the last commit, and what becomes of them. */
+static void report_lost(const load_t *ld, const source_t *src, long last)
 {
-    long last = rd->lineno;
     if (last < ld->t_first_line) return;
     if (src->key)
         fprintf(stderr,
@@ -153,92 +154,114 @@ static void report_lost(const load_t *ld, const source_t *src, const nl_reader_t
                 "resumes at line %ld\n",
                 src->name, ld->t_first_line, last, ld->t_first_line);
     else
-        fprintf(stderr, "nl-load: %s: lines %ld-%ld LOST: read but not committed (%llu events)\n",
-                src->name, ld->t_first_line, last, (unsigned long long)(ld->t_events + ld->t_bad));
+        fprintf(stderr, "nl-load: %s: lines %ld-%ld LOST: read but not committed\n", src->name,
+                ld->t_first_line, last);
 }
 
-/* One progress line: how far into the file, and the rate of this run (lines before
+/* One progress line: how far into the file, and the rate of this run (lines up to
  * from_line were loaded by an earlier one). */
-static void show_progress(const source_t *src, const nl_reader_t *rd, double t0, long from_line,
+static void show_progress(const source_t *src, const nll_pos_t *at, double t0, long from_line,
                           int done)
 {
     double el = now_s() - t0;
-    double pct = src->size ? 100.0 * (double)rd->off / (double)src->size : 0;
+    double pct = src->size ? 100.0 * (double)at->offset / (double)src->size : 0;
     fprintf(stderr, "\rnl-load: %s %5.1f%% %ld lines %.0f lines/s%s", src->name,
-            pct > 100 ? 100 : pct, rd->lineno, el > 0 ? (double)(rd->lineno - from_line) / el : 0,
+            pct > 100 ? 100 : pct, at->lines, el > 0 ? (double)(at->lines - from_line) / el : 0,
             done ? "\n" : "");
 }
 
-/* Load one open descriptor to its end (or to a stop request). 0, or -1 after a database
- * or read failure (already reported). */
+/* Store one chunk's lines in order (bad ones reported), committing every --batch lines.
+ * *at follows the lines handled. 0, or -1 after a database failure (reported). */
+static int store_chunk(load_t *ld, const source_t *src, const nll_chunk_t *c, nll_pos_t *at,
+                       double t)
+{
+    size_t rec = 0, bad = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const nll_line_t *l = &c->lines[i];
+        if (!ld->t_started) ld->t_started = t;
+        if (l->kind == NLL_L_EVENT) {
+            nll_err_t err;
+            if (nll_rows_store(ld->rows, &c->recs, &rec, &err)) {
+                fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, l->lineno, err.msg);
+                at->lines = l->lineno; /* for the report: this line was not stored either */
+                return -1;
+            }
+            ld->t_events++;
+        } else if (l->kind == NLL_L_BLANK) {
+            ld->t_blank++;
+        } else {
+            nll_bad_t b;
+            memcpy(&b, c->bads.p + bad, sizeof b);
+            const char *text = (const char *)c->bads.p + bad + sizeof b;
+            bad += sizeof b + b.len;
+            bad_line(ld, src, &b.perr, b.len ? text : NULL, b.len);
+        }
+        at->offset = l->off;
+        at->lines = l->lineno;
+        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch &&
+            (commit(ld, src, at) || begin(ld, at)))
+            return -1;
+    }
+    return 0;
+}
+
+/* Load one open descriptor to its end (or to a stop request): a thread reads and parses
+ * (nll_feed) while this one inserts. 0, or -1 after a database or read failure (already
+ * reported). */
 static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
 {
-    nl_reader_t rd;
-    if (nl__reader_init(&rd, fd, start.offset)) {
-        fprintf(stderr, "nl-load: out of memory\n");
+    nll_feed_t *feed = nll_feed_start(fd, start.offset, start.lines, ld->parse_flags, !src->key);
+    if (!feed) {
+        fprintf(stderr, "nl-load: cannot start the reading thread: out of memory\n");
         return -1;
     }
-    rd.lineno = start.lines;
-    int rc = begin(ld, &rd);
-    double t0 = now_s(), shown = t0, t = t0;
-    unsigned tick = 0;
-    long from_line = rd.lineno;
-    while (!rc) {
+    nll_pos_t at = start;
+    int rc = begin(ld, &at), stopping = 0, end = NLL_FEED_MORE, err_no = 0;
+    double t0 = now_s(), shown = t0;
+    while (!rc && end == NLL_FEED_MORE) {
+        if (stop_requested && !stopping) {
+            nll_feed_stop(feed); /* it hands over what it read: stored, then committed */
+            stopping = 1;
+        }
         /* a batch is never older than a second: wait for input only until then */
-        int pending = ld->t_events + ld->t_bad + ld->t_blank > 0;
-        int wait_ms = -1;
-        if (pending && !src->key) {
-            double left = ld->t_started + 1.0 - t;
+        int wait_ms = 250;
+        if (ld->t_started) {
+            double left = ld->t_started + 1.0 - now_s();
             wait_ms = left > 0 ? (int)(left * 1000) + 1 : 0;
         }
-        if (stop_requested) break;
-        const char *line;
-        size_t len;
-        int r = nl__reader_next(&rd, src->key ? -1 : wait_ms, &line, &len);
-        if (r == NL_RD_EOF) break;
-        if (r == NL_RD_ERR) {
-            fprintf(stderr, "nl-load: %s: read error after line %ld: %s\n", src->name, rd.lineno,
-                    strerror(errno));
-            rc = -1;
-            break;
+        nll_chunk_t *c = nll_feed_next(feed, wait_ms);
+        double t = now_s();
+        if (c) {
+            rc = store_chunk(ld, src, c, &at, t);
+            end = c->end;
+            err_no = c->err_no;
+            nll_feed_done(feed, c);
         }
-        /* the clock: every line from a pipe (the 1 s commit promise), every 32nd of a file */
-        if (!src->key || r == NL_RD_AGAIN || (++tick & 31) == 0) t = now_s();
-        if ((r == NL_RD_LINE || r == NL_RD_TOOLONG) && !ld->t_started) ld->t_started = t;
-        if (r == NL_RD_LINE) {
-            nl_perr_t pe;
-            nll_err_t err;
-            int k = nll_rows_add(ld->rows, line, len, rd.lineno, &pe, &err);
-            if (k == 1) {
-                ld->t_events++;
-            } else if (k == 0) {
-                ld->t_blank++;
-            } else if (k == NL_EIO || k == NL_ENOMEM) {
-                fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, rd.lineno, err.msg);
-                rc = -1;
-                break;
-            } else {
-                bad_line(ld, src, &pe, line, len);
-            }
-        } else if (r == NL_RD_TOOLONG) {
-            nl_perr_t pe = {.line = rd.lineno, .col = 1, .code = NL_ETOOBIG};
-            snprintf(pe.msg, sizeof pe.msg, "line longer than %d bytes", NL_LINE_MAX);
-            bad_line(ld, src, &pe, NULL, 0);
-        }
-        if (ld->t_started && (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch ||
-                              t - ld->t_started >= 1.0)) {
-            rc = commit(ld, src, &rd);
-            if (!rc) rc = begin(ld, &rd);
-        }
+        if (!rc && ld->t_started && t - ld->t_started >= 1.0)
+            rc = commit(ld, src, &at) || begin(ld, &at) ? -1 : 0;
         if (ld->progress && t - shown >= 0.25) {
-            show_progress(src, &rd, t0, from_line, 0);
+            show_progress(src, &at, t0, start.lines, 0);
             shown = t;
         }
     }
-    if (!rc) rc = commit(ld, src, &rd);
-    if (rc) report_lost(ld, src, &rd);
-    if (ld->progress && rd.lineno > from_line) show_progress(src, &rd, t0, from_line, 1);
-    nl__reader_free(&rd);
+    if (!rc) rc = commit(ld, src, &at);
+    if (!rc && end == NLL_FEED_ERROR) {
+        fprintf(stderr, "nl-load: %s: read error after line %ld: %s\n", src->name, at.lines,
+                strerror(err_no));
+        rc = -1;
+    }
+    if (rc && end == NLL_FEED_MORE && !src->key) {
+        /* lines already read from a pipe are gone with us: count them into the report */
+        nll_feed_stop(feed);
+        for (nll_chunk_t *c; end == NLL_FEED_MORE && (c = nll_feed_next(feed, -1));) {
+            if (c->n) at.lines = c->lines[c->n - 1].lineno;
+            end = c->end;
+            nll_feed_done(feed, c);
+        }
+    }
+    if (rc && end != NLL_FEED_ERROR) report_lost(ld, src, at.lines);
+    if (ld->progress && at.lines > start.lines) show_progress(src, &at, t0, start.lines, 1);
+    nll_feed_free(feed);
     return rc;
 }
 
@@ -339,7 +362,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'r': ld.reject_path = optarg; break;
-        case O_LENIENT: parse_flags = NL_PARSE_LENIENT; break;
+        case O_LENIENT: parse_flags = ld.parse_flags = NL_PARSE_LENIENT; break;
         case O_RELOAD: reload = 1; break;
         case O_PRUNE: prune_arg = optarg; break;
         case O_KEEP: keep_arg = optarg; break;

@@ -2,6 +2,7 @@
  * and assigned to its table (ident, value, or a summary column). The work that needs no
  * database, so nl-load can do it in a thread of its own while the other one inserts. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,10 +219,9 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
         put_field(b, kind, slot, f, i, d);
         nfields++;
     }
-    nll_rhdr_t *hp = (nll_rhdr_t *)(void *)(b->p + start);
-    uint32_t total = (uint32_t)(b->len - start);
-    memcpy(&hp->nfields, &nfields, sizeof nfields);
-    memcpy(&hp->total, &total, sizeof total);
+    uint32_t total = (uint32_t)(b->len - start); /* records are not aligned: no pointer to one */
+    memcpy(b->p + start + offsetof(nll_rhdr_t, nfields), &nfields, sizeof nfields);
+    memcpy(b->p + start + offsetof(nll_rhdr_t, total), &total, sizeof total);
     return 1;
 }
 

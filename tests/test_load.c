@@ -570,13 +570,63 @@ static void test_prune(void **state)
     t_rmtree(dir);
 }
 
+/* Records parsed into one batch (as nl-load's reading thread does: unaligned, one after
+ * another) and stored later, in order, give the same rows as line by line. */
+static void test_batched_records(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "batch.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:00Z event=a.start level=Info guid=g1 x=1",
+        ("ts=2026-11-22T12:00:01Z event=a.summary level=Info guid=g1 host=h n=3 dur.sum=1.5 "
+         "int=1 note=\"odd one\""),
+        "not an event",
+        "ts=2026-11-22T12:00:02.5Z event=a.end level=Debug guid=g1 stream.id=7 y=0.25 status=0",
+    };
+    nll_batch_t b = {0};
+    nl_rec_t rec;
+    nl_perr_t pe;
+    nl_rec_init(&rec);
+    int stored = 0;
+    for (int i = 0; i < 4; i++) {
+        int rc = nll_parse_line(&rec, NL_PARSE_STRICT, lines[i], strlen(lines[i]), i + 1, &b, &pe);
+        assert_int_equal(rc, i == 2 ? NL_EPARSE : 1);
+        stored += rc == 1;
+    }
+    assert_int_equal(pe.line, 3);
+    nll_rows_t *r;
+    nll_err_t err;
+    assert_int_equal(nll_rows_new(db, NL_PARSE_STRICT, &r, &err), 0);
+    size_t pos = 0;
+    for (int i = 0; i < stored; i++) assert_int_equal(nll_rows_store(r, &b, &pos, &err), 0);
+    assert_int_equal(pos, b.len);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 3);
+    assert_int_equal(q_int(db, "SELECT n FROM summary WHERE host = 'h' AND guid = 'g1' AND "
+                               "dur_sum = 1.5 AND interval = 1"),
+                     3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name = 'note' AND "
+                               "value = 'odd one'"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT status FROM event WHERE event = 'a.end' AND level = "
+                               "'Debug' AND ts = 1795348802.5"),
+                     0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE value IN ('g1', '7')"), 4);
+    assert_true(q_dbl(db, "SELECT value FROM value WHERE name = 'y'") == 0.25);
+    nll_rows_free(r);
+    nll_batch_free(&b);
+    nl_rec_free(&rec);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_netlogger_split), cmocka_unit_test(test_value_type),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_summary_typing),
         cmocka_unit_test(test_baselines),       cmocka_unit_test(test_upgrade_from_v1),
-        cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_prune),           cmocka_unit_test(test_batched_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
