@@ -68,6 +68,8 @@ int nll_parse_line(nl_rec_t *rec, unsigned parse_flags, const char *line, size_t
 /* Insert the record at byte *pos of b (inside the caller's transaction) and advance *pos
  * past it. 0, or NL_EIO/NL_ENOMEM with err filled (the transaction must be rolled back). */
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err);
+/* Make room for n more bytes (0, or NL_ENOMEM). */
+int nll_batch_reserve(nll_batch_t *b, size_t n);
 void nll_batch_free(nll_batch_t *b);
 
 /* How a field's text is stored in a column without declared type: SQLITE_INTEGER for a

@@ -72,14 +72,7 @@ static void queue(nll_feed_t *f, nll_chunk_t *c)
 /* Append n bytes to a batch. */
 static int grow_put(nll_batch_t *b, const void *p, size_t n)
 {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n) cap *= 2;
-        unsigned char *q = realloc(b->p, cap);
-        if (!q) return -1;
-        b->p = q;
-        b->cap = cap;
-    }
+    if (nll_batch_reserve(b, n)) return -1;
     memcpy(b->p + b->len, p, n);
     b->len += n;
     return 0;

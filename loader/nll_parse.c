@@ -104,8 +104,7 @@ int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
     return n >= 0 && (size_t)n == len && !memcmp(back, s, len) ? SQLITE_FLOAT : SQLITE_TEXT;
 }
 
-/* Make room for n more bytes. */
-static int reserve(nll_batch_t *b, size_t n)
+int nll_batch_reserve(nll_batch_t *b, size_t n)
 {
     if (b->len + n <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 4096;
@@ -177,7 +176,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
     size_t need = sizeof(nll_rhdr_t) + ev->value_len + (lv ? lv->value_len : 0);
     for (int k = 0; k < rec->n; k++)
         need += sizeof(nll_fhdr_t) + rec->f[k].name_len + rec->f[k].value_len + 8;
-    if (reserve(b, need)) return NL_ENOMEM;
+    if (nll_batch_reserve(b, need)) return NL_ENOMEM;
     size_t start = b->len;
     nll_rhdr_t h = {.ts = (double)usec / 1e6,
                     .event_len = (uint16_t)ev->value_len,
