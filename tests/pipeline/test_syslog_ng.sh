@@ -1,0 +1,137 @@
+#!/bin/bash
+# test_syslog_ng.sh — the whole pipeline with real daemons, on loopback, unprivileged paths:
+# an instrumented program (summaries every 50 ms, a slowdown injected) logs through the
+# library's x-syslog:// destination to a host syslog-ng (syslog-ng.conf.d/nlkit-host.conf),
+# which forwards over TCP with a reliable disk buffer to a central syslog-ng
+# (nlkit-central.conf), which archives the lines, loads them with nl-load and runs
+# nl-detect, whose reports come back and are loaded too. Then the central daemon is
+# stopped while the program logs again, and restarted: nothing may be lost.
+#
+#   test_syslog_ng.sh NL-LOAD NL-DETECT NL-SNG-WORKLOAD CONF_DIR
+set -euo pipefail
+NL_LOAD=$(realpath "$1") NL_DETECT=$(realpath "$2") WORKLOAD=$(realpath "$3") CONF=$(realpath "$4")
+SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
+PAIRS=100000
+T=$(mktemp -d /tmp/nlkit-sng-XXXXXX)
+
+fail() {
+    echo "FAIL: $*" >&2
+    for f in "$T"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
+    exit 1
+}
+stop() { # stop NAME: SIGTERM, then wait for the daemon (and its programs) to go
+    local pid
+    pid=$(cat "$T/$1.bg" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$T/$1.bg"
+}
+cleanup() {
+    stop host
+    stop central
+    rm -rf "$T"
+}
+trap cleanup EXIT
+start() { # start NAME: a syslog-ng with its own pid, persist and control files
+    "$SNG" --no-caps -F -f "$T/$1.conf" -p "$T/$1.pid" -R "$T/$1.persist" -c "$T/$1.ctl" \
+        >>"$T/$1.log" 2>&1 &
+    echo $! >"$T/$1.bg"
+}
+wait_for() { # wait_for FILE WHAT
+    for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done
+    fail "timed out waiting for $2"
+}
+sql() { sqlite3 -cmd ".timeout 5000" "$T/archive.db" "$1"; }
+wait_sql() { # wait_sql QUERY WANT SECONDS WHAT
+    local got=""
+    for _ in $(seq $(($3 * 10))); do
+        [ -e "$T/archive.db" ] && got=$(sql "$1" 2>/dev/null || true)
+        [ "$got" = "$2" ] && return 0
+        sleep 0.1
+    done
+    fail "$4: wanted $2, got '${got}'"
+}
+
+echo "0. every fragment, every block, with TLS options, passes syslog-ng's syntax check"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 1 \
+    -subj "/CN=localhost" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
+TLS="tls(tls(peer-verify(required-trusted) ca-dir(\"$T\") key-file(\"$T/key.pem\") cert-file(\"$T/cert.pem\")))"
+cat >"$T/check.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-host.conf"
+@include "$CONF/nlkit-relay.conf"
+@include "$CONF/nlkit-central.conf"
+nlkit_host(socket("$T/c1.sock") buffer_dir("$T") transport("tls") $TLS);
+nlkit_host_files(base_dir("$T/apps"));
+nlkit_relay(port(1) buffer_dir("$T") in_transport("tls") in_$TLS transport("tls") $TLS);
+nlkit_central(port(2) socket("$T/c2.sock") archive("$T") db("$T/x.db") detect_conf("$T/d.conf")
+              transport("tls") $TLS);
+EOF
+"$SNG" --no-caps -s -f "$T/check.conf" >"$T/check.log" 2>&1 || fail "syntax check: $(cat "$T/check.log")"
+
+# A free loopback port: the central daemon fails to start on a taken one; try a few.
+cat >"$T/detect.conf" <<EOF
+stream work event=test.work value=mean.dur key=guid algo=msd-hu side=above k=4 history=100 min=10 episode.min=2
+EOF
+for try in 1 2 3 4 5; do
+    PORT=$((20000 + RANDOM % 30000))
+    cat >"$T/central.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-central.conf"
+nlkit_central(ip("127.0.0.1") port($PORT) socket("$T/central.sock") archive("$T/archive")
+              db("$T/archive.db") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
+              nl_detect("$NL_DETECT"));
+EOF
+    start central
+    for _ in $(seq 50); do [ -e "$T/central.sock" ] && break; sleep 0.1; done
+    sleep 0.3
+    kill -0 "$(cat "$T/central.bg")" 2>/dev/null && break
+    rm -f "$T/central.bg"
+    grep -q "Error parsing" "$T/central.log" && fail "the central configuration is refused"
+    [ "$try" = 5 ] && fail "central syslog-ng would not start"
+done
+cat >"$T/host.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-host.conf"
+nlkit_host(socket("$T/host.sock") port($PORT) buffer_dir("$T/buf") reopen(1));
+EOF
+mkdir -p "$T/buf"
+start host
+wait_for "$T/host.sock" "the host daemon's socket"
+
+run_workload() { # run_workload: PAIRS pairs, slow from 40% to 60%; no line may be dropped
+    NL_DEST="x-syslog://nl-sng-workload?socket=$T/host.sock" NL_SUMMARY='test.work=summary:0.05' \
+        "$WORKLOAD" $PAIRS $((PAIRS * 4 / 10)) $((PAIRS * 6 / 10)) 20 >"$T/work.out" ||
+        fail "the workload failed"
+    grep -q "dropped=0$" "$T/work.out" || fail "the library dropped lines: $(cat "$T/work.out")"
+}
+
+echo "1. $PAIRS start/end pairs, summarized every 50 ms, through host and central syslog-ng"
+run_workload
+# every pair is in exactly one summary, and no summary came twice
+wait_sql "SELECT sum(n) FROM summary WHERE event = 'test.work.summary'" $PAIRS 30 \
+    "pairs counted in the archived summaries"
+SUMS=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")
+[ "$(sql "SELECT count(DISTINCT guid || ts) FROM summary WHERE event = 'test.work.summary'")" = "$SUMS" ] ||
+    fail "a summary was archived twice"
+# the per-day archive file has the same summaries, as the program wrote them
+FILE_SUMS=$(cat "$T"/archive/nlkit-*.log | grep -c " event=test.work.summary ")
+[ "$FILE_SUMS" = "$SUMS" ] || fail "archive file has $FILE_SUMS summaries, database $SUMS"
+echo "   $SUMS summaries, sum(n) = $PAIRS, each once; archive file agrees"
+# the slowdown was detected, and the report came back through syslog-ng into the archive
+wait_sql "SELECT count(*) > 0 FROM event WHERE event = 'nl.anomaly.start'" 1 20 \
+    "nl-detect's nl.anomaly.start archived"
+echo "   nl.anomaly.start archived: $(sql "SELECT count(*) FROM event WHERE event = 'nl.anomaly.start'")"
+
+echo "2. the central daemon is down while the program logs $PAIRS more pairs"
+stop central
+run_workload
+sleep 2
+start central
+wait_sql "SELECT sum(n) FROM summary WHERE event = 'test.work.summary'" $((2 * PAIRS)) 60 \
+    "pairs after the outage"
+SUMS2=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")
+[ "$(sql "SELECT count(DISTINCT guid || ts) FROM summary WHERE event = 'test.work.summary'")" = "$SUMS2" ] ||
+    fail "a summary was archived twice after the outage"
+echo "   all $((2 * PAIRS)) pairs archived after the restart ($SUMS2 summaries), none twice"
+echo "syslog-ng pipeline: 3 passed, 0 failed"
