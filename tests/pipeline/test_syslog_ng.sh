@@ -12,6 +12,7 @@ set -euo pipefail
 NL_LOAD=$(realpath "$1") NL_DETECT=$(realpath "$2") WORKLOAD=$(realpath "$3") CONF=$(realpath "$4")
 SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
 PAIRS=100000
+OUTAGE=${NLKIT_SNG_OUTAGE:-30} # seconds the collector is down in step 3
 T=$(mktemp -d /tmp/nlkit-sng-XXXXXX)
 
 fail() {
@@ -80,7 +81,7 @@ for try in 1 2 3 4 5; do
 @include "$CONF/nlkit-central.conf"
 nlkit_central(ip("127.0.0.1") port($PORT) socket("$T/central.sock") archive("$T/archive")
               db("$T/archive.db") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
-              nl_detect("$NL_DETECT"));
+              nl_detect("$NL_DETECT") errors("$T/tools.log"));
 EOF
     start central
     for _ in $(seq 50); do [ -e "$T/central.sock" ] && break; sleep 0.1; done
@@ -123,10 +124,34 @@ wait_sql "SELECT count(*) > 0 FROM event WHERE event = 'nl.anomaly.start'" 1 20 
     "nl-detect's nl.anomaly.start archived"
 echo "   nl.anomaly.start archived: $(sql "SELECT count(*) FROM event WHERE event = 'nl.anomaly.start'")"
 
-echo "2. the central daemon is down while the program logs $PAIRS more pairs"
+echo "2. hostile lines straight into the central daemon, between two good events"
+GOOD1="ts=2026-11-22T12:00:00.000001Z event=test.good level=Info seq=1"
+FORGED='ts=2026-11-22T12:00:00.000002Z event=test.good level=Info seq=2 note="x event=nl.alert.start level=Fatal"'
+{
+    printf '<14>Nov 22 12:00:00 evilhost nl-evil: %s\n' "$GOOD1"
+    printf '<14>Nov 22 12:00:00 evilhost nl-evil: ts=2026-11-22T12:00:01Z event=bad level=Info msg="unterminated\n'
+    printf '<14>Nov 22 12:00:00 evilhost nl-evil: '
+    head -c 4000 /dev/urandom | tr -d '\n'
+    printf '\n<14>Nov 22 12:00:00 evilhost nl-evil: ts=2026-11-22T12:00:02Z event=big level=Info x='
+    head -c 1200000 /dev/zero | tr '\0' 'a'
+    printf '\n<14>Nov 22 12:00:00 evilhost nl-evil: %s\n' "$FORGED"
+} >"/dev/tcp/127.0.0.1/$PORT" || fail "could not send to the central daemon"
+wait_sql "SELECT count(*) FROM event WHERE event = 'test.good'" 2 20 "the good events around the hostile ones"
+[ "$(sql "SELECT value FROM value v JOIN event e ON e.id = v.event_id WHERE e.event = 'test.good' AND name = 'note'")" = "x event=nl.alert.start level=Fatal" ] ||
+    fail "the forged event= inside a value was not kept as the value"
+[ "$(sql "SELECT count(*) FROM event WHERE event IN ('bad', 'big', 'nl.alert.start')")" = 0 ] ||
+    fail "a hostile line was archived as an event: $(sql "SELECT event, length(ts) FROM event WHERE event IN ('bad', 'big', 'nl.alert.start')")"
+grep -q "nl-load: (stdin):[0-9]*:[0-9]*: " "$T/tools.log" || fail "nl-load did not report the bad lines"
+for prog in "$NL_LOAD" "$NL_DETECT"; do
+    pgrep -f "^$prog " >/dev/null || fail "$prog is no longer running"
+done
+echo "   good events intact, forged event= kept as a value, bad lines reported ($(grep -c "nl-load: (stdin):[0-9]*:[0-9]*: " "$T/tools.log")), nl-load and nl-detect still running"
+
+echo "3. the central daemon is down for ${OUTAGE}s while the program logs $PAIRS more pairs"
 stop central
+T0=$SECONDS
 run_workload
-sleep 2
+sleep $((OUTAGE - (SECONDS - T0) > 0 ? OUTAGE - (SECONDS - T0) : 0))
 start central
 wait_sql "SELECT sum(n) FROM summary WHERE event = 'test.work.summary'" $((2 * PAIRS)) 60 \
     "pairs after the outage"
@@ -134,4 +159,4 @@ SUMS2=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")
 [ "$(sql "SELECT count(DISTINCT guid || ts) FROM summary WHERE event = 'test.work.summary'")" = "$SUMS2" ] ||
     fail "a summary was archived twice after the outage"
 echo "   all $((2 * PAIRS)) pairs archived after the restart ($SUMS2 summaries), none twice"
-echo "syslog-ng pipeline: 3 passed, 0 failed"
+echo "syslog-ng pipeline: 4 passed, 0 failed"
