@@ -2,10 +2,12 @@
 # test_syslog_ng.sh — the whole pipeline with real daemons, on loopback, unprivileged paths:
 # an instrumented program (summaries every 50 ms, a slowdown injected) logs through the
 # library's x-syslog:// destination to a host syslog-ng (syslog-ng.conf.d/nlkit-host.conf),
-# which forwards over TCP with a reliable disk buffer to a central syslog-ng
-# (nlkit-central.conf), which archives the lines, loads them with nl-load and runs
-# nl-detect, whose reports come back and are loaded too. Then the central daemon is
-# stopped while the program logs again, and restarted: nothing may be lost.
+# which forwards over TLS (certificate checked) with a reliable disk buffer to a relay
+# (nlkit-relay.conf), which forwards over TCP with its own disk buffer to a central
+# syslog-ng (nlkit-central.conf), which archives the lines, loads them with nl-load and
+# runs nl-detect, whose reports come back and are loaded too. Hostile lines are sent into
+# the central daemon. Then it is stopped for 30 s while the program logs again, and
+# restarted: nothing may be lost.
 #
 #   test_syslog_ng.sh NL-LOAD NL-DETECT NL-SNG-WORKLOAD CONF_DIR
 set -euo pipefail
@@ -29,6 +31,7 @@ stop() { # stop NAME: SIGTERM, then wait for the daemon (and its programs) to go
 }
 cleanup() {
     stop host
+    stop relay
     stop central
     rm -rf "$T"
 }
@@ -55,7 +58,8 @@ wait_sql() { # wait_sql QUERY WANT SECONDS WHAT
 
 echo "0. every fragment, every block, with TLS options, passes syslog-ng's syntax check"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 1 \
-    -subj "/CN=localhost" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
+    -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" >/dev/null 2>&1 ||
+    fail "openssl could not make a test certificate"
 TLS="tls(tls(peer-verify(required-trusted) ca-dir(\"$T\") key-file(\"$T/key.pem\") cert-file(\"$T/cert.pem\")))"
 cat >"$T/check.conf" <<EOF
 @version: 3.38
@@ -91,12 +95,25 @@ EOF
     grep -q "Error parsing" "$T/central.log" && fail "the central configuration is refused"
     [ "$try" = 5 ] && fail "central syslog-ng would not start"
 done
+# host --TLS (certificate checked)--> relay --TCP--> central
+RPORT=$((PORT + 1))
+cat >"$T/relay.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-relay.conf"
+nlkit_relay(ip("127.0.0.1") port($RPORT) in_transport("tls")
+            in_tls(tls(key-file("$T/key.pem") cert-file("$T/cert.pem") peer-verify(optional-untrusted)))
+            central("127.0.0.1") central_port($PORT) buffer_dir("$T/rbuf") reopen(1));
+EOF
 cat >"$T/host.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-host.conf"
-nlkit_host(socket("$T/host.sock") port($PORT) buffer_dir("$T/buf") reopen(1));
+nlkit_host(socket("$T/host.sock") central("localhost") port($RPORT) buffer_dir("$T/buf")
+           reopen(1) transport("tls") tls(tls(ca-file("$T/cert.pem") peer-verify(required-trusted))));
 EOF
-mkdir -p "$T/buf"
+mkdir -p "$T/buf" "$T/rbuf"
+start relay
+sleep 0.5
+kill -0 "$(cat "$T/relay.bg")" 2>/dev/null || fail "the relay would not start"
 start host
 wait_for "$T/host.sock" "the host daemon's socket"
 
@@ -107,7 +124,7 @@ run_workload() { # run_workload: PAIRS pairs, slow from 40% to 60%; no line may 
     grep -q "dropped=0$" "$T/work.out" || fail "the library dropped lines: $(cat "$T/work.out")"
 }
 
-echo "1. $PAIRS start/end pairs, summarized every 50 ms, through host and central syslog-ng"
+echo "1. $PAIRS start/end pairs, summarized every 50 ms, through host, relay and central syslog-ng"
 run_workload
 # every pair is in exactly one summary, and no summary came twice
 wait_sql "SELECT sum(n) FROM summary WHERE event = 'test.work.summary'" $PAIRS 30 \
