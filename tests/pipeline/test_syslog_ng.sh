@@ -17,44 +17,7 @@ PAIRS=100000
 OUTAGE=${NLKIT_SNG_OUTAGE:-30} # seconds the collector is down in step 3
 T=$(mktemp -d /tmp/nlkit-sng-XXXXXX)
 
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$T"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
-    exit 1
-}
-stop() { # stop NAME: SIGTERM, then wait for the daemon (and its programs) to go
-    local pid
-    pid=$(cat "$T/$1.bg" 2>/dev/null) || return 0
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    rm -f "$T/$1.bg"
-}
-cleanup() {
-    stop host
-    stop relay
-    stop central
-    rm -rf "$T"
-}
-trap cleanup EXIT
-start() { # start NAME: a syslog-ng with its own pid, persist and control files
-    "$SNG" --no-caps -F -f "$T/$1.conf" -p "$T/$1.pid" -R "$T/$1.persist" -c "$T/$1.ctl" \
-        >>"$T/$1.log" 2>&1 &
-    echo $! >"$T/$1.bg"
-}
-wait_for() { # wait_for FILE WHAT
-    for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done
-    fail "timed out waiting for $2"
-}
-sql() { sqlite3 -cmd ".timeout 5000" "$T/archive.db" "$1"; }
-wait_sql() { # wait_sql QUERY WANT SECONDS WHAT
-    local got=""
-    for _ in $(seq $(($3 * 10))); do
-        [ -e "$T/archive.db" ] && got=$(sql "$1" 2>/dev/null || true)
-        [ "$got" = "$2" ] && return 0
-        sleep 0.1
-    done
-    fail "$4: wanted $2, got '${got}'"
-}
+. "$(dirname "$0")/sng_lib.sh"
 
 echo "0. every fragment, every block, with TLS options, passes syslog-ng's syntax check"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 1 \
@@ -74,27 +37,10 @@ nlkit_central(port(2) socket("$T/c2.sock") archive("$T") db("$T/x.db") detect_co
 EOF
 "$SNG" --no-caps -s -f "$T/check.conf" >"$T/check.log" 2>&1 || fail "syntax check: $(cat "$T/check.log")"
 
-# A free loopback port: the central daemon fails to start on a taken one; try a few.
 cat >"$T/detect.conf" <<EOF
 stream work event=test.work value=mean.dur key=guid algo=msd-hu side=above k=4 history=100 min=10 episode.min=2
 EOF
-for try in 1 2 3 4 5; do
-    PORT=$((20000 + RANDOM % 30000))
-    cat >"$T/central.conf" <<EOF
-@version: 3.38
-@include "$CONF/nlkit-central.conf"
-nlkit_central(ip("127.0.0.1") port($PORT) socket("$T/central.sock") archive("$T/archive")
-              db("$T/archive.db") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
-              nl_detect("$NL_DETECT") errors("$T/tools.log"));
-EOF
-    start central
-    for _ in $(seq 50); do [ -e "$T/central.sock" ] && break; sleep 0.1; done
-    sleep 0.3
-    kill -0 "$(cat "$T/central.bg")" 2>/dev/null && break
-    rm -f "$T/central.bg"
-    grep -q "Error parsing" "$T/central.log" && fail "the central configuration is refused"
-    [ "$try" = 5 ] && fail "central syslog-ng would not start"
-done
+start_central
 # host --TLS (certificate checked)--> relay --TCP--> central
 RPORT=$((PORT + 1))
 cat >"$T/relay.conf" <<EOF

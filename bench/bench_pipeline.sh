@@ -1,0 +1,71 @@
+#!/bin/bash
+# bench_pipeline.sh — events/s through the whole collection pipeline, sustained, with the
+# loss count: a program writing through nlkit's x-syslog:// destination at a fixed rate ->
+# host syslog-ng (nlkit-host.conf, disk buffer) -> TCP -> central syslog-ng
+# (nlkit-central.conf: kv-parser, per-day file, nl-load into SQLite, nl-detect). For each
+# rate: events sent, dropped by the library (the host's socket full), arrived in SQLite,
+# lost, and the rate that reached SQLite including the time to drain.
+#
+#   bench/bench_pipeline.sh [BUILD_DIR [RATES [SECONDS]]]    (build "50000 100000 150000" 60)
+#
+# The program reaches the host daemon over its loopback TCP port (x-netlog://, a stream with
+# back-pressure); NLKIT_BENCH_VIA=syslog uses the unix datagram socket (x-syslog://)
+# instead, where the kernel's net.unix.max_dgram_qlen bounds a burst. NLKIT_BENCH_HOST adds
+# parameters to the host block, e.g. 'reliable(no)'.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(realpath "${1:-$ROOT/build}")
+RATES=${2:-"50000 100000 150000"}
+SECS=${3:-60}
+SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
+CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
+GEN=$B/bench/nl-pipeline-gen
+VIA=${NLKIT_BENCH_VIA:-netlog}
+for f in "$NL_LOAD" "$NL_DETECT" "$GEN" "$SNG"; do
+    [ -x "$f" ] || { echo "bench-pipeline: $f missing (build first; ./nlkit deps)" >&2; exit 1; }
+done
+
+echo "bench-pipeline: nlkit -($VIA)-> host syslog-ng -> TCP -> central syslog-ng -> nl-load, $SECS s per rate"
+echo "($(nproc) cores; everything on this one machine)"
+echo
+echo "| target/s | sent | sent/s | dropped by library | in SQLite | lost | into SQLite/s |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for RATE in $RATES; do
+    T=$(mktemp -d /tmp/nlkit-bench-sng-XXXXXX)
+    . "$ROOT/tests/pipeline/sng_lib.sh"
+    echo "stream s event=bench.pipe.read value=nbytes algo=msd-hu" >"$T/detect.conf"
+    start_central
+    printf '@version: 3.38\n@include "%s/nlkit-host.conf"\n' "$CONF" >"$T/host.conf"
+    LPORT=$((PORT + 1))
+    printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s/buf") reopen(1) %s);\n' \
+        "$T" "$LPORT" "$PORT" "$T" "${NLKIT_BENCH_HOST:-}" >>"$T/host.conf"
+    mkdir -p "$T/buf"
+    start host
+    wait_for "$T/host.sock" "the host daemon's socket"
+    t0=$(date +%s.%N)
+    sleep 0.5
+    if [ "$VIA" = syslog ]; then
+        dest="x-syslog://nl-pipeline-gen?socket=$T/host.sock"
+    else
+        dest="x-netlog://127.0.0.1:$LPORT"
+    fi
+    out=$(NL_DEST="$dest" "$GEN" "$RATE" "$SECS")
+    sent=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' <<<"$out")
+    dropped=$(sed -n 's/.*dropped=\([0-9]*\).*/\1/p' <<<"$out")
+    sent_rate=$(sed -n 's/.*rate=\([0-9]*\).*/\1/p' <<<"$out")
+    # wait until the archive has everything, or has not grown for 3 s
+    have=0 last=-1 still=0 t1=$t0
+    while [ "$still" -lt 30 ] && [ "$have" -lt $((sent - dropped)) ]; do
+        sleep 0.1
+        have=$(sql "SELECT count(*) FROM event WHERE event = 'bench.pipe.read.end'" 2>/dev/null || echo 0)
+        if [ "$have" = "$last" ]; then
+            still=$((still + 1))
+        else
+            still=0 last=$have t1=$(date +%s.%N)
+        fi
+    done
+    into=$(awk -v n="$have" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
+    echo "| $RATE | $sent | $sent_rate | $dropped | $have | $((sent - have)) | $into |"
+    cleanup
+    trap - EXIT
+done
