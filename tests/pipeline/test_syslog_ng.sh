@@ -53,7 +53,7 @@ EOF
 cat >"$T/host.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-host.conf"
-nlkit_host(socket("$T/host.sock") central("localhost") port($RPORT) buffer_dir("$T/buf")
+nlkit_host(socket("$T/host.sock") local_port($((PORT + 2))) central("localhost") port($RPORT) buffer_dir("$T/buf")
            reopen(1) transport("tls") tls(tls(ca-file("$T/cert.pem") peer-verify(required-trusted))));
 EOF
 mkdir -p "$T/buf" "$T/rbuf"
