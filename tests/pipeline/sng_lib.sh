@@ -8,11 +8,16 @@ fail() {
     for f in "$T"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
     exit 1
 }
-stop() { # stop NAME: SIGTERM, then wait for the daemon (and its programs) to go
+stop() { # stop NAME: SIGTERM, wait for the daemon (and its programs) to go; then SIGKILL
     local pid
     pid=$(cat "$T/$1.bg" 2>/dev/null) || return 0
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "warning: $1 syslog-ng did not stop in 20 s: killed" >&2
+        pkill -KILL -P "$pid" 2>/dev/null || true
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
     rm -f "$T/$1.bg"
 }
 cleanup() {
