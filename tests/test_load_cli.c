@@ -42,6 +42,21 @@ static long long q_int(const char *db_path, const char *sql)
     return v;
 }
 
+/* Events in the archive, or -1 while it cannot be read yet (being created). */
+static long long probe_count(const char *db_path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM event", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
 /* n numbered events, seq=first..first+n-1, appended to path. */
 static void write_events(const char *path, int first, int n)
 {
@@ -77,11 +92,20 @@ static void test_exactly_once_across_kill9(void **state)
     uint64_t rs = 7;
     for (int round = 0; round < 60 && !done; round++) {
         t_child_t c = {0};
+        long long before = probe_count(db);
         pid_t pid = t_spawn(load_prog, &c, args);
-        t_sleep_ms(30 + (int)(t_rand(&rs) % 150));
-        if (kill(pid, SIGKILL) == 0) kills++;
-        int st;
-        assert_int_equal(waitpid(pid, &st, 0), pid);
+        /* kill it at a random moment once it has committed something new (whatever the
+         * machine's load), so the kill lands between batches, mid-load */
+        int st, reaped = 0;
+        for (int w = 0; w < 5000 && !reaped && probe_count(db) <= before; w++) {
+            reaped = waitpid(pid, &st, WNOHANG) == pid;
+            t_sleep_ms(1);
+        }
+        if (!reaped) {
+            t_sleep_ms((int)(t_rand(&rs) % 40));
+            if (kill(pid, SIGKILL) == 0) kills++;
+            assert_int_equal(waitpid(pid, &st, 0), pid);
+        }
         if (WIFEXITED(st)) {
             assert_int_equal(WEXITSTATUS(st), 0);
             done = 1;
