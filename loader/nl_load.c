@@ -347,7 +347,6 @@ int main(int argc, char **argv)
         {0, 0, 0, 0},
     };
     load_t ld = {.batch = 50000, .max_errors = 100, .progress = -1};
-    unsigned parse_flags = NL_PARSE_STRICT;
     int reload = 0, quiet = 0, c;
     const char *prune_arg = NULL, *keep_arg = NULL;
     char *end;
@@ -362,7 +361,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'r': ld.reject_path = optarg; break;
-        case O_LENIENT: parse_flags = ld.parse_flags = NL_PARSE_LENIENT; break;
+        case O_LENIENT: ld.parse_flags = NL_PARSE_LENIENT; break;
         case O_RELOAD: reload = 1; break;
         case O_PRUNE: prune_arg = optarg; break;
         case O_KEEP: keep_arg = optarg; break;
@@ -408,7 +407,7 @@ int main(int argc, char **argv)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     nll_err_t err;
     if (nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err) ||
-        nll_rows_new(ld.db, parse_flags, &ld.rows, &err)) {
+        nll_rows_new(ld.db, ld.parse_flags, &ld.rows, &err)) {
         fprintf(stderr, "nl-load: %s\n", err.msg);
         nll_db_close(ld.db);
         return 1;

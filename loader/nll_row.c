@@ -1,7 +1,6 @@
 /* nll_row.c — a parsed record into rows: `event`, `ident` (guid, *.id), `value` (the rest)
  * and, for NAME.summary events, the typed `summary` row. Prepared statements, reused. */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
