@@ -6,7 +6,13 @@
 # rate: events sent, dropped by the library (the host's socket full), arrived in SQLite,
 # lost, and the rate that reached SQLite including the time to drain.
 #
-#   bench/bench_pipeline.sh [BUILD_DIR [RATES [SECONDS]]]    (build "50000 100000 150000" 60)
+# Then the collector stage alone, side by side with the reference: syslog-ng's own loggen
+# sends the same framed lines as fast as one TCP connection takes them to (a) a plain
+# syslog-ng with kv-parser writing a file, and (b) nlkit_central (kv-parser, filters,
+# per-day file, nl-load into SQLite, nl-detect); the ratio is (b)/(a).
+#
+#   bench/bench_pipeline.sh [BUILD_DIR [RATES [SECONDS [STAGE_LINES]]]]
+#                                             (build "50000 100000 150000" 60 1000000)
 #
 # The program reaches the host daemon over its loopback TCP port (x-netlog://, a stream with
 # back-pressure); NLKIT_BENCH_VIA=syslog uses the unix datagram socket (x-syslog://)
@@ -17,6 +23,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$ROOT/build}")
 RATES=${2:-"50000 100000 150000"}
 SECS=${3:-60}
+STAGE_LINES=${4:-1000000}
 SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
 CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
 GEN=$B/bench/nl-pipeline-gen
@@ -69,3 +76,56 @@ for RATE in $RATES; do
     cleanup
     trap - EXIT
 done
+
+# --- the collector stage alone, against a plain syslog-ng with kv-parser ---
+LOGGEN=$(command -v loggen || echo /usr/bin/loggen)
+[ -x "$LOGGEN" ] || { echo "bench-pipeline: loggen (syslog-ng-core) missing" >&2; exit 1; }
+T=$(mktemp -d /tmp/nlkit-bench-sng-XXXXXX)
+. "$ROOT/tests/pipeline/sng_lib.sh"
+# the lines as a host daemon forwards them: a syslog header, then the nlkit line
+NL_DEST="$T/raw.log" "$GEN" "$STAGE_LINES" 1 >/dev/null # RATE x 1 s = STAGE_LINES lines
+awk '{ print "<14>Nov 23 00:50:00 hosta nlkit: " $0 }' "$T/raw.log" >"$T/in.log"
+N=$(wc -l <"$T/in.log")
+rm "$T/raw.log"
+
+send_all() { # send_all PORT COUNT-COMMAND: loggen at full speed; seconds until COUNT = N
+    local t0 t1 have=0 still=0 last=-1
+    t0=$(date +%s.%N)
+    "$LOGGEN" -i -S -Q -d -R "$T/in.log" -r 100000000 -I 3600 -n "$N" 127.0.0.1 "$1" \
+        >"$T/loggen.out" 2>&1 &
+    while [ "$have" -lt "$N" ] && [ "$still" -lt 50 ]; do
+        sleep 0.1
+        have=$(eval "$2" 2>/dev/null || echo 0)
+        if [ "$have" = "$last" ]; then still=$((still + 1)); else still=0 last=$have; fi
+    done
+    t1=$(date +%s.%N)
+    wait
+    [ "$have" = "$N" ] || echo "bench-pipeline: only $have of $N arrived" >&2
+    awk -v n="$have" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }'
+}
+
+PORT=$((20000 + RANDOM % 30000))
+cat >"$T/plain.conf" <<EOF
+@version: 3.38
+source s_in { network(ip("127.0.0.1") port($PORT) transport("tcp") keep-hostname(yes)
+                      log-fetch-limit(100) log-iw-size(100000) max-connections(100)); };
+parser p_kv { kv-parser(prefix(".nl.")); };
+destination d_out { file("$T/plain.out" template("\${MSG}\n") flush-lines(1000)); };
+log { source(s_in); parser(p_kv); destination(d_out); flags(flow-control); };
+EOF
+start plain
+for _ in $(seq 50); do ss -ltn | grep -q ":$PORT " && break; sleep 0.1; done
+plain=$(send_all "$PORT" "wc -l <'$T/plain.out'")
+stop plain
+
+echo "stream s event=bench.pipe.read value=nbytes algo=msd-hu" >"$T/detect.conf"
+start_central
+ours=$(send_all "$PORT" "sql 'SELECT count(*) FROM event'")
+echo
+echo "collector stage alone, $N lines over one TCP connection (loggen, full speed):"
+echo
+echo "| receiver | lines/s |"
+echo "|---|---:|"
+echo "| syslog-ng: kv-parser -> file (reference) | $plain |"
+echo "| nlkit_central: kv-parser, filters, file, nl-load -> SQLite, nl-detect | $ours |"
+awk -v a="$ours" -v b="$plain" 'BEGIN { printf "| ratio nlkit_central / reference | %.2f |\n", a / b }'
