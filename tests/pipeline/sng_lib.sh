@@ -1,7 +1,7 @@
 # sng_lib.sh — what the syslog-ng pipeline test and benchmark share: daemons with their
 # own pid/persist/control files in $T, waiting, queries of $T/archive.db, and a central
 # daemon started on a free loopback port. Source it after setting T, SNG, CONF, NL_LOAD,
-# NL_DETECT; it sets a trap that stops the daemons and removes $T.
+# NL_DETECT; it sets a trap that stops the daemons and removes $T (kept if NLKIT_KEEP is set).
 
 fail() {
     echo "FAIL: $*" >&2
@@ -24,7 +24,7 @@ cleanup() {
     stop host
     stop relay
     stop central
-    rm -rf "$T"
+    if [ -n "${NLKIT_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 start() { # start NAME: a syslog-ng with its own pid, persist and control files

@@ -7,7 +7,8 @@
 # syslog-ng (nlkit-central.conf), which archives the lines, loads them with nl-load and
 # runs nl-detect, whose reports come back and are loaded too. Hostile lines are sent into
 # the central daemon. Then it is stopped for 30 s while the program logs again, and
-# restarted: nothing may be lost.
+# restarted: nothing may be lost. Each time, what arrived is compared field for field with
+# what the program wrote (the host daemon keeps a copy).
 #
 #   test_syslog_ng.sh NL-LOAD NL-DETECT NL-SNG-WORKLOAD CONF_DIR
 set -euo pipefail
@@ -56,6 +57,11 @@ cat >"$T/host.conf" <<EOF
 nlkit_host(socket("$T/host.sock") local_port($((PORT + 2))) central("localhost") port($RPORT) buffer_dir("$T/buf")
            reopen(1) transport("tls") tls(tls(ca-file("$T/cert.pem") peer-verify(required-trusted))));
 EOF
+# what the program wrote, as the host daemon took it: the reference for the far end
+cat >>"$T/host.conf" <<EOF
+destination d_test_copy { file("$T/host-copy.log" template("\${MSG}\n")); };
+log { source(s_nlkit_local_main); destination(d_test_copy); };
+EOF
 mkdir -p "$T/buf" "$T/rbuf"
 start relay
 sleep 0.5
@@ -70,6 +76,30 @@ run_workload() { # run_workload: PAIRS pairs, slow from 40% to 60%; no line may 
     grep -q "dropped=0$" "$T/work.out" || fail "the library dropped lines: $(cat "$T/work.out")"
 }
 
+# same_fields: every summary the program wrote is in the per-day archive file byte for
+# byte and in SQLite field for field (every summary column, and the text fields in value),
+# each exactly once; the reference is the host's copy, loaded into a database of its own
+same_fields() {
+    grep ' event=test.work.summary ' "$T/host-copy.log" | sort >"$T/want.txt"
+    cat "$T"/archive/nlkit-*.log | grep ' event=test.work.summary ' | sort >"$T/got.txt"
+    cmp -s "$T/want.txt" "$T/got.txt" ||
+        fail "the archive file differs from what the program wrote: $(diff "$T/want.txt" "$T/got.txt" | head -5)"
+    rm -f "$T/want.db"*
+    "$NL_LOAD" -q -d "$T/want.db" "$T/want.txt" || fail "nl-load could not load the host's copy"
+    local cols rows q
+    cols=$(sql "SELECT group_concat(name) FROM pragma_table_xinfo('summary') WHERE name <> 'event_id'")
+    rows="SELECT $cols FROM DB.summary WHERE event = 'test.work.summary'
+          UNION ALL SELECT s.ts, s.guid, v.name, v.value, $(sed 's/[^,]*/NULL/g' <<<"${cols#*,*,*,*,}")
+          FROM DB.summary s JOIN DB.value v ON v.event_id = s.event_id WHERE s.event = 'test.work.summary'"
+    q="ATTACH '$T/want.db' AS w;
+       SELECT (SELECT count(*) FROM (SELECT * FROM (${rows//DB/main}) EXCEPT SELECT * FROM (${rows//DB/w})))
+       + (SELECT count(*) FROM (SELECT * FROM (${rows//DB/w}) EXCEPT SELECT * FROM (${rows//DB/main})))
+       + (SELECT count(*) FROM main.summary WHERE event = 'test.work.summary')
+       - (SELECT count(*) FROM w.summary)"
+    r=$(sql "$q" 2>&1); [ "$r" = 0 ] || fail "SQLite summaries differ from what the program wrote ($r)"
+    echo "   field for field: $(wc -l <"$T/want.txt") summaries as the program wrote them, $(echo "$cols" | tr ',' '\n' | wc -l) columns each"
+}
+
 echo "1. $PAIRS start/end pairs, summarized every 50 ms, through host, relay and central syslog-ng"
 run_workload
 # every pair is in exactly one summary, and no summary came twice
@@ -82,6 +112,7 @@ SUMS=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")
 FILE_SUMS=$(cat "$T"/archive/nlkit-*.log | grep -c " event=test.work.summary ")
 [ "$FILE_SUMS" = "$SUMS" ] || fail "archive file has $FILE_SUMS summaries, database $SUMS"
 echo "   $SUMS summaries, sum(n) = $PAIRS, each once; archive file agrees"
+same_fields
 # the slowdown was detected, and the report came back through syslog-ng into the archive
 wait_sql "SELECT count(*) > 0 FROM event WHERE event = 'nl.anomaly.start'" 1 20 \
     "nl-detect's nl.anomaly.start archived"
@@ -122,4 +153,5 @@ SUMS2=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")
 [ "$(sql "SELECT count(DISTINCT guid || ts) FROM summary WHERE event = 'test.work.summary'")" = "$SUMS2" ] ||
     fail "a summary was archived twice after the outage"
 echo "   all $((2 * PAIRS)) pairs archived after the restart ($SUMS2 summaries), none twice"
+same_fields
 echo "syslog-ng pipeline: 4 passed, 0 failed"
