@@ -68,7 +68,10 @@ typedef struct load {
     int progress;
     /* counted when their transaction commits */
     uint64_t events, bad, blank;
-    /* the open transaction */
+    /* the open transaction: begun at the first line to store, so an idle loader (a quiet
+     * syslog-ng feed) holds no write lock and other writers (a prune, a second nl-load)
+     * get their turn */
+    int in_tx;
     uint64_t t_events, t_bad, t_blank;
     long t_first_line; /* first line number read in it */
     double t_started;  /* when its first line was read */
@@ -114,6 +117,7 @@ static int begin(load_t *ld, const nll_pos_t *at)
         fprintf(stderr, "nl-load: %s\n", err.msg);
         return -1;
     }
+    ld->in_tx = 1;
     ld->t_events = ld->t_bad = ld->t_blank = 0;
     ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
@@ -125,11 +129,13 @@ static int begin(load_t *ld, const nll_pos_t *at)
  * were not loaded. */
 static int commit(load_t *ld, const source_t *src, const nll_pos_t *at)
 {
+    if (!ld->in_tx) return 0;
     nll_err_t err;
     int rc = src->key ? nll_pos_set(ld->db, src->key, src->inode, at, &err) : 0;
     if (!rc && ld->reject && fflush(ld->reject))
         fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
     if (!rc) rc = nll_db_exec(ld->db, "COMMIT", &err);
+    ld->in_tx = 0;
     if (!rc) {
         ld->events += ld->t_events;
         ld->bad += ld->t_bad;
@@ -178,6 +184,7 @@ static int store_chunk(load_t *ld, const source_t *src, const nll_chunk_t *c, nl
     size_t rec = 0, bad = 0;
     for (size_t i = 0; i < c->n; i++) {
         const nll_line_t *l = &c->lines[i];
+        if (!ld->in_tx && begin(ld, at)) return -1;
         if (!ld->t_started) ld->t_started = t;
         if (l->kind == NLL_L_EVENT) {
             nll_err_t err;
@@ -198,8 +205,7 @@ static int store_chunk(load_t *ld, const source_t *src, const nll_chunk_t *c, nl
         }
         at->offset = l->off;
         at->lines = l->lineno;
-        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch &&
-            (commit(ld, src, at) || begin(ld, at)))
+        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch && commit(ld, src, at))
             return -1;
     }
     return 0;
@@ -216,7 +222,7 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
         return -1;
     }
     nll_pos_t at = start;
-    int rc = begin(ld, &at), stopping = 0, end = NLL_FEED_MORE, err_no = 0;
+    int rc = 0, stopping = 0, end = NLL_FEED_MORE, err_no = 0;
     double t0 = now_s(), shown = t0;
     while (!rc && end == NLL_FEED_MORE) {
         if (stop_requested && !stopping) {
@@ -237,14 +243,17 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
             err_no = c->err_no;
             nll_feed_done(feed, c);
         }
-        if (!rc && ld->t_started && t - ld->t_started >= 1.0)
-            rc = commit(ld, src, &at) || begin(ld, &at) ? -1 : 0;
+        if (!rc && ld->t_started && t - ld->t_started >= 1.0) rc = commit(ld, src, &at);
         if (ld->progress && t - shown >= 0.25) {
             show_progress(src, &at, t0, start.lines, 0);
             shown = t;
         }
     }
     if (!rc) rc = commit(ld, src, &at);
+    if (rc && ld->in_tx) { /* a failed insert: nothing of this transaction stays */
+        sqlite3_exec(ld->db, "ROLLBACK", NULL, NULL, NULL);
+        ld->in_tx = 0;
+    }
     if (!rc && end == NLL_FEED_ERROR) {
         fprintf(stderr, "nl-load: %s: read error after line %ld: %s\n", src->name, at.lines,
                 strerror(err_no));

@@ -85,6 +85,13 @@ void t_sleep_ms(int ms)
     nanosleep(&t, NULL);
 }
 
+double t_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 uint64_t t_rand(uint64_t *s)
 {
     /* splitmix64 */

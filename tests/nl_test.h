@@ -20,6 +20,8 @@ size_t t_lines(char *text, char ***lines);
 void t_rmtree(const char *dir);
 /* Sleep for ms milliseconds. */
 void t_sleep_ms(int ms);
+/* Seconds on the monotonic clock, for "it happened within" checks. */
+double t_now_s(void);
 /* Deterministic pseudo-random numbers for reproducible tests. */
 uint64_t t_rand(uint64_t *state);
 

@@ -1,6 +1,7 @@
 /* test_load_cli.c — the nl-load, nl-baseline and nl-detect programs (paths in argv[1-3]):
  * exactly once across kill -9 at random moments, appended files, bad lines reported with
- * file:line and copied to the reject file, standard input committed while still open, a
+ * file:line and copied to the reject file, standard input committed while still open (and
+ * no write lock held while it waits, so a prune or a second loader goes through), a
  * read-only and a full database failing with a clear message and nothing lost on re-run,
  * nl-baseline's lines, and nl-detect starting its histories from the archive. */
 #include <math.h>
@@ -197,6 +198,30 @@ static void test_stdin_commits_while_open(void **state)
         if (access(db, F_OK) == 0) have = q_int(db, "SELECT count(*) FROM event");
     }
     assert_int_equal(have, 10);
+    /* while it waits for more, it holds no write lock: a prune and a second loader (as
+     * cron and an operator would run them on a collector) go through at once, instead of
+     * failing after the 10 s busy timeout */
+    const char *more = keep(t_path(dir, "more.log"));
+    write_events(more, 100, 5);
+    const char *prune[] = {"-d", db, "--prune-before", "2026-01-01", NULL};
+    const char *second[] = {"-d", db, "-q", more, NULL};
+    t_child_t q = {0};
+    double t0 = t_now_s();
+    assert_int_equal(t_run(load_prog, &q, prune), 0);
+    assert_int_equal(t_run(load_prog, &q, second), 0);
+    assert_true(t_now_s() - t0 < 5);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 15);
+    /* and the first one goes on with what comes next */
+    const char *tmp2 = keep(t_path(dir, "chunk2"));
+    write_events(tmp2, 10, 10);
+    text = t_slurp(tmp2, NULL);
+    assert_true(write(wfd, text, strlen(text)) == (ssize_t)strlen(text));
+    free(text);
+    for (int i = 0; i < 40 && have < 25; i++) {
+        t_sleep_ms(100);
+        have = q_int(db, "SELECT count(*) FROM event");
+    }
+    assert_int_equal(have, 25);
     kill(pid, SIGTERM); /* as syslog-ng stops a program() destination */
     assert_int_equal(t_wait(pid), 0);
     close(wfd);
