@@ -1,0 +1,110 @@
+#!/bin/bash
+# pipeline.sh — the main demo, live, on one machine: four GridFTP-like servers
+# (nl-gridftp-sim) wrap every disk write in a start/end pair, summarized in process every
+# 0.25 s, and log through nlkit's x-syslog:// destination to a host syslog-ng
+# (syslog-ng.conf.d/nlkit-host.conf, reliable disk buffer), which forwards over TCP to a
+# central syslog-ng (nlkit-central.conf): kv-parser, per-day archive file, nl-load into
+# SQLite and nl-detect (demo/live.conf), whose reports come back through syslog-ng and are
+# archived too. Injected: gw3's disk slows to 30% for 10 s, and a transfer on gw2 hangs.
+# Reports are shown as they reach the archive; at the end, what was detected and the
+# baseline per host, read back from SQLite. The archive is kept as BUILD/demo.db.
+#
+#   demo/pipeline.sh [BUILD_DIR [SECONDS]]        (build 45)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(realpath "${1:-$ROOT/build}")
+SECS=${2:-45}
+SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
+CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
+SIM=$B/libnl/examples/nl-gridftp-sim
+for f in "$NL_LOAD" "$NL_DETECT" "$SIM" "$B/loader/nl-baseline" "$SNG"; do
+    [ -x "$f" ] || { echo "demo: $f missing (build first; ./nlkit deps installs syslog-ng)" >&2; exit 1; }
+done
+T=$(mktemp -d /tmp/nlkit-demo-XXXXXX)
+. "$ROOT/tests/pipeline/sng_lib.sh"
+
+cp "$ROOT/demo/live.conf" "$T/detect.conf"
+start_central
+printf '@version: 3.38\n@include "%s/nlkit-host.conf"\n' "$CONF" >"$T/host.conf"
+printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s/buf") reopen(1));\n' \
+    "$T" $((PORT + 1)) "$PORT" "$T" >>"$T/host.conf"
+mkdir -p "$T/buf"
+start host
+wait_for "$T/host.sock" "the host daemon's socket"
+echo "host syslog-ng (socket $T/host.sock) -> TCP 127.0.0.1:$PORT -> central syslog-ng -> nl-load, nl-detect"
+echo "four servers gw1-gw4 for $SECS s; injected: gw3's disk at 30% from 20 s to 30 s, a transfer on gw2 hangs at 15 s"
+echo
+
+sims=()
+for h in 1 2 3 4; do
+    case $h in
+    2) args=(-1 0 1 15) ;;  # a hung transfer at 15 s
+    3) args=(20 10 0.3) ;;  # slow disk from 20 s for 10 s
+    *) args=() ;;
+    esac
+    NL_DEST="x-syslog://nl-gridftp-sim?socket=$T/host.sock" NL_SUMMARY='gridftp.disk.write=summary:0.25' \
+        "$SIM" "gw$h" "$SECS" "${args[@]}" >"$T/sim$h.out" &
+    sims+=($!)
+done
+
+# reports as they reach the archive, until the servers are done
+REPORT="SELECT e.id, strftime('%H:%M:%S', e.ts, 'unixepoch'), e.event,
+               (SELECT group_concat(name || '=' || value, ' ') FROM value v WHERE v.event_id = e.id
+                AND name IN ('key.host', 'algo', 'name', 'activity', 'len', 'dur', 'value',
+                             'reference', 'timeout', 'held'))
+        FROM event e WHERE e.event LIKE 'nl.%'"
+t0=$SECONDS seen=0
+show_new() {
+    local rows
+    rows=$(sql "$REPORT AND e.id > $seen ORDER BY e.id" 2>/dev/null) || return 0
+    [ -n "$rows" ] || return 0
+    while IFS='|' read -r id at ev fields; do
+        printf '  [%3ds] %s %-16s %s\n' $((SECONDS - t0)) "$at" "$ev" "$fields"
+        seen=$id
+    done <<<"$rows"
+}
+echo "reports from nl-detect, as they arrive in the archive:"
+running() { local p; for p in "${sims[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+while running; do
+    sleep 1
+    show_new
+done
+for p in "${sims[@]}"; do wait "$p" || true; done
+writes=0 transfers=0
+for h in 1 2 3 4; do
+    grep -q "dropped=0$" "$T/sim$h.out" || fail "gw$h dropped lines: $(cat "$T/sim$h.out")"
+    writes=$((writes + $(sed 's/.*writes=\([0-9]*\).*/\1/' "$T/sim$h.out")))
+    transfers=$((transfers + $(sed 's/.*transfers=\([0-9]*\).*/\1/' "$T/sim$h.out")))
+done
+wait_sql "SELECT sum(n) FROM summary WHERE event = 'gridftp.disk.write.summary'" $writes 30 \
+    "disk writes counted in the archived summaries"
+wait_sql "SELECT count(*) FROM event WHERE event = 'gridftp.transfer.start'" $transfers 30 \
+    "transfers archived"
+sleep 2
+show_new
+
+echo
+echo "== archived in SQLite: $writes disk writes in $(sql "SELECT count(*) FROM summary WHERE event = 'gridftp.disk.write.summary'") summaries, $transfers transfers, $(sql "SELECT count(*) FROM event WHERE event LIKE 'nl.%'") reports; per-day file: $(cat "$T"/archive/*.log | wc -l) lines; tool errors: $(wc -l <"$T/tools.log")"
+echo
+echo "== what was detected, read back from SQLite (a missing end's host is its start's, found by guid)"
+sqlite3 -header -column "$T/archive.db" "
+    WITH r AS (
+        SELECT e.id, e.ts, e.event,
+               coalesce((SELECT value FROM value WHERE event_id = e.id AND name = 'key.host'),
+                        (SELECT h.value FROM ident g JOIN ident s ON s.value = g.value AND s.name = 'guid'
+                         JOIN event se ON se.id = s.event_id AND se.event LIKE '%.start'
+                         JOIN value h ON h.event_id = se.id AND h.name = 'host'
+                         WHERE g.event_id = e.id AND g.name = 'guid')) AS host,
+               coalesce((SELECT value FROM value WHERE event_id = e.id AND name IN ('algo', 'name', 'activity')), '') AS what
+        FROM event e WHERE e.event LIKE 'nl.%')
+    SELECT event, host, what, strftime('%H:%M:%S', min(ts), 'unixepoch') AS first, count(*) AS reports
+    FROM r GROUP BY event, host, what ORDER BY min(ts), event"
+echo
+echo "== nl-baseline: what is normal per host (throughput of the disk-write summaries)"
+"$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --metric rate --table
+stop host
+stop central
+rm -f "$B/demo.db" "$B/demo.db-wal" "$B/demo.db-shm"
+sqlite3 "$T/archive.db" ".backup '$B/demo.db'"
+echo
+echo "the archive is kept: sqlite3 $B/demo.db \"SELECT host, count(*), avg(rate) FROM summary GROUP BY host\""
