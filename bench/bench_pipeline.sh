@@ -4,7 +4,8 @@
 # host syslog-ng (nlkit-host.conf, disk buffer) -> TCP -> central syslog-ng
 # (nlkit-central.conf: kv-parser, per-day file, nl-load into SQLite, nl-detect). For each
 # rate: events sent, dropped by the library (the host's socket full), arrived in SQLite,
-# lost, and the rate that reached SQLite including the time to drain.
+# lost, and the rate that reached SQLite including the time to drain; and the CPU time each
+# process used per event archived (from /proc).
 #
 # Then the collector stage alone, side by side with the reference: syslog-ng's own loggen
 # sends the same framed lines as fast as one TCP connection takes them to (a) a plain
@@ -35,8 +36,15 @@ done
 echo "bench-pipeline: nlkit -($VIA)-> host syslog-ng -> TCP -> central syslog-ng -> nl-load, $SECS s per rate"
 echo "($(nproc) cores; everything on this one machine)"
 echo
+# CPU seconds a process has used so far (all its threads), from /proc
+cpu_s() {
+    local f
+    f=$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+    awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($12 + $13) / hz }' <<<"$f"
+}
 echo "| target/s | sent | sent/s | dropped by library | in SQLite | lost | into SQLite/s |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
+CPU_ROWS=""
 for RATE in $RATES; do
     T=$(mktemp -d /tmp/nlkit-bench-sng-XXXXXX)
     . "$ROOT/tests/pipeline/sng_lib.sh"
@@ -73,9 +81,23 @@ for RATE in $RATES; do
     done
     into=$(awk -v n="$have" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
     echo "| $RATE | $sent | $sent_rate | $dropped | $have | $((sent - have)) | $into |"
+    # where the CPU went, per event archived
+    c_host=$(cpu_s "$(cat "$T/host.bg")") c_central=$(cpu_s "$(cat "$T/central.bg")")
+    c_load=$(cpu_s "$(pgrep -f "^$NL_LOAD " | head -n 1)")
+    c_detect=$(cpu_s "$(pgrep -f "^$NL_DETECT " | head -n 1)")
+    c_gen=$(sed -n 's/.*cpu=\([0-9.]*\).*/\1/p' <<<"$out")
+    CPU_ROWS+=$(awk -v n="$have" -v r="$RATE" -v a="$c_gen" -v b="$c_host" -v c="$c_central" \
+        -v d="$c_load" -v e="$c_detect" 'BEGIN { u = 1e6 / n
+        printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\\n", r, a*u, b*u, c*u, d*u, e*u, (a+b+c+d+e)*u }')
     cleanup
     trap - EXIT
 done
+echo
+echo "CPU per event archived, in microseconds (all threads; 2 cores give 20 us per event at 100k/s):"
+echo
+echo "| target/s | program | host syslog-ng | central syslog-ng | nl-load | nl-detect | total |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+printf "$CPU_ROWS"
 
 # --- the collector stage alone, against a plain syslog-ng with kv-parser ---
 LOGGEN=$(command -v loggen || echo /usr/bin/loggen)

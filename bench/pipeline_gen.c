@@ -1,10 +1,11 @@
 /* pipeline_gen.c — the load of bench-pipeline: events written at a steady rate through
  * nlkit (destination from NL_DEST, as any instrumented program), then a line saying how
- * many were written and how many the library could not deliver.
+ * many were written, how many the library could not deliver, and the CPU time it used.
  *
  *   nl-pipeline-gen RATE SECONDS        events per second, for that long */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_util.h"
@@ -40,6 +41,11 @@ int main(int argc, char **argv)
     nl_flush(log);
     unsigned long long dropped = nl_dropped(log);
     nl_close(log);
-    printf("sent=%lld dropped=%llu seconds=%.2f rate=%.0f\n", sent, dropped, took, sent / took);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    printf("sent=%lld dropped=%llu seconds=%.2f rate=%.0f cpu=%.2f\n", sent, dropped, took,
+           sent / took, cpu);
     return 0;
 }
