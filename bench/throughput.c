@@ -1,0 +1,306 @@
+/* throughput.c — the paper's Table I on today's machine: the Figure 2 loop's events (a
+ * start and an end per iteration, ~100-byte lines, a guid per thread) written by nlkit in
+ * full to /dev/null, in full to a file and summarized every second, and beside them, in
+ * the same run with rounds interleaved, the same lines written by what a programmer would
+ * use instead: fprintf with an equivalent format (clock_gettime + gmtime_r, to a file),
+ * glibc syslog(3) to a local socket, and spdlog (when built with it) to a file. 1, 2 and 8
+ * threads; each figure is the median over rounds; ratios are against nlkit in full to a
+ * file.
+ *
+ *   bench-throughput [--quick] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
+ *                                             default 200000 x 5 in /tmp; --quick: 20000 x 1, 1-2 threads
+ *
+ * syslog(3) can only reach /dev/log: when nothing listens there, this program listens
+ * itself for the run (and removes the socket); when a system logger owns it, that row is
+ * skipped rather than flooding the system log. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_spdlog.h"
+#include "bench_util.h"
+#include "nlkit/nl.h"
+
+enum { NL_NULL, NL_FILE, NL_SUMM, FPRINTF_FILE, SYSLOG_DEVLOG, SPDLOG_FILE, NWRITER };
+static const char *const writer_name[NWRITER] = {
+    "nlkit full -> /dev/null", "nlkit full -> file",    "nlkit summarized 1 s -> file",
+    "fprintf -> file",         "syslog(3) -> /dev/log", "spdlog -> file"};
+
+typedef struct {
+    int writer;
+    nl_log_t *log;
+    FILE *f;
+    void *sl;
+} sink_t;
+
+typedef struct {
+    sink_t *s;
+    long calls;
+    pthread_barrier_t *go;
+    double secs;
+} worker_t;
+
+/* The fprintf a C programmer writes for the same line as nlkit's. */
+static void fprintf_event(FILE *f, const char *event, const char *guid, long long i, int end)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    if (end)
+        fprintf(f,
+                "ts=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ event=%s level=Info guid=%s i=%lld "
+                "value=65536\n",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                ts.tv_nsec / 1000, event, guid, i);
+    else
+        fprintf(f, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ event=%s level=Info guid=%s i=%lld\n",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                ts.tv_nsec / 1000, event, guid, i);
+}
+
+/* The Figure 2 loop: each iteration a start and an end (i, and a value on the end). */
+static void *worker(void *arg)
+{
+    worker_t *w = arg;
+    sink_t *s = w->s;
+    char guid[NL_GUID_LEN + 1];
+    nl_guid_new(guid);
+    pthread_barrier_wait(w->go);
+    double t0 = bench_now_s();
+    for (long long i = 0; i < w->calls / 2; i++) {
+        switch (s->writer) {
+        case NL_NULL:
+        case NL_FILE:
+        case NL_SUMM:
+            nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
+            nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
+            break;
+        case FPRINTF_FILE:
+            fprintf_event(s->f, "example.loop.start", guid, i, 0);
+            fprintf_event(s->f, "example.loop.end", guid, i, 1);
+            break;
+        case SYSLOG_DEVLOG:
+            syslog(LOG_INFO, "event=example.loop.start level=Info guid=%s i=%lld", guid, i);
+            syslog(LOG_INFO, "event=example.loop.end level=Info guid=%s i=%lld value=65536", guid,
+                   i);
+            break;
+        case SPDLOG_FILE:
+            bench_spdlog_start(s->sl, guid, i);
+            bench_spdlog_end(s->sl, guid, i, 65536);
+            break;
+        }
+    }
+    w->secs = bench_now_s() - t0;
+    return NULL;
+}
+
+/* The stand-in system logger: a datagram socket at /dev/log and a thread that drains it. */
+typedef struct {
+    int fd;
+    pthread_t th;
+    atomic_long got;
+    int mine;
+} devlog_t;
+
+static void *drain(void *arg)
+{
+    devlog_t *d = arg;
+    char buf[2048];
+    for (;;) {
+        ssize_t n = recv(d->fd, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || (n == 4 && !memcmp(buf, "STOP", 4))) break;
+        atomic_fetch_add(&d->got, 1);
+    }
+    return NULL;
+}
+
+/* 0 when we listen at /dev/log; -1 (reason printed) when the row must be skipped. */
+static int devlog_open(devlog_t *d)
+{
+    struct stat st;
+    memset(d, 0, sizeof *d);
+    if (lstat("/dev/log", &st) == 0) {
+        printf("(syslog(3) row skipped: /dev/log exists: a system logger's, or left over)\n");
+        return -1;
+    }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, "/dev/log");
+    int rcv = 8 << 20;
+    if ((d->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+        setsockopt(d->fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv) ||
+        bind(d->fd, (struct sockaddr *)&a, sizeof a)) {
+        printf("(syslog(3) row skipped: cannot listen at /dev/log: %s)\n", strerror(errno));
+        if (d->fd >= 0) close(d->fd);
+        return -1;
+    }
+    d->mine = 1;
+    if (pthread_create(&d->th, NULL, drain, d)) {
+        unlink("/dev/log");
+        close(d->fd);
+        return -1;
+    }
+    return 0;
+}
+
+static void devlog_close(devlog_t *d)
+{
+    if (!d->mine) return;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, "/dev/log");
+    if (fd >= 0) sendto(fd, "STOP", 4, 0, (struct sockaddr *)&a, sizeof a);
+    pthread_join(d->th, NULL);
+    if (fd >= 0) close(fd);
+    unlink("/dev/log");
+    close(d->fd);
+}
+
+/* One round: ns per call of the slowest thread; *evps = events/s of all threads. */
+static double run(int writer, int threads, long calls, const char *dir, devlog_t *dl, double *evps)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench-throughput-%d.log", dir, (int)getpid());
+    unlink(path);
+    sink_t s = {.writer = writer};
+    long before = atomic_load(&dl->got);
+    switch (writer) {
+    case NL_NULL:
+    case NL_FILE:
+    case NL_SUMM:
+        s.log = nl_open(writer == NL_NULL ? "/dev/null" : path);
+        if (s.log && writer == NL_SUMM)
+            nl_summarize(s.log, "example.loop", NL_SUMM_SUMMARY, 1, NULL);
+        break;
+    case FPRINTF_FILE: s.f = fopen(path, "w"); break;
+    case SYSLOG_DEVLOG: openlog("bench-throughput", LOG_NDELAY, LOG_USER); break;
+    case SPDLOG_FILE: s.sl = bench_spdlog_open(path); break;
+    }
+    if ((writer <= NL_SUMM && !s.log) || (writer == FPRINTF_FILE && !s.f) ||
+        (writer == SPDLOG_FILE && !s.sl)) {
+        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
+        exit(1);
+    }
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)threads);
+    worker_t w[8];
+    pthread_t th[8];
+    for (int i = 0; i < threads; i++) {
+        w[i] = (worker_t){&s, calls, &go, 0};
+        pthread_create(&th[i], NULL, worker, &w[i]);
+    }
+    double slowest = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        if (w[i].secs > slowest) slowest = w[i].secs;
+    }
+    unsigned long long lost = 0;
+    switch (writer) {
+    case NL_NULL:
+    case NL_FILE:
+    case NL_SUMM: {
+        nl_stats_t st;
+        nl_stats(s.log, &st);
+        lost = st.dropped + st.errors + st.overflow;
+        nl_close(s.log);
+        break;
+    }
+    case FPRINTF_FILE:
+        if (fclose(s.f)) lost = 1;
+        break;
+    case SYSLOG_DEVLOG:
+        closelog();
+        /* every datagram sent is queued at our socket by now: wait for the drain */
+        for (int i = 0; i < 2000 && atomic_load(&dl->got) - before < calls * threads; i++)
+            usleep(1000);
+        lost = (unsigned long long)(calls / 2 * 2 * threads - (atomic_load(&dl->got) - before));
+        break;
+    case SPDLOG_FILE: bench_spdlog_close(s.sl); break;
+    }
+    unlink(path);
+    pthread_barrier_destroy(&go);
+    if (lost) {
+        fprintf(stderr, "bench-throughput: %s lost %llu lines\n", writer_name[writer], lost);
+        exit(1);
+    }
+    *evps = (double)(calls / 2 * 2) * threads / slowest;
+    return slowest / (double)(calls / 2 * 2) * 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, a = 1;
+    const char *csv_path = NULL;
+    for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
+        if (!strcmp(argv[a], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
+            csv_path = argv[++a];
+        else
+            break;
+    }
+    long calls = a < argc ? atol(argv[a]) : quick ? 20000 : 200000;
+    int rounds = a + 1 < argc ? atoi(argv[a + 1]) : quick ? 1 : 5;
+    const char *dir = a + 2 < argc ? argv[a + 2] : "/tmp";
+    if (calls < 2 || rounds < 1 || rounds > 99) {
+        fprintf(stderr, "usage: bench-throughput [--quick] [--csv FILE] [CALLS_PER_THREAD>=2 "
+                        "[ROUNDS 1-99 [DIR]]]\n");
+        return 2;
+    }
+    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+    if (csv_path && !csv) {
+        fprintf(stderr, "bench-throughput: %s: %s\n", csv_path, strerror(errno));
+        return 1;
+    }
+    if (csv) fprintf(csv, "writer,threads,ns_per_call,events_per_s,vs_nlkit_full_file\n");
+    devlog_t dl;
+    int have[NWRITER];
+    for (int w = 0; w < NWRITER; w++) have[w] = 1;
+    have[SYSLOG_DEVLOG] = devlog_open(&dl) == 0;
+    have[SPDLOG_FILE] = bench_spdlog_available();
+    if (!have[SPDLOG_FILE]) printf("(spdlog row skipped: built without spdlog)\n");
+    const int thread_counts[] = {1, 2, 8};
+    int nthreads = quick ? 2 : 3;
+    printf("bench-throughput: %ld calls per thread, median of %d rounds, %ld CPUs\n", calls, rounds,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("%-30s %7s %10s %12s %10s\n", "writer", "threads", "ns/call", "events/s", "vs nlkit");
+    for (int ti = 0; ti < nthreads; ti++) {
+        int threads = thread_counts[ti];
+        double ns[NWRITER][99], ev[NWRITER][99];
+        for (int r = 0; r < rounds; r++) /* interleaved: drift hits every writer alike */
+            for (int w = 0; w < NWRITER; w++)
+                if (have[w]) ns[w][r] = run(w, threads, calls, dir, &dl, &ev[w][r]);
+        double med_ev[NWRITER];
+        for (int w = 0; w < NWRITER; w++)
+            if (have[w]) med_ev[w] = bench_median(ev[w], rounds);
+        for (int w = 0; w < NWRITER; w++) {
+            if (!have[w]) continue;
+            double med_ns = bench_median(ns[w], rounds);
+            /* > 1: nlkit in full to a file is that many times faster than this writer */
+            double vs = med_ev[NL_FILE] / med_ev[w];
+            printf("%-30s %7d %10.1f %12.0f %9.2fx\n", writer_name[w], threads, med_ns, med_ev[w],
+                   vs);
+            if (csv)
+                fprintf(csv, "%s,%d,%.1f,%.0f,%.3f\n", writer_name[w], threads, med_ns, med_ev[w],
+                        vs);
+        }
+    }
+    printf("vs nlkit: events/s of nlkit in full to a file / events/s of the writer "
+           "(> 1: nlkit is faster)\n");
+    if (have[SYSLOG_DEVLOG]) devlog_close(&dl);
+    if (csv && fclose(csv)) {
+        fprintf(stderr, "bench-throughput: %s: %s\n", csv_path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
