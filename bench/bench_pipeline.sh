@@ -110,18 +110,19 @@ awk '{ print "<14>Nov 23 00:50:00 hosta nlkit: " $0 }' "$T/raw.log" >"$T/in.log"
 N=$(wc -l <"$T/in.log")
 rm "$T/raw.log"
 
-send_all() { # send_all PORT COUNT-COMMAND: loggen at full speed; seconds until COUNT = N
-    local t0 t1 have=0 still=0 last=-1
+send_all() { # send_all PORT COUNT-COMMAND: loggen at full speed; lines/s until COUNT = N
+    local t0 t1 have=0 still=0 last=-1 lg
     t0=$(date +%s.%N)
     "$LOGGEN" -i -S -Q -d -R "$T/in.log" -r 100000000 -I 3600 -n "$N" 127.0.0.1 "$1" \
         >"$T/loggen.out" 2>&1 &
+    lg=$!
     while [ "$have" -lt "$N" ] && [ "$still" -lt 50 ]; do
         sleep 0.1
         have=$(eval "$2" 2>/dev/null || echo 0)
         if [ "$have" = "$last" ]; then still=$((still + 1)); else still=0 last=$have; fi
     done
     t1=$(date +%s.%N)
-    wait
+    wait "$lg" || true
     [ "$have" = "$N" ] || echo "bench-pipeline: only $have of $N arrived" >&2
     awk -v n="$have" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }'
 }

@@ -88,6 +88,8 @@ same_fields() {
     "$NL_LOAD" -q -d "$T/want.db" "$T/want.txt" || fail "nl-load could not load the host's copy"
     local cols rows q
     cols=$(sql "SELECT group_concat(name) FROM pragma_table_xinfo('summary') WHERE name <> 'event_id'")
+    # rows of one shape: each summary's columns, then its text fields (ts, guid, name, value
+    # in the first four columns, NULL in the rest)
     rows="SELECT $cols FROM DB.summary WHERE event = 'test.work.summary'
           UNION ALL SELECT s.ts, s.guid, v.name, v.value, $(sed 's/[^,]*/NULL/g' <<<"${cols#*,*,*,*,}")
           FROM DB.summary s JOIN DB.value v ON v.event_id = s.event_id WHERE s.event = 'test.work.summary'"
