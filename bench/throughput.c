@@ -8,7 +8,8 @@
  * file.
  *
  *   bench-throughput [--quick] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
- *                                             default 200000 x 5 in /tmp; --quick: 20000 x 1, 1-2 threads
+ *                                             default 200000 x 5 in /tmp; --quick: 20000 x 1, 1-2
+ * threads
  *
  * syslog(3) can only reach /dev/log: when nothing listens there, this program listens
  * itself for the run (and removes the socket); when a system logger owns it, that row is
@@ -237,6 +238,16 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     return slowest / (double)(calls / 2 * 2) * 1e9;
 }
 
+/* What one clock read costs here: a summarized call must read the clock once. */
+static double clock_cost_ns(void)
+{
+    struct timespec t;
+    long n = 2000000;
+    double t0 = bench_now_s();
+    for (long i = 0; i < n; i++) clock_gettime(CLOCK_MONOTONIC, &t);
+    return (bench_now_s() - t0) / (double)n * 1e9;
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, a = 1;
@@ -297,6 +308,7 @@ int main(int argc, char **argv)
     }
     printf("vs nlkit: events/s of nlkit in full to a file / events/s of the writer "
            "(> 1: nlkit is faster)\n");
+    printf("reference: one clock_gettime(CLOCK_MONOTONIC) here costs %.1f ns\n", clock_cost_ns());
     if (have[SYSLOG_DEVLOG]) devlog_close(&dl);
     if (csv && fclose(csv)) {
         fprintf(stderr, "bench-throughput: %s: %s\n", csv_path, strerror(errno));
