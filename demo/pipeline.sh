@@ -33,6 +33,7 @@ start host
 wait_for "$T/host.sock" "the host daemon's socket"
 echo "host syslog-ng (socket $T/host.sock) -> TCP 127.0.0.1:$PORT -> central syslog-ng -> nl-load, nl-detect"
 echo "four servers gw1-gw4 for $SECS s; injected: gw3's disk at 30% from 20 s to 30 s, a transfer on gw2 hangs at 15 s"
+echo "(the \"disk\" is a timed sleep: on a busy machine a host's measured rate can really dip, and be reported too)"
 echo
 
 sims=()
