@@ -1,0 +1,64 @@
+#!/bin/bash
+# run_all.sh — every benchmark in bench/, one after the other, each printing its table;
+# CSVs (and, when gnuplot is installed, the perturbation plot) go to OUT.
+#
+#   bench/run_all.sh [--quick] [BUILD_DIR [OUT]]      (build, BUILD_DIR/bench-results)
+#
+# Full run: about 5 minutes on a 2-core machine (the pipeline part needs syslog-ng; it is
+# skipped, and says so, without it). --quick: each benchmark on a tiny size, under 30 s —
+# a check that they all work, not a measurement.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+QUICK=0
+if [ "${1:-}" = --quick ]; then
+    QUICK=1
+    shift
+fi
+B=$(realpath "${1:-$ROOT/build}")
+OUT=${2:-$B/bench-results}
+mkdir -p "$OUT"
+for p in bench-throughput bench-perturb bench-write bench-detect bench-load; do
+    [ -x "$B/bench/$p" ] || { echo "run_all: $B/bench/$p missing: build first (./nlkit build)" >&2; exit 1; }
+done
+T0=$(date +%s)
+say() { printf '\n== %s\n\n' "$*"; }
+
+say "bench-throughput: Table I (nlkit full / summarized beside fprintf, syslog(3), spdlog)"
+if [ $QUICK = 1 ]; then
+    "$B/bench/bench-throughput" --quick --csv "$OUT/throughput.csv"
+else
+    "$B/bench/bench-throughput" --csv "$OUT/throughput.csv"
+fi
+
+say "bench-perturb: Figure 3 (how much logging every iteration slows a loop)"
+if [ $QUICK = 1 ]; then
+    "$B/bench/bench-perturb" --quick --csv "$OUT/perturb.csv"
+else
+    "$B/bench/bench-perturb" --csv "$OUT/perturb.csv"
+fi
+if command -v gnuplot >/dev/null; then
+    "$ROOT/bench/plot_perturb.sh" "$OUT/perturb.csv" "$OUT/perturb.svg" &&
+        echo "plot: $OUT/perturb.svg"
+else
+    echo "(no plot: gnuplot is not installed; apt install gnuplot-nox)"
+fi
+
+say "bench-write: one nl_write against a hand-written fprintf"
+if [ $QUICK = 1 ]; then "$B/bench/bench-write" 100000 1; else "$B/bench/bench-write"; fi
+
+say "bench-detect: nl-detect's algorithms against the obvious implementation"
+if [ $QUICK = 1 ]; then "$B/bench/bench-detect" 50000 2000; else "$B/bench/bench-detect"; fi
+
+say "bench-load: nl-load against sqlite3 .import"
+if [ $QUICK = 1 ]; then "$B/bench/bench-load" 20000 10000 1; else "$B/bench/bench-load"; fi
+
+if [ $QUICK = 0 ]; then
+    say "bench_pipeline.sh: through two syslog-ng daemons into SQLite"
+    if command -v syslog-ng >/dev/null || [ -x /usr/sbin/syslog-ng ]; then
+        "$ROOT/bench/bench_pipeline.sh" "$B" "50000 100000" 20 300000
+    else
+        echo "(skipped: syslog-ng is not installed; ./nlkit deps)"
+    fi
+fi
+echo
+echo "run_all: done in $(($(date +%s) - T0)) s; CSVs in $OUT"
