@@ -11,7 +11,7 @@
  * (Student's t) over the repetitions.
  *
  *   bench-perturb [--quick] [--csv FILE] [--reps N] [--secs S] [--dir DIR] [RATE ...]
- *        default rates 200 1000 5000 10000 20000 40000, 10 reps of 0.25 s per run, /tmp
+ *        default rates 200 1000 5000 10000 20000 40000, 20 reps of 0.25 s of each mode, /tmp
  *        --quick: rates 1000 10000, 3 reps of 0.05 s (a smoke test, not a measurement) */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,7 +147,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     double rates[MAX_RATES] = {200, 1000, 5000, 10000, 20000, 40000};
-    int nrates = 6, reps = 10, quick = 0, user_rates = 0;
+    int nrates = 6, reps = 20, quick = 0, user_rates = 0;
     double secs = 0.25;
     const char *csv_path = NULL, *dir = "/tmp";
     for (int i = 1; i < argc; i++) {

@@ -155,9 +155,7 @@ int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *a
     char key[NLS_KEY_MAX];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
     int64_t now = nls_now(s);
-    nls_ident_t *e = key_len ? nls_ident_get(s, act, key, key_len, guid_len,
-                                             nl__hash(key, key_len, s->seed), now)
-                             : NULL;
+    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
     if (!e) { /* too many identities, or an identity too long: written in full, counted */
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         return NLS_WRITE;

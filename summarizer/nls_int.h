@@ -71,21 +71,23 @@ typedef struct nls_out {
 } nls_out_t;
 
 /* One identity: an activity, a guid and the values of the event's *.id fields.
- * Everything below `lock` is guarded by it; the key is stable while the slot's tag says
- * the entry is live. */
+ * Everything below `lock` is guarded by it; the key is stable while `live` is set. The
+ * fields a writer touches come first (the header and key, then the running interval), so a
+ * summarized call touches few cache lines; `done` is only read when an interval closes. */
 typedef struct nls_ident {
     _Atomic int lock;
+    int live; /* 1 while the identity is in the table; evicted entries are kept, not freed */
     nls_act_t *act;
     uint16_t key_len;  /* bytes of key */
     uint16_t guid_len; /* " guid=" and the raw guid bytes; the encoded *.id fields follow */
     int open;          /* a start is waiting for its end */
     int64_t open_t;
     int64_t iv_start, iv_end; /* the interval `cur` covers; iv_end INT64_MAX for interval 0 */
-    nls_acc_t cur;
-    int done_full; /* `done` holds an interval a writer closed, not yet written */
-    nls_out_t done;
-    int idle; /* consecutive ticks with nothing to report */
+    int done_full;            /* `done` holds an interval a writer closed, not yet written */
+    int idle;                 /* consecutive ticks with nothing to report */
     char key[NLS_KEY_MAX];
+    nls_acc_t cur;
+    nls_out_t done;
 } nls_ident_t;
 
 #define NLS_TAG_EMPTY 0u /* never used: ends a probe sequence */
@@ -143,6 +145,10 @@ void nls_names_free(nls_t *s);
 /* Find or add the identity (act, key); returned locked. NULL if the table is full. */
 nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                            size_t guid_len, uint64_t hash, int64_t now);
+/* The same, first trying the identity this thread used last for this activity: the common
+ * case of a loop writing start/end pairs skips hashing and probing. */
+nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                                  size_t guid_len, int64_t now);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
 int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e);
 void nls_table_free(nls_t *s);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_hash.h"
 #include "nls_int.h"
 
 #define SPINS_BEFORE_YIELD 64
@@ -85,6 +86,7 @@ nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key
         }
         if (e) {
             nls_lock(&e->lock);
+            e->live = 1;
             e->act = act;
             e->key_len = (uint16_t)key_len;
             e->guid_len = (uint16_t)guid_len;
@@ -107,12 +109,43 @@ int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e)
     uint64_t t = atomic_load_explicit(&s->tag[i], memory_order_relaxed);
     if (t != NLS_TAG_EMPTY && t != NLS_TAG_FREE && nls_fold_idle(e)) {
         atomic_store_explicit(&s->tag[i], NLS_TAG_FREE, memory_order_release);
+        e->live = 0;
         s->live--;
         done = 1;
     }
     nls_unlock(&e->lock);
     pthread_mutex_unlock(&s->ins_mu);
     return done;
+}
+
+/* Per thread, the identity used last for a few activities (indexed by activity id). An
+ * entry is trusted only for the log it was made for (same address and same random seed, so
+ * a log freed and another opened at its address misses), and only after the identity is
+ * locked and found still live with the same activity and key. */
+#define NLS_HOT 8
+typedef struct {
+    const nls_t *s;
+    uint64_t seed;
+    const nls_act_t *act;
+    nls_ident_t *e;
+} nls_hot_t;
+static _Thread_local nls_hot_t hot[NLS_HOT];
+
+nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                                  size_t guid_len, int64_t now)
+{
+    nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
+    if (h->s == s && h->seed == s->seed && h->act == act) {
+        nls_ident_t *e = h->e;
+        nls_lock(&e->lock);
+        if (e->live && e->act == act && e->key_len == key_len && !memcmp(e->key, key, key_len))
+            return e;
+        nls_unlock(&e->lock);
+    }
+    nls_ident_t *e =
+        nls_ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
+    if (e) *h = (nls_hot_t){s, s->seed, act, e};
+    return e;
 }
 
 void nls_table_free(nls_t *s)

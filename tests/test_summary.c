@@ -442,6 +442,56 @@ static void test_identity_cap(void **state)
     close_fixture(&f);
 }
 
+/* A thread keeps the identity it used last; once the flusher has evicted it as idle, the
+ * next pair must go into a live identity and be reported, not into the evicted entry. */
+static void test_cached_identity_after_eviction(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    pair(f.log, "op", 100, 200, 1);
+    for (int s = 1; s <= 3; s++) { /* reported, then idle twice: evicted */
+        at(s * 1000);
+        nl__summ_tick(f.log);
+    }
+    pair(f.log, "op", 3100, 3300, 2);
+    at(4000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[4];
+    assert_int_equal(find(&rb, "op.summary", idx, 4), 2);
+    assert_string_equal(t_field(t_rb_rec(&rb, idx[1]), "n"), "1");
+    assert_string_equal(t_field(t_rb_rec(&rb, idx[1]), "v.sum"), "2");
+    NEAR(t_num(t_rb_rec(&rb, idx[1]), "dur.sum"), 0.2);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
+/* Logs opened one after another (often at the same address) never share a cached
+ * identity: each file gets exactly its own pairs. */
+static void test_cached_identity_per_log(void **state)
+{
+    (void)state;
+    for (int round = 1; round <= 3; round++) {
+        fixture_t f;
+        open_log(&f);
+        assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+        for (int k = 0; k < round; k++) pair(f.log, "op", 100 + k * 100, 150 + k * 100, round);
+        at(1000);
+        nl__summ_tick(f.log);
+        t_readback_t rb;
+        t_rb_load(&rb, f.path);
+        size_t idx[2];
+        assert_int_equal(find(&rb, "op.summary", idx, 2), 1);
+        assert_int_equal((int)t_num(t_rb_rec(&rb, idx[0]), "n"), round);
+        assert_int_equal((int)t_num(t_rb_rec(&rb, idx[0]), "v.sum"), round * round);
+        t_rb_free(&rb);
+        close_fixture(&f);
+    }
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *fp = fopen(path, "w");
@@ -560,6 +610,8 @@ int main(void)
         cmocka_unit_test(test_orphans),
         cmocka_unit_test(test_identities_and_value_field),
         cmocka_unit_test(test_identity_cap),
+        cmocka_unit_test(test_cached_identity_after_eviction),
+        cmocka_unit_test(test_cached_identity_per_log),
         cmocka_unit_test(test_rules_file),
         cmocka_unit_test(test_env_error_reported),
         cmocka_unit_test(test_flusher_thread_on_time),

@@ -13,9 +13,11 @@
  * except nl_close, which must be the last call on a log. Lines from different threads never
  * interleave or tear. The library keeps no global mutable state: all state lives in the
  * nl_log_t (a per-log template cache, buffer, counters and one background flusher thread).
- * Two caches are shared but immutable or per thread: a "C" locale object created once for
- * locale-independent number formatting, and a per-thread cache of the current second's
- * timestamp text.
+ * Three caches are shared but immutable or per thread: a "C" locale object created once for
+ * locale-independent number formatting, a per-thread cache of the current second's
+ * timestamp text, and the summarizer's per-thread note of the identity each thread used
+ * last for a few activities (checked against the log and the identity before use, so it
+ * never outlives or crosses a log).
  *
  * Failure: a destination that is down, full or slow never crashes the program and never
  * blocks a writer for longer than the destination's timeout. Lines that cannot be delivered
