@@ -3,7 +3,7 @@
 # loop against its rate (iterations/s, log scale), one line per kernel and logging mode,
 # with 95% confidence intervals as error bars. Needs gnuplot (apt install gnuplot-nox).
 #
-#   bench/plot_perturb.sh PERTURB.csv OUT.svg
+#   bench/plot_perturb.sh PERTURB.csv OUT.svg|OUT.png
 set -euo pipefail
 CSV=${1:?usage: plot_perturb.sh PERTURB.csv OUT.svg}
 SVG=${2:?usage: plot_perturb.sh PERTURB.csv OUT.svg}
@@ -25,7 +25,10 @@ for kernel in compute I/O; do
 done
 [ ${#plots[@]} -gt 0 ] || { echo "plot_perturb: $CSV has no rows" >&2; exit 1; }
 {
-    echo "set terminal svg size 800,500 dynamic enhanced font 'sans,12'"
+    case $SVG in
+    *.png) echo "set terminal png size 800,500 enhanced font 'sans,10'" ;;
+    *) echo "set terminal svg size 800,500 dynamic enhanced font 'sans,12'" ;;
+    esac
     echo "set output '$SVG'"
     echo "set title 'Perturbation of a loop by logging a start/end pair per iteration'"
     echo "set xlabel 'iterations per second (unlogged)'"
@@ -34,7 +37,7 @@ done
     echo "set grid"
     echo "set key top left"
     echo "set arrow from graph 0, first 0.5 to graph 1, first 0.5 nohead dashtype 2"
-    echo "set label 'goal for summarized at 10,000/s: 0.5%' at graph 0.55, first 0.5 offset 0,0.7"
+    echo "set label 'goal for summarized at 10,000/s: 0.5%' at graph 0.02, first 0.5 offset 0,-0.8"
     printf 'plot %s\n' "$(IFS=,; echo "${plots[*]}")"
 } >"$TMP/plot.gp"
 gnuplot "$TMP/plot.gp"
