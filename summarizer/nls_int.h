@@ -142,11 +142,9 @@ nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len);
 void nls_names_free(nls_t *s);
 
 /* ---- identity table (nls_table.c) ----------------------------------------------------- */
-/* Find or add the identity (act, key); returned locked. NULL if the table is full. */
-nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                           size_t guid_len, uint64_t hash, int64_t now);
-/* The same, first trying the identity this thread used last for this activity: the common
- * case of a loop writing start/end pairs skips hashing and probing. */
+/* Find or add the identity (act, key); returned locked. NULL if the table is full. Tries
+ * the identity this thread used last for this activity first: the common case of a loop
+ * writing start/end pairs skips hashing and probing. */
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int64_t now);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */

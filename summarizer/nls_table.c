@@ -62,8 +62,9 @@ static nls_ident_t *probe(nls_t *s, nls_act_t *act, const char *key, size_t key_
     return NULL;
 }
 
-nls_ident_t *nls_ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                           size_t guid_len, uint64_t hash, int64_t now)
+/* Find or add the identity (act, key) by probing the table; returned locked. */
+static nls_ident_t *ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                              size_t guid_len, uint64_t hash, int64_t now)
 {
     uint64_t tag = want_tag(hash ^ act->id);
     size_t slot;
@@ -143,7 +144,7 @@ nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, siz
         nls_unlock(&e->lock);
     }
     nls_ident_t *e =
-        nls_ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
+        ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
     if (e) *h = (nls_hot_t){s, s->seed, act, e};
     return e;
 }
