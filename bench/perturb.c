@@ -191,9 +191,10 @@ int main(int argc, char **argv)
         fprintf(csv, "kernel,target_per_s,achieved_per_s,mode,reps,mean_pct,ci95_pct,"
                      "median_pct\n");
 
-    char io_path[512], log_path[512];
+    char io_path[512], full_path[512], summ_path[512];
     snprintf(io_path, sizeof io_path, "%s/bench-perturb-%d.io", dir, (int)getpid());
-    snprintf(log_path, sizeof log_path, "%s/bench-perturb-%d.log", dir, (int)getpid());
+    snprintf(full_path, sizeof full_path, "%s/bench-perturb-%d.full.log", dir, (int)getpid());
+    snprintf(summ_path, sizeof summ_path, "%s/bench-perturb-%d.summ.log", dir, (int)getpid());
     static kernel_t k;
     memset(k.block, 'x', sizeof k.block);
     k.sink = 1.0;
@@ -224,9 +225,6 @@ int main(int argc, char **argv)
             int blocks = (int)(secs / BLOCK_S + 0.5);
             if (blocks < 1) blocks = 1;
             if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
-            char full_path[600], summ_path[600];
-            snprintf(full_path, sizeof full_path, "%s.full", log_path);
-            snprintf(summ_path, sizeof summ_path, "%s.summ", log_path);
             nl_log_t *logs[NMODE] = {NULL, open_log(MODE_FULL, full_path),
                                      open_log(MODE_SUMM, summ_path)};
             double pct[NMODE][MAX_REPS], t_none_sum = 0;
@@ -276,11 +274,8 @@ int main(int argc, char **argv)
                goal_mean, goal_ci);
     close(k.io_fd);
     unlink(io_path);
-    for (const char *ext = ".full"; ext; ext = ext[1] == 'f' ? ".summ" : NULL) {
-        char p[600];
-        snprintf(p, sizeof p, "%s%s", log_path, ext);
-        unlink(p);
-    }
+    unlink(full_path);
+    unlink(summ_path);
     if (csv && fclose(csv) != 0) {
         fprintf(stderr, "bench-perturb: %s: %s\n", csv_path, strerror(errno));
         return 1;
