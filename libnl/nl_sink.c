@@ -6,7 +6,9 @@
  *   - a line that cannot be taken is dropped whole, counted, and reported in the log
  *     ("nl.log.dropped") once the destination works again;
  *   - after a broken connection the partly sent line is discarded (and counted) rather
- *     than resent as a torn fragment. */
+ *     than resent as a torn fragment;
+ *   - stream sinks are double-buffered: the bytes go out from one buffer while writers
+ *     append to the other, so a write(2) never holds up the other writing threads. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +40,7 @@ static void count_drops(nl_sink_t *s, uint64_t n)
 {
     if (!n) return;
     atomic_fetch_add_explicit(&s->dropped, n, memory_order_relaxed);
-    s->unreported += n;
+    atomic_fetch_add_explicit(&s->unreported, n, memory_order_relaxed);
 }
 
 static uint64_t count_lines(const char *p, size_t n)
@@ -48,19 +50,23 @@ static uint64_t count_lines(const char *p, size_t n)
     return k;
 }
 
-/* Lose the connection: close it, and drop the rest of a line whose start was sent. */
-static void disconnect(nl_sink_t *s, int mid_line)
+/* Lose the connection. Caller owns fd (io_mu for a stream sink, mu for datagrams). */
+static void disconnect(nl_sink_t *s)
 {
     if (s->fd >= 0 && s->own_fd) close(s->fd);
     s->fd = -1;
     atomic_store(&s->active, 0);
-    if (mid_line && s->len) {
-        char *nl = memchr(s->buf, '\n', s->len);
-        size_t cut = nl ? (size_t)(nl - s->buf) + 1 : s->len;
-        memmove(s->buf, s->buf + cut, s->len - cut);
-        s->len -= cut;
-        count_drops(s, 1);
-    }
+}
+
+/* The connection broke after part of a line went out: skip (and count) the rest of that
+ * line, so the next connection starts on a line boundary. The out buffer only ever holds
+ * whole lines, so a byte before out_off that is not '\n' means a line was cut. Under io_mu. */
+static void skip_torn_line(nl_sink_t *s)
+{
+    if (s->out_off == 0 || s->out_off == s->out_len || s->out[s->out_off - 1] == '\n') return;
+    char *nl = memchr(s->out + s->out_off, '\n', s->out_len - s->out_off);
+    s->out_off = nl ? (size_t)(nl - s->out) + 1 : s->out_len;
+    count_drops(s, 1);
 }
 
 /* write(2) to a pipe whose reader is gone raises SIGPIPE, which kills a program that did
@@ -119,19 +125,19 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (wait_writable(s->fd, deadline)) continue;
-            s->stalled = 1; /* slow peer: the flusher thread takes over */
+            atomic_store(&s->stalled, 1); /* slow peer: the flusher thread takes over */
             atomic_store(&s->active, 0);
             return done;
         }
         /* hard error: ENOSPC, EPIPE, ECONNRESET, EIO ... */
         if (tcp)
-            disconnect(s, 0);
+            disconnect(s);
         else
             atomic_store(&s->active, 0);
         return done;
     }
     if (done == n && s->fd >= 0) {
-        s->stalled = 0;
+        atomic_store(&s->stalled, 0);
         atomic_store(&s->active, 1);
     }
     return done;
@@ -149,41 +155,89 @@ static int peer_gone(nl_sink_t *s)
     return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-/* The line that reports drops, written into out[cap]; returns its length or 0. */
-static size_t report_line(nl_sink_t *s, char *out, size_t cap)
+/* The line that reports n drops, written into out[cap]; returns its length or 0. */
+static size_t report_line(nl_sink_t *s, uint64_t n, char *out, size_t cap)
 {
     nl_buf_t b;
     nl_buf_init(&b, out, cap);
     b.limit = cap;
     nl_enc_begin(&b, nl_now_usec(), "nl.log.dropped", NL_LVL_WARN, s->guid);
-    nl_enc_u64(&b, "n", s->unreported);
+    nl_enc_u64(&b, "n", n);
     nl_enc_u64(&b, "total", atomic_load(&s->dropped));
     return nl_enc_end(&b) ? 0 : b.len;
 }
 
-/* Send out the buffer (and a pending drop report); caller holds mu. */
-static int flush_locked(nl_sink_t *s)
+/* Report drops in sequence, as soon as the sink works: the report goes into the fill
+ * buffer behind the lines already there. Caller holds mu. */
+static void queue_report(nl_sink_t *s)
 {
-    if (s->fd < 0) return s->len ? NL_EIO : 0;
-    if (s->url.kind == NL_D_TCP && peer_gone(s)) {
-        disconnect(s, 0);
-        return s->len ? NL_EIO : 0;
+    uint64_t n = atomic_load_explicit(&s->unreported, memory_order_relaxed);
+    if (!n || atomic_load(&s->stalled) || !atomic_load(&s->active)) return;
+    char rep[256];
+    size_t k = report_line(s, n, rep, sizeof rep);
+    if (k && s->len + k <= s->cap) {
+        memcpy(s->buf + s->len, rep, k);
+        s->len += k;
+        atomic_fetch_sub(&s->unreported, n); /* drops counted meanwhile stay unreported */
     }
-    for (int round = 0; round < 2; round++) {
-        if (s->len) {
-            size_t w = out_stream(s, s->buf, s->len);
-            int mid = w > 0 && w < s->len && s->buf[w - 1] != '\n';
-            memmove(s->buf, s->buf + w, s->len - w);
-            s->len -= w;
-            if (s->fd < 0 && mid) disconnect(s, 1); /* lost after part of a line */
-        }
-        if (s->len || !s->unreported || s->fd < 0) break;
-        size_t n = report_line(s, s->buf, s->cap);
-        if (!n) break;
-        s->len = n;
-        s->unreported = 0;
+}
+
+/* Send what the out buffer holds, within the timeout; an idle TCP connection is checked
+ * for a vanished peer first. Caller holds io_mu, not mu. 0 when nothing is left. */
+static int drain_out(nl_sink_t *s)
+{
+    if (s->fd >= 0 && s->url.kind == NL_D_TCP && peer_gone(s)) disconnect(s);
+    if (s->fd >= 0 && s->out_off < s->out_len)
+        s->out_off += out_stream(s, s->out + s->out_off, s->out_len - s->out_off);
+    if (s->fd < 0) skip_torn_line(s);
+    if (s->out_off < s->out_len) return NL_EIO;
+    s->out_off = s->out_len = 0;
+    return 0;
+}
+
+/* One round of output: if the out buffer is free, the fill buffer becomes the out buffer
+ * (and the empty one the fill buffer); then the out buffer is written holding only io_mu,
+ * so other threads keep appending meanwhile. Caller holds mu; it is released during the
+ * write and held again on return. A writer (as opposed to the flusher thread or an
+ * explicit flush) gives up without I/O if the sink stalled while it waited for io_mu, so
+ * no writer waits longer than one timeout. */
+static int flush_round(nl_sink_t *s, int writer)
+{
+    pthread_mutex_lock(&s->io_mu);
+    if (writer && atomic_load(&s->stalled)) {
+        pthread_mutex_unlock(&s->io_mu);
+        return NL_EIO;
     }
-    return s->len ? NL_EIO : 0;
+    if (s->out_off == s->out_len && s->len) {
+        char *b = s->out;
+        size_t c = s->out_cap;
+        s->out = s->buf;
+        s->out_cap = s->cap;
+        s->out_off = 0;
+        s->out_len = s->len;
+        s->buf = b;
+        s->cap = c;
+        s->len = 0;
+    }
+    pthread_mutex_unlock(&s->mu);
+    int rc = drain_out(s);
+    pthread_mutex_unlock(&s->io_mu);
+    pthread_mutex_lock(&s->mu);
+    return rc;
+}
+
+/* Write out everything pending when called, then a drop report if one is due: leftover
+ * out bytes, the fill buffer, the report — at most three rounds, stopping at the first
+ * that cannot finish. Caller holds mu (released during the writes). */
+static int flush_all(nl_sink_t *s, int writer)
+{
+    int rc = 0;
+    for (int round = 0; round < 3; round++) {
+        queue_report(s);
+        rc = flush_round(s, writer);
+        if (rc || (!s->len && !atomic_load(&s->unreported))) break;
+    }
+    return rc;
 }
 
 static void syslog_header(nl_sink_t *s, int level, char *hdr, size_t cap, size_t *hlen)
@@ -220,7 +274,7 @@ static int send_dgram(nl_sink_t *s, const char *line, size_t len, int level)
     }
     atomic_store(&s->active, 0);
     if (s->url.kind == NL_D_SYSLOG && errno != EAGAIN && errno != EWOULDBLOCK && errno != EMSGSIZE)
-        disconnect(s, 0); /* the daemon restarted: reconnect to its new socket */
+        disconnect(s); /* the daemon restarted: reconnect to its new socket */
     return -1;
 }
 
@@ -228,47 +282,43 @@ static int send_dgram(nl_sink_t *s, const char *line, size_t len, int level)
 static void dgram_report(nl_sink_t *s)
 {
     char rep[512];
-    size_t n = report_line(s, rep, sizeof rep);
-    if (n && send_dgram(s, rep, n, NL_LVL_WARN) == 0) s->unreported = 0;
+    uint64_t n = atomic_load(&s->unreported);
+    size_t k = report_line(s, n, rep, sizeof rep);
+    if (k && send_dgram(s, rep, k, NL_LVL_WARN) == 0) atomic_fetch_sub(&s->unreported, n);
 }
 
 static int write_dgram(nl_sink_t *s, const char *line, size_t len, int level)
 {
-    if (s->unreported && s->fd >= 0) dgram_report(s);
+    if (atomic_load_explicit(&s->unreported, memory_order_relaxed) && s->fd >= 0) dgram_report(s);
     if (send_dgram(s, line, len, level) == 0) return 0;
     count_drops(s, 1);
     return NL_EIO;
 }
 
+/* Append one line to the fill buffer; when it is full, hand it out and retry (other
+ * threads may refill it meanwhile: each round is progress). Caller holds mu. */
 static int write_stream(nl_sink_t *s, const char *line, size_t len)
 {
-    if (len > s->cap) { /* a line larger than the buffer: grow once, bounded by NL_LINE_MAX */
-        char *nb = realloc(s->buf, len);
-        if (!nb) {
-            count_drops(s, 1);
-            return NL_EIO;
+    queue_report(s);
+    for (;;) {
+        if (len > s->cap) { /* a line larger than the buffer: grow, bounded by NL_LINE_MAX */
+            char *nb = realloc(s->buf, len);
+            if (!nb) break;
+            s->buf = nb;
+            s->cap = len;
         }
-        s->buf = nb;
-        s->cap = len;
-    }
-    if (s->unreported && s->fd >= 0 && !s->stalled && atomic_load(&s->active)) {
-        char rep[256]; /* report drops in sequence, as soon as the sink works */
-        size_t n = report_line(s, rep, sizeof rep);
-        if (n && s->len + n <= s->cap) {
-            memcpy(s->buf + s->len, rep, n);
-            s->len += n;
-            s->unreported = 0;
+        if (s->len + len <= s->cap) {
+            memcpy(s->buf + s->len, line, len);
+            s->len += len;
+            if (s->write_through && !atomic_load(&s->stalled)) flush_all(s, 1);
+            return 0;
         }
+        if (atomic_load(&s->stalled)) break;
+        /* a failed round may still have freed the fill buffer (handed to out): use it */
+        if (flush_round(s, 1) != 0 && s->len + len > s->cap) break;
     }
-    if (s->len + len > s->cap && !s->stalled) flush_locked(s);
-    if (s->len + len > s->cap) {
-        count_drops(s, 1);
-        return NL_EIO;
-    }
-    memcpy(s->buf + s->len, line, len);
-    s->len += len;
-    if (s->write_through && !s->stalled) flush_locked(s);
-    return 0;
+    count_drops(s, 1);
+    return NL_EIO;
 }
 
 int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level)
@@ -279,18 +329,13 @@ int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level)
     return rc;
 }
 
-void nl__sink_drop(nl_sink_t *s, uint64_t n)
-{
-    pthread_mutex_lock(&s->mu);
-    count_drops(s, n);
-    pthread_mutex_unlock(&s->mu);
-}
+void nl__sink_drop(nl_sink_t *s, uint64_t n) { count_drops(s, n); }
 
 int nl__sink_flush(nl_sink_t *s)
 {
     if (!s->stream) return 0;
     pthread_mutex_lock(&s->mu);
-    int rc = flush_locked(s);
+    int rc = flush_all(s, 0);
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
@@ -316,24 +361,25 @@ static int connect_fd(const nl_sink_t *s)
 
 void nl__sink_tick(nl_sink_t *s)
 {
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_t *fd_mu = s->stream ? &s->io_mu : &s->mu;
+    pthread_mutex_lock(fd_mu);
     int down = s->fd < 0 && s->own_fd && s->url.kind != NL_D_FILE;
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(fd_mu);
     if (down) {
         int fd = connect_fd(s); /* only this thread connects, so fd cannot change meanwhile */
         if (fd >= 0) {
-            pthread_mutex_lock(&s->mu);
+            pthread_mutex_lock(fd_mu);
             s->fd = fd;
-            s->stalled = 0;
+            atomic_store(&s->stalled, 0);
             atomic_store(&s->active, 1);
             atomic_fetch_add(&s->reconnects, 1);
-            pthread_mutex_unlock(&s->mu);
+            pthread_mutex_unlock(fd_mu);
         }
     }
     pthread_mutex_lock(&s->mu);
     if (s->stream)
-        flush_locked(s);
-    else if (s->unreported && s->fd >= 0)
+        flush_all(s, 0);
+    else if (atomic_load(&s->unreported) && s->fd >= 0)
         dgram_report(s);
     pthread_mutex_unlock(&s->mu);
 }
@@ -346,6 +392,8 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     s->pid = getpid();
     nl__sink_set_guid(s, guid);
     atomic_init(&s->active, 0);
+    atomic_init(&s->stalled, 0);
+    atomic_init(&s->unreported, 0);
     atomic_init(&s->dropped, 0);
     atomic_init(&s->reconnects, 0);
     if (!s->url.prog[0]) {
@@ -379,8 +427,12 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
                  : u->buffer < 0        ? DEFAULT_BUFFER
                                         : MIN_BUFFER;
         if (u->buffer == 0) s->cap = DEFAULT_BUFFER; /* write-through still keeps unsent bytes */
+        s->out_cap = s->cap;
         s->buf = malloc(s->cap);
-        if (!s->buf) {
+        s->out = malloc(s->out_cap);
+        if (!s->buf || !s->out) {
+            free(s->buf);
+            free(s->out);
             if (s->fd >= 0 && s->own_fd) close(s->fd);
             return NL_ENOMEM;
         }
@@ -392,6 +444,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(&s->mu, &ma);
     pthread_mutexattr_destroy(&ma);
+    pthread_mutex_init(&s->io_mu, NULL);
     atomic_store(&s->active, s->fd >= 0);
     return 0;
 }
@@ -405,16 +458,20 @@ void nl__sink_close(nl_sink_t *s)
 {
     pthread_mutex_lock(&s->mu);
     if (s->stream) {
-        if (s->unreported || s->len) {
-            s->stalled = 0;
-            flush_locked(s);
-        }
-        count_drops(s, count_lines(s->buf, s->len));
+        atomic_store(&s->stalled, 0); /* one last attempt, bounded by the timeout */
+        flush_all(s, 0);
     }
+    pthread_mutex_lock(&s->io_mu);
+    if (s->stream)
+        count_drops(s, count_lines(s->out + s->out_off, s->out_len - s->out_off) +
+                           count_lines(s->buf, s->len));
     if (s->fd >= 0 && s->own_fd) close(s->fd);
     s->fd = -1;
     free(s->buf);
-    s->buf = NULL;
+    free(s->out);
+    s->buf = s->out = NULL;
+    pthread_mutex_unlock(&s->io_mu);
     pthread_mutex_unlock(&s->mu);
+    pthread_mutex_destroy(&s->io_mu);
     pthread_mutex_destroy(&s->mu);
 }

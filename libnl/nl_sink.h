@@ -1,6 +1,6 @@
 /* nl_sink.h — private: a log's destination. Owns the output buffer, the connection, the
  * retry schedule and the count of lines it could not deliver. All functions are
- * thread-safe (one mutex per sink). */
+ * thread-safe. */
 #ifndef NLKIT_NL_SINK_H
 #define NLKIT_NL_SINK_H
 
@@ -14,18 +14,25 @@
 
 typedef struct nl_sink {
     nl_url_t url;
+    /* Two locks so that writers keep appending while a full buffer goes out: `mu` guards
+     * the fill buffer (buf/len/cap) and, for datagram sinks, fd; `io_mu` guards a stream
+     * sink's fd and the out buffer. Lock order: mu, then io_mu; never mu while holding
+     * io_mu. */
     pthread_mutex_t mu;
-    int fd;            /* -1 while closed or disconnected */
-    int own_fd;        /* we close fd (not for stdout/stderr) */
-    int stream;        /* byte stream (file, pipe, tcp) rather than datagrams */
-    int guard_sigpipe; /* fd is a pipe or socket reached with write(2) */
-    int write_through; /* flush after every line */
-    int stalled;       /* a write timed out: writers stop flushing until the flusher
-                          thread gets through (under mu) */
-    char *buf;         /* pending bytes of a stream sink */
+    pthread_mutex_t io_mu;
+    int fd;              /* -1 while closed or disconnected */
+    int own_fd;          /* we close fd (not for stdout/stderr) */
+    int stream;          /* byte stream (file, pipe, tcp) rather than datagrams */
+    int guard_sigpipe;   /* fd is a pipe or socket reached with write(2) */
+    int write_through;   /* flush after every line */
+    _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
+                            thread gets through */
+    char *buf;           /* fill buffer of a stream sink: whole lines not yet handed out */
     size_t len, cap;
-    uint64_t unreported;        /* drops not yet reported in the log (under mu) */
-    char guid[NL_GUID_LEN + 1]; /* for the drop report line */
+    char *out; /* out buffer (under io_mu): older than buf; out[off, len) unsent */
+    size_t out_off, out_len, out_cap;
+    _Atomic uint64_t unreported; /* drops not yet reported in the log */
+    char guid[NL_GUID_LEN + 1];  /* for the drop report line */
     pid_t pid;
     int64_t syslog_sec; /* second of the cached syslog timestamp */
     char syslog_time[16];

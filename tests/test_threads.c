@@ -1,5 +1,6 @@
 /* test_threads.c — many threads, one log: 8 threads x 100k lines into one file, every line
- * intact and every (thread, seq) present exactly once; while they write, another thread
+ * intact, every (thread, seq) present exactly once and each thread's lines in the order it
+ * wrote them (the sink's two buffers must go out oldest first); while they write, another thread
  * changes constants, level and GUID (the copy-on-write head must keep writers safe). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -79,6 +80,8 @@ static void test_threads_no_torn_lines(void **state)
     size_t n = t_lines(text, &lines);
     assert_int_equal(n, (size_t)THREADS * PER_THREAD);
     unsigned char *seen = calloc((size_t)THREADS * PER_THREAD, 1);
+    long last[THREADS];
+    for (int i = 0; i < THREADS; i++) last[i] = -1;
     nl_rec_t rec;
     nl_rec_init(&rec);
     for (size_t i = 0; i < n; i++) {
@@ -93,6 +96,9 @@ static void test_threads_no_torn_lines(void **state)
         unsigned char *slot = &seen[tid * PER_THREAD + seq];
         if (*slot) fail_msg("thread %ld seq %ld written twice", tid, seq);
         *slot = 1;
+        if (seq <= last[tid])
+            fail_msg("thread %ld: seq %ld after seq %ld (line %zu)", tid, seq, last[tid], i + 1);
+        last[tid] = seq;
         /* the odd/even format must match the seq: templates never mixed up */
         assert_true((nl_rec_get(&rec, "msg") != NULL) == (seq & 1));
     }
