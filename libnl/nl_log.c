@@ -227,7 +227,6 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
     rc = nl_enc_end(&b);
     if (rc == 0) {
         rc = nl__sink_write(&log->sink, b.p, b.len, level);
-        if (rc == 0) atomic_fetch_add_explicit(&log->written, 1, memory_order_relaxed);
     } else {
         nl__sink_drop(&log->sink, 1); /* too long, or no memory for a long line */
     }
@@ -271,7 +270,6 @@ int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
         return NL_ETOOBIG;
     }
     int rc = nl__sink_write(&log->sink, line, len, level);
-    if (rc == 0) atomic_fetch_add_explicit(&log->written, 1, memory_order_relaxed);
     return rc;
 }
 
@@ -308,7 +306,7 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
 {
     nl_log_t *log = (nl_log_t *)clog;
     if (!log || !st) return NL_EINVAL;
-    st->written = atomic_load(&log->written);
+    st->written = nl__sink_written(&log->sink);
     st->filtered = atomic_load(&log->filtered);
     st->dropped = atomic_load(&log->sink.dropped);
     st->errors = atomic_load(&log->errors);

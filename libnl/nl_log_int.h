@@ -45,9 +45,9 @@ struct nl_log {
     nl_tcache_t tcache;
     _Atomic(nl_head_t *) head;
     _Atomic int level;
-    _Atomic uint64_t written, filtered, errors;
-    pthread_mutex_t cfg_mu; /* serialises head replacement and the level file */
-    nl_watch_t level_file;  /* under cfg_mu */
+    _Atomic uint64_t filtered, errors; /* written: the sink counts it */
+    pthread_mutex_t cfg_mu;            /* serialises head replacement and the level file */
+    nl_watch_t level_file;             /* under cfg_mu */
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;

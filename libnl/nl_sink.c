@@ -8,7 +8,9 @@
  *   - after a broken connection the partly sent line is discarded (and counted) rather
  *     than resent as a torn fragment;
  *   - stream sinks are double-buffered: the bytes go out from one buffer while writers
- *     append to the other, so a write(2) never holds up the other writing threads. */
+ *     append to the other, so a write(2) never holds up the other writing threads;
+ *   - in front of that, each thread stages its lines (nl_stage.c) and hands them over by
+ *     the chunk, so threads on different cores do not fight over the lock per line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 
 #define DEFAULT_BUFFER 65536
 #define MIN_BUFFER 4096
+#define STAGE_BYTES 4096
 
 static int64_t now_ms(void)
 {
@@ -295,9 +298,10 @@ static int write_dgram(nl_sink_t *s, const char *line, size_t len, int level)
     return NL_EIO;
 }
 
-/* Append one line to the fill buffer; when it is full, hand it out and retry (other
- * threads may refill it meanwhile: each round is progress). Caller holds mu. */
-static int write_stream(nl_sink_t *s, const char *line, size_t len)
+/* Append `lines` whole lines (one line, or a thread's staged chunk) to the fill buffer;
+ * when it is full, hand it out and retry (other threads may refill it meanwhile: each
+ * round is progress). Caller holds mu. */
+static int write_stream(nl_sink_t *s, const char *line, size_t len, uint32_t lines)
 {
     queue_report(s);
     for (;;) {
@@ -317,16 +321,51 @@ static int write_stream(nl_sink_t *s, const char *line, size_t len)
         /* a failed round may still have freed the fill buffer (handed to out): use it */
         if (flush_round(s, 1) != 0 && s->len + len > s->cap) break;
     }
-    count_drops(s, 1);
+    count_drops(s, lines);
     return NL_EIO;
 }
 
-int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level)
+/* A thread's staged chunk arrives (nl_stage_put_fn). */
+static void put_chunk(void *ctx, const char *p, size_t len, uint32_t lines)
+{
+    nl_sink_t *s = ctx;
+    pthread_mutex_lock(&s->mu);
+    write_stream(s, p, len, lines);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static int write_direct(nl_sink_t *s, const char *line, size_t len, int level)
 {
     pthread_mutex_lock(&s->mu);
-    int rc = s->stream ? write_stream(s, line, len) : write_dgram(s, line, len, level);
+    int rc = s->stream ? write_stream(s, line, len, 1) : write_dgram(s, line, len, level);
     pthread_mutex_unlock(&s->mu);
+    if (rc == 0) atomic_fetch_add_explicit(&s->written, 1, memory_order_relaxed);
     return rc;
+}
+
+/* While the destination works, a line goes to the thread's stage; while it does not, the
+ * line goes straight to the sink (after the stage's older lines), so the caller learns
+ * at once that it was dropped. */
+int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level)
+{
+    if (len > s->stages.cap) return write_direct(s, line, len, level);
+    nl_stage_t *st = nl__stage_lock(&s->stages);
+    if (!st) return write_direct(s, line, len, level);
+    int rc = 0;
+    if (atomic_load_explicit(&s->active, memory_order_relaxed) &&
+        !atomic_load_explicit(&s->stalled, memory_order_relaxed)) {
+        nl__stage_add(st, line, len);
+    } else {
+        nl__stage_handoff(st);
+        rc = write_direct(s, line, len, level);
+    }
+    nl__stage_unlock(st);
+    return rc;
+}
+
+uint64_t nl__sink_written(nl_sink_t *s)
+{
+    return atomic_load(&s->written) + nl__stages_written(&s->stages);
 }
 
 void nl__sink_drop(nl_sink_t *s, uint64_t n) { count_drops(s, n); }
@@ -334,6 +373,7 @@ void nl__sink_drop(nl_sink_t *s, uint64_t n) { count_drops(s, n); }
 int nl__sink_flush(nl_sink_t *s)
 {
     if (!s->stream) return 0;
+    nl__stages_drain(&s->stages);
     pthread_mutex_lock(&s->mu);
     int rc = flush_all(s, 0);
     pthread_mutex_unlock(&s->mu);
@@ -376,6 +416,7 @@ void nl__sink_tick(nl_sink_t *s)
             pthread_mutex_unlock(fd_mu);
         }
     }
+    nl__stages_drain(&s->stages);
     pthread_mutex_lock(&s->mu);
     if (s->stream)
         flush_all(s, 0);
@@ -396,6 +437,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     atomic_init(&s->unreported, 0);
     atomic_init(&s->dropped, 0);
     atomic_init(&s->reconnects, 0);
+    atomic_init(&s->written, 0);
     if (!s->url.prog[0]) {
         snprintf(s->url.prog, sizeof s->url.prog, "%s", program_invocation_short_name);
     }
@@ -445,6 +487,10 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     pthread_mutex_init(&s->mu, &ma);
     pthread_mutexattr_destroy(&ma);
     pthread_mutex_init(&s->io_mu, NULL);
+    /* A stage holds a few dozen lines and is at most a quarter of the shared buffer, so a
+     * chunk always fits an empty one. */
+    size_t stage = s->cap / 4 < STAGE_BYTES ? s->cap / 4 : STAGE_BYTES;
+    nl__stages_init(&s->stages, s->stream && !s->write_through ? stage : 0, put_chunk, s);
     atomic_store(&s->active, s->fd >= 0);
     return 0;
 }
@@ -456,11 +502,10 @@ void nl__sink_set_guid(nl_sink_t *s, const char *guid)
 
 void nl__sink_close(nl_sink_t *s)
 {
+    atomic_store(&s->stalled, 0); /* one last attempt, bounded by the timeout */
+    nl__stages_close(&s->stages);
     pthread_mutex_lock(&s->mu);
-    if (s->stream) {
-        atomic_store(&s->stalled, 0); /* one last attempt, bounded by the timeout */
-        flush_all(s, 0);
-    }
+    if (s->stream) flush_all(s, 0);
     pthread_mutex_lock(&s->io_mu);
     if (s->stream)
         count_drops(s, count_lines(s->out + s->out_off, s->out_len - s->out_off) +

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_stage.h"
 #include "nl_url.h"
 #include "nlkit/nl_bp.h"
 
@@ -36,6 +37,9 @@ typedef struct nl_sink {
     pid_t pid;
     int64_t syslog_sec; /* second of the cached syslog timestamp */
     char syslog_time[16];
+    nl_stages_t stages;       /* per-thread staging in front of buf (stream sinks, not
+                                 write-through) */
+    _Atomic uint64_t written; /* lines accepted without a stage */
     _Atomic int active;
     _Atomic uint64_t dropped;
     _Atomic uint64_t reconnects;
@@ -47,14 +51,21 @@ typedef struct nl_sink {
 int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid);
 
 /* Hand one complete line (ending in '\n') to the destination at the given level.
- * Returns 0, or NL_EIO if the line was dropped (counted). Blocks at most the URL's
- * timeout, and only when a full buffer must be written out first. */
+ * Returns 0 (the line is accepted, and counted in nl__sink_written), or NL_EIO if the
+ * line was dropped (counted). Blocks at most the URL's timeout, and only when a full
+ * buffer must be written out first. An accepted line may still be dropped later (with
+ * its thread's staged chunk) if the destination fails before it goes out; that drop is
+ * counted and reported like any other. */
 int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level);
 
 /* Count n lines as dropped that never reached the sink (e.g. too long to encode). */
 void nl__sink_drop(nl_sink_t *s, uint64_t n);
 
-/* Write out pending bytes. Returns 0, or NL_EIO if some remain pending. */
+/* Lines accepted so far. */
+uint64_t nl__sink_written(nl_sink_t *s);
+
+/* Write out pending bytes (every thread's staged lines included). Returns 0, or NL_EIO if some
+ * remain pending. */
 int nl__sink_flush(nl_sink_t *s);
 
 /* Periodic work from the log's flusher thread: reconnect if down, flush, report drops. */

@@ -65,12 +65,10 @@ static void finish(nls_t *s, nl_buf_t *b, int level)
 {
     nl_log_t *log = s->log;
     int rc = nl_enc_end(b);
-    if (rc == 0) {
-        if (nl__sink_write(&log->sink, b->p, b->len, level) == 0)
-            atomic_fetch_add_explicit(&log->written, 1, memory_order_relaxed);
-    } else {
+    if (rc == 0)
+        nl__sink_write(&log->sink, b->p, b->len, level);
+    else
         nl__sink_drop(&log->sink, 1);
-    }
 }
 
 void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,

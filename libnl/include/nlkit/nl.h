@@ -11,13 +11,20 @@
  *
  * Thread safety: every function taking an nl_log_t may be called from many threads at once,
  * except nl_close, which must be the last call on a log. Lines from different threads never
- * interleave or tear. The library keeps no global mutable state: all state lives in the
- * nl_log_t (a per-log template cache, buffer, counters and one background flusher thread).
- * Three caches are shared but immutable or per thread: a "C" locale object created once for
+ * interleave or tear. Each thread's lines reach a file, pipe or TCP destination in the order
+ * it wrote them; lines of different threads arrive in chunks of a few dozen (each thread
+ * stages its lines in a 4 KiB buffer of its own, so writers on different cores share no
+ * lock per line), so across threads the file is not sorted by ts. nl_flush, nl_close, the
+ * flush period and a thread's exit all deliver what a thread has staged.
+ * The library keeps no global mutable state beyond what is listed here: all other state
+ * lives in the nl_log_t (a per-log template cache, buffers, counters and one background
+ * flusher thread). Shared but immutable or per thread: a "C" locale object created once for
  * locale-independent number formatting, a per-thread cache of the current second's
- * timestamp text, and the summarizer's per-thread note of the identity each thread used
- * last for a few activities (checked against the log and the identity before use, so it
- * never outlives or crosses a log).
+ * timestamp text, the summarizer's per-thread note of the identity each thread used last
+ * for a few activities (checked against the log and the identity before use, so it never
+ * outlives or crosses a log), each thread's note of its staging buffers (up to four logs;
+ * a buffer is shared with its log and freed by whichever lets go last), and one pthread key,
+ * created once per process, whose destructor hands an exiting thread's staged lines on.
  *
  * Failure: a destination that is down, full or slow never crashes the program and never
  * blocks a writer for longer than the destination's timeout. Lines that cannot be delivered
