@@ -1,0 +1,313 @@
+/* eval.c — bench-eval: the paper's detection-quality tables, reproducible. For each
+ * scenario of workload.h it writes the summary log and the ground truth, runs the real
+ * nl-detect with all eight algorithms over it, reads the anomaly episodes back and scores
+ * them per algorithm (eval_match.h): Correct, FP, FN, Badness, precision, recall. Same seed,
+ * same options: the same tables byte for byte (event time only, no wall clock). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "eval_match.h"
+#include "nlkit/nl_bp.h"
+#include "workload.h"
+
+#ifndef EVAL_NL_DETECT
+#define EVAL_NL_DETECT "nl-detect"
+#endif
+
+static const char *const algos[8] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
+                                     "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu"};
+
+typedef struct {
+    uint64_t seed;
+    const char *dir, *detect, *only;
+    double grace;
+    int count_weak;
+    char params[512]; /* the stream options given to nl-detect */
+} eval_opts_t;
+
+/* What each scenario watches, and what the paper found on it. */
+typedef struct {
+    const char *name;
+    const char *streams; /* config lines; %s is replaced by the parameters */
+    const char *paper;
+} scen_t;
+
+static const scen_t scens[] = {
+    {"xfer-controlled",
+     "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
+     "stream disk event=xfer.disk.write value=rate algo=all %s\n",
+     "paper (Table III): a heuristic-smoothed algorithm has the lowest badness; only the static "
+     "ones detect the latency shift"},
+    {"xfer-random",
+     "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
+     "stream disk event=xfer.disk.write value=rate algo=all %s\n",
+     "paper (Table V): CDF-hs best on transient disk/network contention"},
+    {"cpu-job", "stream iters event=job.fft value=n algo=all %s\n",
+     "paper (Table VI): static-smoothed perfect on the steady CPU-bound job"},
+};
+
+static int algo_index(const nl_field_t *f)
+{
+    for (int i = 0; i < 8; i++)
+        if (nl_field_is(f, algos[i])) return i;
+    return -1;
+}
+
+/* Run nl-detect -c conf log > out; 0 if it exited 0. */
+static int run_detect(const eval_opts_t *o, const char *conf, const char *log, const char *out)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(126);
+        execl(o->detect, o->detect, "-c", conf, log, (char *)NULL);
+        fprintf(stderr, "bench-eval: cannot run %s: %s\n", o->detect, strerror(errno));
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0) return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+#define NKINDS 5
+static const char *const kinds[NKINDS] = {"net-strong", "net-weak", "disk", "latency", "cpu-hog"};
+#define K_LATENCY 3
+
+/* The ground truth: spans, and each one's kind (an index into kinds). */
+static int read_truth(const char *path, em_span_t **out, int **kind, size_t *n, int *weak)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t cap = 64;
+    *out = malloc(cap * sizeof **out);
+    *kind = malloc(cap * sizeof **kind);
+    *n = 0;
+    *weak = 0;
+    long t0, t1;
+    char name[32];
+    double strength;
+    int w;
+    while (fscanf(f, "%ld %ld %31s %lf %d", &t0, &t1, name, &strength, &w) == 5) {
+        if (*n == cap) {
+            cap *= 2;
+            *out = realloc(*out, cap * sizeof **out);
+            *kind = realloc(*kind, cap * sizeof **kind);
+        }
+        int k = 0;
+        while (k < NKINDS - 1 && strcmp(kinds[k], name)) k++;
+        (*kind)[*n] = k;
+        (*out)[(*n)++] = (em_span_t){(double)t0, (double)t1, w};
+        *weak += w;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* "net-strong 2/2 disk 1/2 ...": which kinds of fault an algorithm found. */
+static void found_by_kind(const eval_opts_t *o, const em_span_t *inj, const int *kind, size_t n,
+                          const em_span_t *ep, size_t nep, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    em_span_t *sub = malloc((n ? n : 1) * sizeof *sub);
+    for (int k = 0; k < NKINDS && sub; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (kind[i] == k && (!inj[i].weak || o->count_weak)) sub[m++] = inj[i];
+        if (!m) continue;
+        em_score_t s;
+        em_score(sub, m, ep, nep, o->grace, 1, &s);
+        len += (size_t)snprintf(out + len, cap - len, "%s%s %d/%zu", len ? ", " : "", kinds[k],
+                                s.correct, m);
+        if (len >= cap) break;
+    }
+    free(sub);
+}
+
+/* Episodes per algorithm from nl-detect's nl.anomaly.end lines. */
+static int read_episodes(const char *path, em_span_t *ep[8], size_t nep[8])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t cap[8] = {0};
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    long lineno = 0;
+    int rc = 0;
+    while ((len = getline(&line, &lcap, f)) > 0) {
+        lineno++;
+        nl_perr_t err;
+        if (nl_parse(&rec, line, (size_t)len, lineno, 0, &err) != 1) {
+            fprintf(stderr, "bench-eval: %s:%ld:%d: %s\n", path, lineno, err.col, err.msg);
+            rc = -1;
+            break;
+        }
+        if (!nl_field_is(&rec.f[rec.i_event], "nl.anomaly.end")) continue;
+        const nl_field_t *a = nl_rec_get(&rec, "algo"), *st = nl_rec_get(&rec, "start.ts"),
+                         *du = nl_rec_get(&rec, "dur");
+        int64_t t0;
+        double dur;
+        int i = a ? algo_index(a) : -1;
+        if (i < 0 || !st || !du || nl_ts_parse(st->value, st->value_len, &t0) ||
+            nl_field_double(du, &dur)) {
+            fprintf(stderr, "bench-eval: %s:%ld: an anomaly end without algo/start.ts/dur\n", path,
+                    lineno);
+            rc = -1;
+            break;
+        }
+        if (nep[i] == cap[i]) {
+            cap[i] = cap[i] ? cap[i] * 2 : 64;
+            ep[i] = realloc(ep[i], cap[i] * sizeof *ep[i]);
+        }
+        double s = (double)t0 / 1e6 - (double)WL_T0;
+        ep[i][nep[i]++] = (em_span_t){s, s + dur, 0};
+    }
+    free(line);
+    nl_rec_free(&rec);
+    fclose(f);
+    return rc;
+}
+
+static void fmt_num(char *out, size_t cap, double v)
+{
+    if (isnan(v))
+        snprintf(out, cap, "-");
+    else if (isinf(v))
+        snprintf(out, cap, "inf");
+    else
+        snprintf(out, cap, "%.2f", v);
+}
+
+static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
+{
+    char log[4096], truth[4096], conf[4096], out[4096];
+    snprintf(log, sizeof log, "%s/%s.log", o->dir, sc->name);
+    snprintf(truth, sizeof truth, "%s/%s.truth", o->dir, sc->name);
+    snprintf(conf, sizeof conf, "%s/%s.conf", o->dir, sc->name);
+    snprintf(out, sizeof out, "%s/%s.anomalies", o->dir, sc->name);
+    FILE *lf = fopen(log, "w"), *tf = fopen(truth, "w"), *cf = fopen(conf, "w");
+    if (!lf || !tf || !cf) {
+        fprintf(stderr, "bench-eval: cannot write in %s: %s\n", o->dir, strerror(errno));
+        return -1;
+    }
+    int rc = wl_write(sc->name, o->seed, lf, tf);
+    fprintf(cf, sc->streams, o->params, o->params);
+    if (fclose(lf) | fclose(tf) | fclose(cf) || rc) {
+        fprintf(stderr, "bench-eval: writing %s failed: %s\n", sc->name, strerror(errno));
+        return -1;
+    }
+    if (run_detect(o, conf, log, out)) {
+        fprintf(stderr, "bench-eval: nl-detect failed on %s (configuration %s)\n", log, conf);
+        return -1;
+    }
+    em_span_t *inj = NULL, *ep[8] = {0};
+    int *kind = NULL;
+    size_t ninj = 0, nep[8] = {0};
+    int weak = 0;
+    if (read_truth(truth, &inj, &kind, &ninj, &weak) || read_episodes(out, ep, nep)) {
+        free(inj);
+        free(kind);
+        for (int i = 0; i < 8; i++) free(ep[i]);
+        return -1;
+    }
+    printf("\n%s (seed %llu): %zu injections (%d weak, %s), grace %.0f s\n", sc->name,
+           (unsigned long long)o->seed, ninj, weak, o->count_weak ? "counted" : "not counted",
+           o->grace);
+    printf("| algo | Correct | FP | FN | Badness | precision | recall | episodes | found, by kind "
+           "| latency fault flagged |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+    for (int i = 0; i < 8; i++) {
+        em_score_t s;
+        em_score(inj, ninj, ep[i], nep[i], o->grace, o->count_weak, &s);
+        char b[16], p[16], r[16];
+        fmt_num(b, sizeof b, em_badness(&s));
+        fmt_num(p, sizeof p, em_precision(&s));
+        fmt_num(r, sizeof r, em_recall(&s));
+        char by[256], cov[16] = "-";
+        found_by_kind(o, inj, kind, ninj, ep[i], nep[i], by, sizeof by);
+        double covered = 0;
+        int nlat = 0;
+        for (size_t j = 0; j < ninj; j++)
+            if (kind[j] == K_LATENCY) {
+                covered += em_coverage(&inj[j], ep[i], nep[i], 1.0);
+                nlat++;
+            }
+        if (nlat) snprintf(cov, sizeof cov, "%.0f%%", 100 * covered / nlat);
+        printf("| %s | %d | %d | %d | %s | %s | %s | %zu | %s | %s |\n", algos[i], s.correct, s.fp,
+               s.fn, b, p, r, nep[i], by, cov);
+        free(ep[i]);
+    }
+    printf("%s\n", sc->paper);
+    free(inj);
+    free(kind);
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(
+        stderr,
+        "usage: bench-eval [--seed N] [--dir DIR] [--scenario NAME] [--grace S] [--count-weak]\n"
+        "                  [--nl-detect PATH] [STREAM-OPTION ...]\n"
+        "STREAM-OPTIONs go to every nl-detect stream, e.g. k=2.5 p=2%% history=300 min=30\n"
+        "alpha=0.2 side=below episode.min=3 (default: nl-detect's own defaults)\n");
+}
+
+int main(int argc, char **argv)
+{
+    eval_opts_t o = {.seed = 1, .dir = NULL, .detect = EVAL_NL_DETECT, .grace = 10};
+    size_t pl = 0;
+    for (int a = 1; a < argc; a++) {
+        const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+        if (!strcmp(argv[a], "--seed") && v)
+            o.seed = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--dir") && v)
+            o.dir = argv[++a];
+        else if (!strcmp(argv[a], "--scenario") && v)
+            o.only = argv[++a];
+        else if (!strcmp(argv[a], "--grace") && v)
+            o.grace = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--nl-detect") && v)
+            o.detect = argv[++a];
+        else if (!strcmp(argv[a], "--count-weak"))
+            o.count_weak = 1;
+        else if (strchr(argv[a], '=') && argv[a][0] != '-' &&
+                 pl + strlen(argv[a]) + 2 < sizeof o.params)
+            pl += (size_t)sprintf(o.params + pl, "%s%s", pl ? " " : "", argv[a]);
+        else {
+            usage();
+            return 2;
+        }
+    }
+    char tmp[] = "/tmp/nlkit-eval-XXXXXX";
+    if (!o.dir && !(o.dir = mkdtemp(tmp))) {
+        fprintf(stderr, "bench-eval: mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    mkdir(o.dir, 0755);
+    fprintf(stderr, "bench-eval: logs, ground truth and nl-detect's output in %s\n", o.dir);
+    printf("bench-eval: nl-detect over simulated runs, all eight algorithms; options: %s\n",
+           pl ? o.params : "(nl-detect's defaults)");
+    int rc = 0, ran = 0;
+    for (size_t i = 0; i < sizeof scens / sizeof scens[0]; i++) {
+        if (o.only && strcmp(o.only, scens[i].name)) continue;
+        ran++;
+        if (eval_scenario(&o, &scens[i])) rc = 1;
+    }
+    if (!ran) {
+        fprintf(stderr, "bench-eval: no scenario named %s\n", o.only);
+        return 2;
+    }
+    return rc;
+}
