@@ -1,8 +1,10 @@
 /* eval.c — bench-eval: the paper's detection-quality tables, reproducible. For each
  * scenario of workload.h it writes the summary log and the ground truth, runs the real
  * nl-detect with all eight algorithms over it, reads the anomaly episodes back and scores
- * them per algorithm (eval_match.h): Correct, FP, FN, Badness, precision, recall. Same seed,
- * same options: the same tables byte for byte (event time only, no wall clock). */
+ * them per algorithm (eval_match.h): Correct, FP, FN, Badness, precision, recall, which
+ * kinds of fault were found, and how much of a lasting fault stayed flagged; --seeds sums
+ * several runs. Same seeds, same options: the same tables byte for byte (event time only,
+ * no wall clock). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -25,7 +27,7 @@ static const char *const algos[8] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
                                      "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu"};
 
 typedef struct {
-    uint64_t seed;
+    uint64_t seed, seeds; /* seeds seed .. seed + seeds - 1 */
     const char *dir, *detect, *only;
     double grace;
     int count_weak;
@@ -111,25 +113,37 @@ static int read_truth(const char *path, em_span_t **out, int **kind, size_t *n, 
     return 0;
 }
 
-/* "net-strong 2/2 disk 1/2 ...": which kinds of fault an algorithm found. */
-static void found_by_kind(const eval_opts_t *o, const em_span_t *inj, const int *kind, size_t n,
-                          const em_span_t *ep, size_t nep, char *out, size_t cap)
+/* One algorithm's results, summed over seeds. */
+typedef struct {
+    em_score_t s;
+    size_t episodes;
+    int found[NKINDS], total[NKINDS]; /* scored injections of each kind, and found */
+    double covered;                   /* sum of latency coverage */
+    int nlat;
+} tally_t;
+
+/* Score one algorithm's episodes of one run into its tally. */
+static void tally_run(const eval_opts_t *o, tally_t *t, const em_span_t *inj, const int *kind,
+                      size_t ninj, const em_span_t *ep, size_t nep)
 {
-    size_t len = 0;
-    out[0] = '\0';
-    em_span_t *sub = malloc((n ? n : 1) * sizeof *sub);
-    for (int k = 0; k < NKINDS && sub; k++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (kind[i] == k && (!inj[i].weak || o->count_weak)) sub[m++] = inj[i];
-        if (!m) continue;
-        em_score_t s;
-        em_score(sub, m, ep, nep, o->grace, 1, &s);
-        len += (size_t)snprintf(out + len, cap - len, "%s%s %d/%zu", len ? ", " : "", kinds[k],
-                                s.correct, m);
-        if (len >= cap) break;
+    em_score_t s;
+    em_score(inj, ninj, ep, nep, o->grace, o->count_weak, &s);
+    t->s.correct += s.correct;
+    t->s.fp += s.fp;
+    t->s.fn += s.fn;
+    t->s.ep_true += s.ep_true;
+    t->s.weak_found += s.weak_found;
+    t->episodes += nep;
+    for (size_t i = 0; i < ninj; i++) {
+        if (inj[i].weak && !o->count_weak) continue;
+        em_score(&inj[i], 1, ep, nep, o->grace, 1, &s);
+        t->total[kind[i]]++;
+        t->found[kind[i]] += s.correct;
+        if (kind[i] == K_LATENCY) {
+            t->covered += em_coverage(&inj[i], ep, nep, 1.0);
+            t->nlat++;
+        }
     }
-    free(sub);
 }
 
 /* Episodes per algorithm from nl-detect's nl.anomaly.end lines. */
@@ -189,7 +203,9 @@ static void fmt_num(char *out, size_t cap, double v)
         snprintf(out, cap, "%.2f", v);
 }
 
-static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
+/* Write the scenario's run for one seed, run nl-detect over it and tally the episodes. */
+static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tally_t t[8],
+                     size_t *ninj_all, int *weak_all)
 {
     char log[4096], truth[4096], conf[4096], out[4096];
     snprintf(log, sizeof log, "%s/%s.log", o->dir, sc->name);
@@ -201,7 +217,7 @@ static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
         fprintf(stderr, "bench-eval: cannot write in %s: %s\n", o->dir, strerror(errno));
         return -1;
     }
-    int rc = wl_write(sc->name, o->seed, lf, tf);
+    int rc = wl_write(sc->name, seed, lf, tf);
     fprintf(cf, sc->streams, o->params, o->params);
     if (fclose(lf) | fclose(tf) | fclose(cf) || rc) {
         fprintf(stderr, "bench-eval: writing %s failed: %s\n", sc->name, strerror(errno));
@@ -215,42 +231,51 @@ static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
     int *kind = NULL;
     size_t ninj = 0, nep[8] = {0};
     int weak = 0;
-    if (read_truth(truth, &inj, &kind, &ninj, &weak) || read_episodes(out, ep, nep)) {
-        free(inj);
-        free(kind);
-        for (int i = 0; i < 8; i++) free(ep[i]);
-        return -1;
+    rc = read_truth(truth, &inj, &kind, &ninj, &weak) || read_episodes(out, ep, nep) ? -1 : 0;
+    for (int i = 0; i < 8; i++) {
+        if (!rc) tally_run(o, &t[i], inj, kind, ninj, ep[i], nep[i]);
+        free(ep[i]);
     }
-    printf("\n%s (seed %llu): %zu injections (%d weak, %s), grace %.0f s\n", sc->name,
-           (unsigned long long)o->seed, ninj, weak, o->count_weak ? "counted" : "not counted",
-           o->grace);
+    *ninj_all += ninj;
+    *weak_all += weak;
+    free(inj);
+    free(kind);
+    return rc;
+}
+
+static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
+{
+    tally_t t[8];
+    memset(t, 0, sizeof t);
+    size_t ninj = 0;
+    int weak = 0;
+    for (uint64_t seed = o->seed; seed < o->seed + o->seeds; seed++)
+        if (eval_seed(o, sc, seed, t, &ninj, &weak)) return -1;
+    if (o->seeds == 1)
+        printf("\n%s (seed %llu)", sc->name, (unsigned long long)o->seed);
+    else
+        printf("\n%s (seeds %llu-%llu, summed)", sc->name, (unsigned long long)o->seed,
+               (unsigned long long)(o->seed + o->seeds - 1));
+    printf(": %zu injections (%d weak, %s), grace %.0f s\n", ninj, weak,
+           o->count_weak ? "counted" : "not counted", o->grace);
     printf("| algo | Correct | FP | FN | Badness | precision | recall | episodes | found, by kind "
            "| latency fault flagged |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
     for (int i = 0; i < 8; i++) {
-        em_score_t s;
-        em_score(inj, ninj, ep[i], nep[i], o->grace, o->count_weak, &s);
-        char b[16], p[16], r[16];
-        fmt_num(b, sizeof b, em_badness(&s));
-        fmt_num(p, sizeof p, em_precision(&s));
-        fmt_num(r, sizeof r, em_recall(&s));
-        char by[256], cov[16] = "-";
-        found_by_kind(o, inj, kind, ninj, ep[i], nep[i], by, sizeof by);
-        double covered = 0;
-        int nlat = 0;
-        for (size_t j = 0; j < ninj; j++)
-            if (kind[j] == K_LATENCY) {
-                covered += em_coverage(&inj[j], ep[i], nep[i], 1.0);
-                nlat++;
-            }
-        if (nlat) snprintf(cov, sizeof cov, "%.0f%%", 100 * covered / nlat);
-        printf("| %s | %d | %d | %d | %s | %s | %s | %zu | %s | %s |\n", algos[i], s.correct, s.fp,
-               s.fn, b, p, r, nep[i], by, cov);
-        free(ep[i]);
+        char b[16], p[16], r[16], by[256] = "", cov[16] = "-";
+        fmt_num(b, sizeof b, em_badness(&t[i].s));
+        fmt_num(p, sizeof p, em_precision(&t[i].s));
+        fmt_num(r, sizeof r, em_recall(&t[i].s));
+        size_t len = 0;
+        for (int k = 0; k < NKINDS && len < sizeof by; k++)
+            if (t[i].total[k])
+                len += (size_t)snprintf(by + len, sizeof by - len, "%s%s %d/%d", len ? ", " : "",
+                                        kinds[k], t[i].found[k], t[i].total[k]);
+        if (t[i].nlat) snprintf(cov, sizeof cov, "%.0f%%", 100 * t[i].covered / t[i].nlat);
+        printf("| %s | %d | %d | %d | %s | %s | %s | %zu | %s | %s |\n", algos[i], t[i].s.correct,
+               t[i].s.fp, t[i].s.fn, b, p, r, t[i].episodes, by, cov);
     }
     printf("%s\n", sc->paper);
-    free(inj);
-    free(kind);
     return 0;
 }
 
@@ -266,12 +291,14 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    eval_opts_t o = {.seed = 1, .dir = NULL, .detect = EVAL_NL_DETECT, .grace = 10};
+    eval_opts_t o = {.seed = 1, .seeds = 1, .dir = NULL, .detect = EVAL_NL_DETECT, .grace = 10};
     size_t pl = 0;
     for (int a = 1; a < argc; a++) {
         const char *v = a + 1 < argc ? argv[a + 1] : NULL;
         if (!strcmp(argv[a], "--seed") && v)
             o.seed = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--seeds") && v)
+            o.seeds = strtoull(argv[++a], NULL, 10);
         else if (!strcmp(argv[a], "--dir") && v)
             o.dir = argv[++a];
         else if (!strcmp(argv[a], "--scenario") && v)
@@ -289,6 +316,10 @@ int main(int argc, char **argv)
             usage();
             return 2;
         }
+    }
+    if (o.seeds < 1 || o.seeds > 1000) {
+        usage();
+        return 2;
     }
     char tmp[] = "/tmp/nlkit-eval-XXXXXX";
     if (!o.dir && !(o.dir = mkdtemp(tmp))) {

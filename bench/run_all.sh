@@ -17,7 +17,7 @@ fi
 B=$(realpath "${1:-$ROOT/build}")
 OUT=${2:-$B/bench-results}
 mkdir -p "$OUT"
-for p in bench-throughput bench-perturb bench-write bench-detect bench-load; do
+for p in bench-throughput bench-perturb bench-write bench-detect bench-load bench-eval; do
     [ -x "$B/bench/$p" ] || { echo "run_all: $B/bench/$p missing: build first (./nlkit build)" >&2; exit 1; }
 done
 T0=$(date +%s)
@@ -51,6 +51,16 @@ if [ $QUICK = 1 ]; then "$B/bench/bench-detect" 50000 2000; else "$B/bench/bench
 
 say "bench-load: nl-load against sqlite3 .import"
 if [ $QUICK = 1 ]; then "$B/bench/bench-load" 20000 10000 1; else "$B/bench/bench-load"; fi
+
+say "nl-xfer bench: a real TCP file transfer with logging off, in full and summarized"
+if [ $QUICK = 1 ]; then "$B/libnl/examples/nl-xfer" bench 16 1; else "$B/libnl/examples/nl-xfer" bench; fi
+
+say "bench-eval: detection quality of the eight algorithms (the paper's Tables III, V, VI)"
+if [ $QUICK = 1 ]; then
+    "$B/bench/bench-eval" --dir "$OUT/eval"
+else
+    "$B/bench/bench-eval" --seeds 10 --dir "$OUT/eval"
+fi
 
 if [ $QUICK = 0 ]; then
     say "bench_pipeline.sh: through two syslog-ng daemons into SQLite"

@@ -35,9 +35,12 @@ static void usage(FILE *f)
         "  -k, --key F1,F2       fields that split it into one stream per key\n"
         "  -a, --algo LIST       msd-ss,msd-su,msd-hs,msd-hu,cdf-ss,cdf-su,cdf-hs,cdf-hu or all\n"
         "                        (default msd-hu)\n"
-        "      --history N       history size (1800)      --min N     values before flagging (30)\n"
+        "      --history N       history size (300)       --min N     values before flagging (30)\n"
         "      --k K             MSD width in sd (2)      --p P       CDF tail, e.g. 5% (0.05)\n"
-        "      --alpha A         EWMA weight (0.2)        --side S    both, below or above\n"
+        "      --alpha A         EWMA weight (0.5)        --side S    both, below or above\n"
+        "      --episode-min N   flags in a row that make an incident (10)\n"
+        "      --admit N         shorter runs of flags still enter heuristic histories\n"
+        "                        (episode-min - 1, at most 16)\n"
         "      --each            also one nl.anomaly line per flagged value\n"
         "      --lenient         accept damaged or NetLogger-era lines where possible\n"
         "      --live            also let time pass by the wall clock while input is idle,\n"
@@ -61,6 +64,8 @@ enum {
     O_P,
     O_ALPHA,
     O_SIDE,
+    O_EPMIN,
+    O_ADMIT,
     O_EACH,
     O_LENIENT,
     O_LIVE,
@@ -146,6 +151,8 @@ int main(int argc, char **argv)
                                          {"p", required_argument, 0, O_P},
                                          {"alpha", required_argument, 0, O_ALPHA},
                                          {"side", required_argument, 0, O_SIDE},
+                                         {"episode-min", required_argument, 0, O_EPMIN},
+                                         {"admit", required_argument, 0, O_ADMIT},
                                          {"each", no_argument, 0, O_EACH},
                                          {"lenient", no_argument, 0, O_LENIENT},
                                          {"live", no_argument, 0, O_LIVE},
@@ -184,6 +191,8 @@ int main(int argc, char **argv)
         case O_P: key = "p"; break;
         case O_ALPHA: key = "alpha"; break;
         case O_SIDE: key = "side"; break;
+        case O_EPMIN: key = "episode.min"; break;
+        case O_ADMIT: key = "admit"; break;
         case O_EACH: each = 1; break;
         case O_LENIENT: lenient = 1; break;
         case O_LIVE: live = 1; break;

@@ -15,7 +15,9 @@ static const char *const algo_names[NLD_ALGOS] = {"msd-ss", "msd-su", "msd-hs", 
 
 void nld_params_default(nld_params_t *p)
 {
-    *p = (nld_params_t){.algos = 0, .k = 2.0, .p = 0.05, .alpha = 0.2, .n = 1800, .min = 30};
+    /* chosen from bench-eval's runs (bench/README.md, "bench-eval") */
+    *p = (nld_params_t){
+        .algos = 0, .k = 2.0, .p = 0.05, .alpha = 0.5, .n = 300, .min = 30, .admit = 0};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -31,6 +33,8 @@ int nld_params_check(const nld_params_t *p, const char **why)
         w = "history size must be between 2 and 1000000";
     else if (p->min < 2 || p->min > p->n)
         w = "min must be between 2 and the history size";
+    else if (p->admit > NLD_ADMIT_MAX)
+        w = "admit must be between 0 and 16";
     else if (p->side < NLD_BOTH || p->side > NLD_ABOVE)
         w = "side must be both, below or above";
     else if (p->algos & ~NLD_ALL_ALGOS)
@@ -125,6 +129,26 @@ static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, n
     if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
 }
 
+/* A heuristic history takes v if it was not flagged; a flagged v is held back until its
+ * run of flags ends, and goes in then if the run was no longer than admit. */
+static int heur_update(nld_bank_t *b, int i, double v, int state)
+{
+    int rc = 0;
+    if (state == NLD_WARMUP || state == NLD_NORMAL) {
+        if (!b->held[i].long_run)
+            for (uint32_t j = 0; j < b->held[i].n && !rc; j++)
+                rc = nld_hist_add(&b->heur[i], b->held[i].v[j]);
+        b->held[i].n = 0;
+        b->held[i].long_run = 0;
+        return rc ? rc : nld_hist_add(&b->heur[i], v);
+    }
+    if (b->held[i].n < b->p.admit)
+        b->held[i].v[b->held[i].n++] = v;
+    else
+        b->held[i].long_run = 1;
+    return 0;
+}
+
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
 {
     double s = nl_ewma_add(&b->ew, x);
@@ -135,9 +159,7 @@ double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int 
         double v = IS_RAW(i) ? x : s;
         const nld_hist_t *h = IS_HEUR(i) ? &b->heur[i] : &b->stat[IS_RAW(i)];
         judge(&b->p, i, h, v, &out[i]);
-        if (IS_HEUR(i) && (out[i].state == NLD_WARMUP || out[i].state == NLD_NORMAL) &&
-            nld_hist_add(&b->heur[i], v))
-            *err = NL_ENOMEM;
+        if (IS_HEUR(i) && heur_update(b, i, v, out[i].state)) *err = NL_ENOMEM;
     }
     /* Static histories after every test, so a value is never judged against itself. */
     for (int raw = 0; raw < 2; raw++)

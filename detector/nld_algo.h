@@ -7,7 +7,10 @@
  *   CDF  flags v if v < Q(p/2) or v > Q(1 - p/2)      (one-sided: v < Q(p) / v > Q(1-p))
  * with Q the empirical quantile of H (type 7). Static H = the first N values, frozen;
  * heuristic H = the last N values that were not flagged. Nothing is flagged until H holds
- * `min` values. Names: msd|cdf - s(tatic)|h(euristic) s(moothed)|u(nsmoothed), e.g.
+ * `min` values. With admit = A > 0, a run of at most A flagged values (an isolated outlier,
+ * not a sustained anomaly) enters a heuristic history after all once the run ends: without
+ * that, a CDF history loses both tails at every turn of its window and narrows until most
+ * values are flagged. Names: msd|cdf - s(tatic)|h(euristic) s(moothed)|u(nsmoothed), e.g.
  * "msd-hu" = MSD, heuristic history, raw values. The two static histories (smoothed and
  * raw) are shared by the MSD and CDF algorithms that use them, since neither depends on
  * flags. */
@@ -26,14 +29,17 @@ enum nld_state { NLD_WARMUP = 0, NLD_NORMAL = 1, NLD_LOW = 2, NLD_HIGH = 3 };
 
 /* Largest history; larger is a configuration error (memory is per stream). */
 #define NLD_HIST_MAX 1000000u
+/* Largest admit (the flagged values a heuristic history holds back per algorithm). */
+#define NLD_ADMIT_MAX 16u
 
 typedef struct nld_params {
     unsigned algos; /* bit i = algorithm i in name order (msd-ss ... cdf-hu) */
     double k;       /* MSD width in standard deviations (2) */
     double p;       /* CDF tail probability (0.05) */
-    double alpha;   /* EWMA weight of the new value (0.2) */
-    uint32_t n;     /* history size N (1800) */
+    double alpha;   /* EWMA weight of the new value (0.5) */
+    uint32_t n;     /* history size N (300) */
     uint32_t min;   /* history values needed before flagging (30, at most N) */
+    uint32_t admit; /* runs of at most this many flags still enter heuristic histories (0) */
     int side;       /* enum nld_side */
 } nld_params_t;
 
@@ -51,9 +57,16 @@ typedef struct nld_bank {
     nl_ewma_t ew;
     nld_hist_t stat[2]; /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
     nld_hist_t heur[8]; /* heuristic histories, by algorithm index (used if cap != 0) */
+    struct {            /* the current run of flags of a heuristic algorithm, held back */
+        double v[NLD_ADMIT_MAX];
+        uint32_t n;
+        int long_run; /* it outgrew admit: a sustained anomaly, kept out */
+    } held[8];
 } nld_bank_t;
 
-/* Defaults: all algorithms off, k 2, p 0.05, alpha 0.2, N 1800, min 30, both sides. */
+/* Defaults: all algorithms off, k 2, p 0.05, alpha 0.5, N 300, min 30, admit 0, both
+ * sides (chosen by bench-eval; see bench/README.md; a stream's admit defaults to its
+ * episode.min - 1). */
 void nld_params_default(nld_params_t *p);
 /* Check parameters; returns 0 or NL_EINVAL with a reason in *why. */
 int nld_params_check(const nld_params_t *p, const char **why);

@@ -1,8 +1,8 @@
 /* nld_cfg.h — what nl-detect watches: streams, missing-event rules and subscriptions, from
  * a config file (or built from command-line flags). One directive per line, '#' comments:
  *
- *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.2]
- *               [history=1800] [min=30] [side=both|below|above] [episode.min=1]
+ *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.5]
+ *               [history=300] [min=30] [admit=EP-1] [side=both|below|above] [episode.min=EP=10]
  *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
@@ -53,7 +53,7 @@ typedef struct nld_sdef { /* stream */
     char *name;
     nld_sel_t sel;
     nld_params_t p;
-    uint32_t episode_min; /* consecutive flags before an episode is reported (1) */
+    uint32_t episode_min; /* consecutive flags before an episode is reported (10) */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;

@@ -183,9 +183,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     nld_sdef_t *d = &c->s[c->ns++];
     nld_params_default(&d->p);
     d->p.algos = 1u << 3; /* msd-hu */
-    d->episode_min = 1;
+    d->episode_min = 10;  /* bench-eval: shorter runs are mostly noise on 1 s summaries */
     if (!(d->name = strdup(name))) return NL_ENOMEM;
-    int min_set = 0;
+    int min_set = 0, admit_set = 0;
     for (int i = 0; i < n; i++) {
         char *v = split_opt(w[i].s);
         if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", w[i].s);
@@ -211,6 +211,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "min")) {
             bad = parse_u32(v, &d->p.min);
             min_set = 1;
+        } else if (!strcmp(o, "admit")) {
+            bad = parse_u32(v, &d->p.admit);
+            admit_set = 1;
         } else if (!strcmp(o, "episode.min")) {
             bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
         } else if (!strcmp(o, "history.from")) {
@@ -230,6 +233,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
     }
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
+    /* by default a run too short to be reported is taken as normal variation */
+    if (!admit_set)
+        d->p.admit = d->episode_min - 1 < NLD_ADMIT_MAX ? d->episode_min - 1 : NLD_ADMIT_MAX;
     if (!d->sel.glob) return fail(x, name_col, "stream %s needs event=GLOB", name);
     if (!d->sel.value && !(d->sel.value = strdup("value"))) return NL_ENOMEM;
     const char *why;

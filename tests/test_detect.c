@@ -235,8 +235,9 @@ static void test_episodes(void **state)
     (void)state;
     for (int each = 0; each < 2; each++) {
         run_t r;
-        run_start(&r, each ? "stream s event=m value=x history=20 min=20\nset each=1\n"
-                           : "stream s event=m value=x history=20 min=20\n");
+        run_start(&r, each
+                          ? "stream s event=m value=x history=20 min=20 episode.min=1\nset each=1\n"
+                          : "stream s event=m value=x history=20 min=20 episode.min=1\n");
         char ev[96];
         for (int t = 0; t < 40; t++) {
             double x = t >= 30 && t < 35 ? 50 : 10 + (t % 2);
@@ -262,7 +263,7 @@ static void test_bad_lines(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r, "stream s event=m value=x history=10 min=10\n");
+    run_start(&r, "stream s event=m value=x history=10 min=10 episode.min=1\n");
     static long n = 0;
     const char *lines[] = {
         "ts=2026-11-22T12:00:00Z event=m level=Info x=1",
@@ -374,7 +375,8 @@ static void test_stream_bounds(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r, "stream s event=m value=x key=host\nset max-streams=3 expire=100s\n");
+    run_start(&r,
+              "stream s event=m value=x key=host episode.min=1\nset max-streams=3 expire=100s\n");
     char ev[96];
     for (int h = 0; h < 5; h++) {
         snprintf(ev, sizeof ev, "event=m level=Info host=h%d x=1", h);
@@ -412,11 +414,35 @@ static int fake_seed(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_
     return 0;
 }
 
+/* The defaults chosen by bench-eval: fewer than 10 flags in a row are counted as a short
+ * run, not reported; 10 make an episode. */
+static void test_default_episode_min(void **state)
+{
+    (void)state;
+    for (int len = 9; len <= 10; len++) {
+        run_t r;
+        run_start(&r, "stream s event=m value=x history=20 min=20\n");
+        char ev[96];
+        for (int t = 0; t < 60; t++) {
+            double x = t >= 30 && t < 30 + len ? 50 : 10 + (t % 2);
+            snprintf(ev, sizeof ev, "event=m level=Info x=%g", x);
+            feed(&r, line_at(t, ev));
+        }
+        nld_counts_t c;
+        run_end(&r, &c);
+        assert_int_equal(c.flags, len);
+        assert_int_equal(c.episodes, len == 10);
+        assert_int_equal(c.short_runs, len == 9);
+        run_free(&r);
+    }
+}
+
 static void test_history_from_archive(void **state)
 {
     (void)state;
     const char *conf =
-        "stream s event=x value=v key=host algo=msd-su history=50 min=30 history.from=db "
+        "stream s event=x value=v key=host algo=msd-su history=50 min=30 episode.min=1 "
+        "history.from=db "
         "history.since=1h\n"
         "when x v below 50% of baseline key=host baseline.from=db baseline.n=40 name=w\n";
     for (int seeded = 0; seeded <= 1; seeded++) {
@@ -458,11 +484,17 @@ static void test_history_from_archive(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_fixed), cmocka_unit_test(test_missing_learned),
-        cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
-        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
-        cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_stream_bounds), cmocka_unit_test(test_history_from_archive),
+        cmocka_unit_test(test_missing_fixed),
+        cmocka_unit_test(test_missing_learned),
+        cmocka_unit_test(test_subscription),
+        cmocka_unit_test(test_subscription_baseline),
+        cmocka_unit_test(test_episodes),
+        cmocka_unit_test(test_episode_min),
+        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_stream_bounds),
+        cmocka_unit_test(test_default_episode_min),
+        cmocka_unit_test(test_history_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

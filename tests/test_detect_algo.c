@@ -19,6 +19,8 @@ static void bank(nld_bank_t *b, unsigned algos, uint32_t n, uint32_t min)
     p.algos = algos;
     p.n = n;
     p.min = min;
+    p.alpha = 0.2; /* the paper's parameters, which the hand computations below use */
+    p.admit = 0;
     const char *why = NULL;
     assert_int_equal(nld_params_check(&p, &why), 0);
     assert_int_equal(nld_bank_init(b, &p), 0);
@@ -288,13 +290,17 @@ static void m_add(model_t *m, double v, int sliding, int cap)
     }
 }
 
-static void test_against_model(void **state)
+/* The model with a run of flags held back: if the run ends within `admit` values, its
+ * values enter the heuristic history before the value that ended it. */
+static void against_model(uint32_t admit)
 {
-    (void)state;
     enum { CAP = 50, MIN = 12, N = 4000 };
     nld_bank_t b;
     bank(&b, NLD_ALL_ALGOS, CAP, MIN);
+    b.p.admit = admit;
     model_t m[NLD_ALGOS] = {0};
+    static double run[NLD_ALGOS][N];
+    int run_n[NLD_ALGOS] = {0};
     double sm = 0;
     uint64_t rs = 7;
     int flagged[NLD_ALGOS] = {0};
@@ -319,11 +325,57 @@ static void test_against_model(void **state)
                               nld_algo_name(i), want, v[i].state, val, v[i].lo, v[i].hi);
                 fail();
             }
-            flagged[i] += want == NLD_LOW || want == NLD_HIGH;
-            if (!heur || want == NLD_WARMUP || want == NLD_NORMAL) m_add(&m[i], val, heur, CAP);
+            int flag = want == NLD_LOW || want == NLD_HIGH;
+            flagged[i] += flag;
+            if (!heur) {
+                m_add(&m[i], val, 0, CAP);
+            } else if (flag) {
+                run[i][run_n[i]++] = val;
+            } else {
+                if (run_n[i] <= (int)admit)
+                    for (int j = 0; j < run_n[i]; j++) m_add(&m[i], run[i][j], 1, CAP);
+                run_n[i] = 0;
+                m_add(&m[i], val, 1, CAP);
+            }
         }
     }
     for (int i = 0; i < NLD_ALGOS; i++) assert_true(flagged[i] > 20); /* not vacuous */
+    nld_bank_free(&b);
+}
+
+static void test_against_model(void **state)
+{
+    (void)state;
+    against_model(0);
+}
+
+static void test_against_model_admit(void **state)
+{
+    (void)state;
+    against_model(3);
+}
+
+/* admit=2 on a flat history: a lone spike and a pair enter the heuristic window once their
+ * run ends; a run of three stays out. */
+static void test_admit_short_runs(void **state)
+{
+    (void)state;
+    nld_bank_t b;
+    bank(&b, 1u << MSD_HU, 100, 10);
+    b.p.admit = 2;
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 0; i < 20; i++) step(&b, i % 2 ? 9.0 : 11.0, v);
+    assert_int_equal(b.heur[MSD_HU].n, 20);
+    step(&b, 50, v);
+    assert_int_equal(v[MSD_HU].state, NLD_HIGH);
+    assert_int_equal(b.heur[MSD_HU].n, 20); /* held back */
+    step(&b, 10, v);
+    assert_int_equal(v[MSD_HU].state, NLD_NORMAL);
+    assert_int_equal(b.heur[MSD_HU].n, 22); /* the spike, then 10 */
+    for (int i = 0; i < 3; i++) step(&b, -1000, v);
+    assert_int_equal(v[MSD_HU].state, NLD_LOW);
+    step(&b, 10, v);
+    assert_int_equal(b.heur[MSD_HU].n, 23); /* only 10: the run of three stayed out */
     nld_bank_free(&b);
 }
 
@@ -338,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_smoothed_by_hand),
         cmocka_unit_test(test_one_sided),
         cmocka_unit_test(test_against_model),
+        cmocka_unit_test(test_against_model_admit),
+        cmocka_unit_test(test_admit_short_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,7 +136,8 @@ static void test_junk_and_long_lines(void **state)
     fputc('\n', f);
     fprintf(f, "ts=2026-11-22T12:00:40.000000Z event=m level=Info x=99\n");
     fclose(f);
-    const char *a[] = {"-e", "m", "-v", "x", "--min", "20", "--stats", in, NULL};
+    const char *a[] = {"-e", "m",       "-v", "x", "--min", "20", "--episode-min",
+                       "1",  "--stats", in,   NULL};
     assert_int_equal(run(NULL, o, e, a), 0);
     char *t = t_slurp(e, NULL);
     assert_non_null(strstr(t, ":31:1: line longer than NL_LINE_MAX"));

@@ -29,6 +29,23 @@ static const char *keep(const char *s)
     return p;
 }
 
+/* The count so far, or -1 while the loader has created the file but not yet its schema. */
+static long long q_poll(const char *db_path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
 static long long q_int(const char *db_path, const char *sql)
 {
     sqlite3 *db;
@@ -195,7 +212,7 @@ static void test_stdin_commits_while_open(void **state)
     long long have = 0;
     for (int i = 0; i < 40 && have < 10; i++) {
         t_sleep_ms(100);
-        if (access(db, F_OK) == 0) have = q_int(db, "SELECT count(*) FROM event");
+        if (access(db, F_OK) == 0) have = q_poll(db, "SELECT count(*) FROM event");
     }
     assert_int_equal(have, 10);
     /* while it waits for more, it holds no write lock: a prune and a second loader (as
@@ -348,7 +365,8 @@ static void test_detect_starts_from_archive(void **state)
     fclose(f);
     fclose(g);
     f = fopen(conf, "w");
-    fputs("stream s event=x value=rate key=host algo=msd-su history=300 history.from=db\n"
+    fputs("stream s event=x value=rate key=host algo=msd-su history=300 episode.min=1 "
+          "history.from=db\n"
           "when x rate below 50% of baseline for 10s key=host baseline.from=db name=slow\n",
           f);
     fclose(f);
