@@ -112,8 +112,7 @@ static double run_lines(long n, long *flags)
     nld_cfg_t cfg;
     nld_cfg_init(&cfg);
     char err[256];
-    if (nld_cfg_parse(&cfg,
-                      "stream s event=gridftp.disk.write value=rate key=host algo=msd-hu\n",
+    if (nld_cfg_parse(&cfg, "stream s event=gridftp.disk.write value=rate key=host algo=msd-hu\n",
                       "bench", err, sizeof err))
         abort();
     nl_log_t *out = nl_open("/dev/null");
@@ -123,12 +122,12 @@ static double run_lines(long n, long *flags)
     for (long i = 0; i < n; i++) {
         char buf[256];
         long sec = i / 4;
-        int len = snprintf(buf, sizeof buf,
-                           "ts=2026-11-22T%02ld:%02ld:%02ld.%06ldZ event=gridftp.disk.write.summary "
-                           "level=Info guid=6f1c0e1e-3c2b-4d5e-8f90-0123456789ab host=gw%ld n=10 "
-                           "dur.sum=0.5 v.sum=%.6g int=1",
-                           (sec / 3600) % 24, (sec / 60) % 60, sec % 60, (i % 4) * 1000, i % 4,
-                           x[i] * 0.5);
+        int len = snprintf(
+            buf, sizeof buf,
+            "ts=2026-11-22T%02ld:%02ld:%02ld.%06ldZ event=gridftp.disk.write.summary "
+            "level=Info guid=6f1c0e1e-3c2b-4d5e-8f90-0123456789ab host=gw%ld n=10 "
+            "dur.sum=0.5 v.sum=%.6g int=1",
+            (sec / 3600) % 24, (sec / 60) % 60, sec % 60, (i % 4) * 1000, i % 4, x[i] * 0.5);
         lines[i] = malloc((size_t)len + 1);
         memcpy(lines[i], buf, (size_t)len + 1);
     }
@@ -156,10 +155,10 @@ int main(int argc, char **argv)
         return 2;
     }
     double *x = make_series(n);
-    printf("nl-detect algorithms, history N = %d, %ld values (naive: %ld), median of 3\n\n",
-           N_HIST, n, nn);
-    printf("%-10s %12s %10s %14s %8s %10s\n", "algorithm", "values/s", "ns/value",
-           "naive values/s", "speedup", "flagged");
+    printf("nl-detect algorithms, history N = %d, %ld values (naive: %ld), median of 3\n\n", N_HIST,
+           n, nn);
+    printf("%-10s %12s %10s %14s %8s %10s\n", "algorithm", "values/s", "ns/value", "naive values/s",
+           "speedup", "flagged");
     for (int a = 0; a <= NLD_ALGOS; a++) {
         unsigned mask = a < NLD_ALGOS ? 1u << a : NLD_ALL_ALGOS;
         double t[3], tn[3];

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "eval_match.h"
+#include "eval_plot.h"
 #include "nlkit/nl_bp.h"
 #include "workload.h"
 
@@ -27,18 +28,20 @@ static const char *const algos[8] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
                                      "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu"};
 
 typedef struct {
-    uint64_t seed, seeds; /* seeds seed .. seed + seeds - 1 */
-    const char *dir, *detect, *only;
+    uint64_t seed, seeds;                   /* seeds seed .. seed + seeds - 1 */
+    const char *dir, *detect, *only, *plot; /* plot: where Figure 6 SVGs go, or NULL */
     double grace;
     int count_weak;
     char params[512]; /* the stream options given to nl-detect */
 } eval_opts_t;
 
-/* What each scenario watches, and what the paper found on it. */
+/* What each scenario watches, what its plot shows, and what the paper found on it. */
 typedef struct {
     const char *name;
     const char *streams; /* config lines; %s is replaced by the parameters */
     const char *paper;
+    const char *plot_event, *plot_field, *plot_label; /* the plotted series */
+    double plot_scale;
 } scen_t;
 
 static const scen_t scens[] = {
@@ -46,13 +49,16 @@ static const scen_t scens[] = {
      "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
      "stream disk event=xfer.disk.write value=rate algo=all %s\n",
      "paper (Table III): a heuristic-smoothed algorithm has the lowest badness; only the static "
-     "ones detect the latency shift"},
+     "ones detect the latency shift",
+     "xfer.network.read.summary", "v.sum", "Mb/s", 8e-6},
     {"xfer-random",
      "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
      "stream disk event=xfer.disk.write value=rate algo=all %s\n",
-     "paper (Table V): CDF-hs best on transient disk/network contention"},
+     "paper (Table V): CDF-hs best on transient disk/network contention",
+     "xfer.network.read.summary", "v.sum", "Mb/s", 8e-6},
     {"cpu-job", "stream iters event=job.fft value=n algo=all %s\n",
-     "paper (Table VI): static-smoothed perfect on the steady CPU-bound job"},
+     "paper (Table VI): static-smoothed perfect on the steady CPU-bound job", "job.fft.summary",
+     "n", "iter/s", 1},
 };
 
 static int algo_index(const nl_field_t *f)
@@ -193,6 +199,38 @@ static int read_episodes(const char *path, em_span_t *ep[8], size_t nep[8])
     return rc;
 }
 
+/* The plotted series: one value per second of the run, NAN where there is none. */
+static double *read_series(const char *path, const scen_t *sc, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    size_t cap = 4096;
+    double *y = malloc(cap * sizeof *y);
+    *n = 0;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    nl_perr_t err;
+    while (y && (len = getline(&line, &lcap, f)) > 0) {
+        if (nl_parse(&rec, line, (size_t)len, 0, 0, &err) != 1 ||
+            !nl_field_is(&rec.f[rec.i_event], sc->plot_event))
+            continue;
+        const nl_field_t *v = nl_rec_get(&rec, sc->plot_field);
+        double x;
+        long long i = rec.ts_usec / 1000000 - WL_T0 - 1;
+        if (!v || nl_field_double(v, &x) || i < 0 || i > 10 * 86400) continue;
+        while ((size_t)i >= cap) y = realloc(y, (cap *= 2) * sizeof *y);
+        for (; *n <= (size_t)i; (*n)++) y[*n] = NAN;
+        y[i] = x * sc->plot_scale;
+    }
+    free(line);
+    nl_rec_free(&rec);
+    fclose(f);
+    return y;
+}
+
 static void fmt_num(char *out, size_t cap, double v)
 {
     if (isnan(v))
@@ -232,6 +270,24 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
     size_t ninj = 0, nep[8] = {0};
     int weak = 0;
     rc = read_truth(truth, &inj, &kind, &ninj, &weak) || read_episodes(out, ep, nep) ? -1 : 0;
+    if (!rc && o->plot && seed == o->seed) { /* Figure 6, for the first seed */
+        char svg[4096], title[256];
+        snprintf(svg, sizeof svg, "%s/%s.svg", o->plot, sc->name);
+        snprintf(title, sizeof title,
+                 "%s, seed %llu: %s, injected faults, and each algorithm's episodes", sc->name,
+                 (unsigned long long)seed, sc->plot_event);
+        size_t n = 0;
+        double *y = read_series(log, sc, &n);
+        const em_span_t *eps[8];
+        for (int i = 0; i < 8; i++) eps[i] = ep[i];
+        ep_plot_t pl = {title, sc->plot_label, y,   n,   inj,   kind, ninj,
+                        kinds, NKINDS,         eps, nep, algos, 8};
+        if (!y || ep_svg(svg, &pl)) {
+            fprintf(stderr, "bench-eval: cannot write %s: %s\n", svg, strerror(errno));
+            rc = -1;
+        }
+        free(y);
+    }
     for (int i = 0; i < 8; i++) {
         if (!rc) tally_run(o, &t[i], inj, kind, ninj, ep[i], nep[i]);
         free(ep[i]);
@@ -283,7 +339,8 @@ static void usage(void)
 {
     fprintf(
         stderr,
-        "usage: bench-eval [--seed N] [--dir DIR] [--scenario NAME] [--grace S] [--count-weak]\n"
+        "usage: bench-eval [--seed N] [--seeds COUNT] [--dir DIR] [--plot DIR] [--scenario NAME]\n"
+        "                  [--grace S] [--count-weak]\n"
         "                  [--nl-detect PATH] [STREAM-OPTION ...]\n"
         "STREAM-OPTIONs go to every nl-detect stream, e.g. k=2.5 p=2%% history=300 min=30\n"
         "alpha=0.2 side=below episode.min=3 (default: nl-detect's own defaults)\n");
@@ -299,6 +356,8 @@ int main(int argc, char **argv)
             o.seed = strtoull(argv[++a], NULL, 10);
         else if (!strcmp(argv[a], "--seeds") && v)
             o.seeds = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--plot") && v)
+            o.plot = argv[++a];
         else if (!strcmp(argv[a], "--dir") && v)
             o.dir = argv[++a];
         else if (!strcmp(argv[a], "--scenario") && v)

@@ -57,10 +57,11 @@ if [ $QUICK = 1 ]; then "$B/libnl/examples/nl-xfer" bench 16 1; else "$B/libnl/e
 
 say "bench-eval: detection quality of the eight algorithms (the paper's Tables III, V, VI)"
 if [ $QUICK = 1 ]; then
-    "$B/bench/bench-eval" --dir "$OUT/eval"
+    "$B/bench/bench-eval" --dir "$OUT/eval" --plot "$OUT"
 else
-    "$B/bench/bench-eval" --seeds 10 --dir "$OUT/eval"
+    "$B/bench/bench-eval" --seeds 10 --dir "$OUT/eval" --plot "$OUT"
 fi
+echo "plots (the paper's Figure 6): $OUT/xfer-controlled.svg $OUT/xfer-random.svg $OUT/cpu-job.svg"
 
 if [ $QUICK = 0 ]; then
     say "bench_pipeline.sh: through two syslog-ng daemons into SQLite"
