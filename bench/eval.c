@@ -85,6 +85,20 @@ static int run_detect(const eval_opts_t *o, const char *conf, const char *log, c
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* Make room for `need` elements of `size` bytes in *p (capacity *cap, doubled as needed).
+ * 0, or -1 with *p unchanged when memory is short. */
+static int grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    if (c == *cap) return 0;
+    void *np = realloc(*(void **)p, c * size);
+    if (!np) return -1;
+    *(void **)p = np;
+    *cap = c;
+    return 0;
+}
+
 #define NKINDS 5
 static const char *const kinds[NKINDS] = {"net-strong", "net-weak", "disk", "latency", "cpu-hog"};
 #define K_LATENCY 3
@@ -94,9 +108,9 @@ static int read_truth(const char *path, em_span_t **out, int **kind, size_t *n, 
 {
     FILE *f = fopen(path, "r");
     if (!f) return -1;
-    size_t cap = 64;
-    *out = malloc(cap * sizeof **out);
-    *kind = malloc(cap * sizeof **kind);
+    size_t cap = 0, kcap = 0;
+    *out = NULL;
+    *kind = NULL;
     *n = 0;
     *weak = 0;
     long t0, t1;
@@ -104,10 +118,9 @@ static int read_truth(const char *path, em_span_t **out, int **kind, size_t *n, 
     double strength;
     int w;
     while (fscanf(f, "%ld %ld %31s %lf %d", &t0, &t1, name, &strength, &w) == 5) {
-        if (*n == cap) {
-            cap *= 2;
-            *out = realloc(*out, cap * sizeof **out);
-            *kind = realloc(*kind, cap * sizeof **kind);
+        if (grow(out, &cap, *n + 1, sizeof **out) || grow(kind, &kcap, *n + 1, sizeof **kind)) {
+            fclose(f);
+            return -1;
         }
         int k = 0;
         while (k < NKINDS - 1 && strcmp(kinds[k], name)) k++;
@@ -186,9 +199,10 @@ static int read_episodes(const char *path, em_span_t *ep[8], size_t nep[8])
             rc = -1;
             break;
         }
-        if (nep[i] == cap[i]) {
-            cap[i] = cap[i] ? cap[i] * 2 : 64;
-            ep[i] = realloc(ep[i], cap[i] * sizeof *ep[i]);
+        if (grow(&ep[i], &cap[i], nep[i] + 1, sizeof *ep[i])) {
+            fprintf(stderr, "bench-eval: out of memory reading %s\n", path);
+            rc = -1;
+            break;
         }
         double s = (double)t0 / 1e6 - (double)WL_T0;
         ep[i][nep[i]++] = (em_span_t){s, s + dur, 0};
@@ -204,8 +218,8 @@ static double *read_series(const char *path, const scen_t *sc, size_t *n)
 {
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
-    size_t cap = 4096;
-    double *y = malloc(cap * sizeof *y);
+    size_t cap = 0;
+    double *y = NULL;
     *n = 0;
     nl_rec_t rec;
     nl_rec_init(&rec);
@@ -213,7 +227,8 @@ static double *read_series(const char *path, const scen_t *sc, size_t *n)
     size_t lcap = 0;
     ssize_t len;
     nl_perr_t err;
-    while (y && (len = getline(&line, &lcap, f)) > 0) {
+    int oom = 0;
+    while (!oom && (len = getline(&line, &lcap, f)) > 0) {
         if (nl_parse(&rec, line, (size_t)len, 0, 0, &err) != 1 ||
             !nl_field_is(&rec.f[rec.i_event], sc->plot_event))
             continue;
@@ -221,13 +236,17 @@ static double *read_series(const char *path, const scen_t *sc, size_t *n)
         double x;
         long long i = rec.ts_usec / 1000000 - WL_T0 - 1;
         if (!v || nl_field_double(v, &x) || i < 0 || i > 10 * 86400) continue;
-        while ((size_t)i >= cap) y = realloc(y, (cap *= 2) * sizeof *y);
+        if ((oom = grow(&y, &cap, (size_t)i + 1, sizeof *y)) != 0) break;
         for (; *n <= (size_t)i; (*n)++) y[*n] = NAN;
         y[i] = x * sc->plot_scale;
     }
     free(line);
     nl_rec_free(&rec);
     fclose(f);
+    if (oom) {
+        free(y);
+        return NULL;
+    }
     return y;
 }
 
