@@ -6,15 +6,14 @@
  * several runs. Same seeds, same options: the same tables byte for byte (event time only,
  * no wall clock). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "eval_match.h"
 #include "eval_plot.h"
 #include "nlkit/nl_bp.h"
@@ -71,18 +70,8 @@ static int algo_index(const nl_field_t *f)
 /* Run nl-detect -c conf log > out; 0 if it exited 0. */
 static int run_detect(const eval_opts_t *o, const char *conf, const char *log, const char *out)
 {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(126);
-        execl(o->detect, o->detect, "-c", conf, log, (char *)NULL);
-        fprintf(stderr, "bench-eval: cannot run %s: %s\n", o->detect, strerror(errno));
-        _exit(127);
-    }
-    int st;
-    if (waitpid(pid, &st, 0) < 0) return -1;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    char *const argv[] = {(char *)o->detect, "-c", (char *)conf, (char *)log, NULL};
+    return bench_run_to(out, argv);
 }
 
 /* Make room for `need` elements of `size` bytes in *p (capacity *cap, doubled as needed).
