@@ -42,6 +42,8 @@ static void usage(FILE *f)
         "      --admit N         shorter runs of flags still enter heuristic histories\n"
         "                        (episode-min - 1, at most 16)\n"
         "      --each            also one nl.anomaly line per flagged value\n"
+        "      --scores          also one nl.anomaly.score line per value: each algorithm's\n"
+        "                        score in [0, 1] (how extreme it is against its history)\n"
         "      --lenient         accept damaged or NetLogger-era lines where possible\n"
         "      --live            also let time pass by the wall clock while input is idle,\n"
         "                        so a stall is reported (for live input, not for replays)\n"
@@ -67,6 +69,7 @@ enum {
     O_EPMIN,
     O_ADMIT,
     O_EACH,
+    O_SCORES,
     O_LENIENT,
     O_LIVE,
     O_STATS,
@@ -154,6 +157,7 @@ int main(int argc, char **argv)
                                          {"episode-min", required_argument, 0, O_EPMIN},
                                          {"admit", required_argument, 0, O_ADMIT},
                                          {"each", no_argument, 0, O_EACH},
+                                         {"scores", no_argument, 0, O_SCORES},
                                          {"lenient", no_argument, 0, O_LENIENT},
                                          {"live", no_argument, 0, O_LIVE},
                                          {"stats", no_argument, 0, O_STATS},
@@ -170,7 +174,7 @@ int main(int argc, char **argv)
 
     const char *config = NULL, *output = "-", *db = NULL;
     char *words[16];
-    int nwords = 0, each = 0, lenient = 0, live = 0, stats = 0, have_event = 0;
+    int scores = 0, nwords = 0, each = 0, lenient = 0, live = 0, stats = 0, have_event = 0;
     static char wbuf[16][1100];
     int c;
     while ((c = getopt_long(argc, argv, "c:o:e:v:k:a:h", opts, NULL)) != -1) {
@@ -194,6 +198,7 @@ int main(int argc, char **argv)
         case O_EPMIN: key = "episode.min"; break;
         case O_ADMIT: key = "admit"; break;
         case O_EACH: each = 1; break;
+        case O_SCORES: scores = 1; break;
         case O_LENIENT: lenient = 1; break;
         case O_LIVE: live = 1; break;
         case O_STATS: stats = 1; break;
@@ -231,6 +236,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (each) cfg.each = 1;
+    if (scores) cfg.scores = 1;
     if (!cfg.ns && !cfg.nm && !cfg.nw) {
         fprintf(stderr, "nl-detect: nothing to watch: give --config FILE or --event GLOB "
                         "(see --help)\n");

@@ -102,6 +102,28 @@ void nld_bank_free(nld_bank_t *b)
     for (int i = 0; i < NLD_ALGOS; i++) nld_hist_free(&b->heur[i]);
 }
 
+/* How extreme v is against H, in [0, 1], in the direction(s) watched: a flag's strength
+ * that users can plot and threshold, comparable across values of one algorithm. */
+static double score_of(const nld_params_t *p, int i, const nld_hist_t *h, double v,
+                       const nld_verdict_t *out)
+{
+    if (!IS_CDF(i)) {
+        double m = out->centre, sd = nld_hist_sd(h);
+        if (!(sd > 0))
+            return v == m ? 0 : (p->side == NLD_BELOW ? v < m : p->side == NLD_ABOVE ? v > m : 1);
+        double z = (v - m) / sd;
+        if (p->side == NLD_BELOW) return 0.5 * erfc(z / M_SQRT2);  /* 1 - P(X <= v) */
+        if (p->side == NLD_ABOVE) return 0.5 * erfc(-z / M_SQRT2); /* 1 - P(X >= v) */
+        return erf(fabs(z) / M_SQRT2);                             /* 1 - P(|X| >= |v|) */
+    }
+    double le = nld_hist_share_le(h, v), ge = nld_hist_share_ge(h, v);
+    if (isnan(le)) return 0;
+    double tail = p->side == NLD_BELOW   ? le
+                  : p->side == NLD_ABOVE ? ge
+                                         : fmin(1.0, 2 * fmin(le, ge));
+    return 1 - tail;
+}
+
 /* Test v against H for algorithm i; the centre is computed only for a flagged value, as
  * only reports need it (a median costs two more tree descents). */
 static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
@@ -109,6 +131,7 @@ static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, n
     out->v = v;
     out->hist_n = h->n;
     out->centre = out->lo = out->hi = NAN;
+    out->score = 0;
     if (h->n < p->min) {
         out->state = NLD_WARMUP;
         return;
@@ -123,6 +146,7 @@ static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, n
         out->lo = nld_hist_quantile(h, tail);
         out->hi = nld_hist_quantile(h, 1.0 - tail);
     }
+    out->score = score_of(p, i, h, v, out);
     int low = v < out->lo && p->side != NLD_ABOVE;
     int high = v > out->hi && p->side != NLD_BELOW;
     out->state = low ? NLD_LOW : high ? NLD_HIGH : NLD_NORMAL;

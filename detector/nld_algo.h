@@ -49,6 +49,10 @@ typedef struct nld_verdict {
     double v;        /* the value tested (smoothed or raw) */
     double centre;   /* mean (MSD) or median (CDF) of H; computed only when flagged */
     double lo, hi;   /* the bounds v was held to */
+    double score;    /* how extreme v is against H, in [0, 1] (0 while warming up): MSD
+                        1 - the normal tail probability of its z (two-sided, or on the
+                        watched side); CDF 1 - the share of H at least as extreme (doubled
+                        when two-sided, at most 1) */
     uint32_t hist_n; /* values in H when tested */
 } nld_verdict_t;
 

@@ -8,7 +8,7 @@
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
  *               [key=F1,F2] [baseline.n=1800] [baseline.min=30] [where.FIELD=VALUE ...]
  *               [baseline.from=db [baseline.since=DUR]]
- *   set [each=0|1] [expire=DUR] [max-streams=N] [max-pending=N] [db=FILE]
+ *   set [each=0|1] [scores=0|1] [expire=DUR] [max-streams=N] [max-pending=N] [db=FILE]
  *
  * GLOB matches the event name, or the event name without a ".summary" suffix (so
  * "gridftp.disk.write" selects the summaries of that activity); V is a field, or a value
@@ -89,6 +89,7 @@ typedef struct nld_cfg {
     nld_wdef_t *w;
     int ns, nm, nw;
     int each;           /* also one nl.anomaly line per flagged value */
+    int scores;         /* one nl.anomaly.score line per value, every algorithm's score */
     double expire;      /* seconds of event time before an idle stream is dropped */
     size_t max_streams; /* streams (plus subscription keys) held at once */
     size_t max_pending; /* pending starts tracked at once */

@@ -369,6 +369,8 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
         int bad = 0;
         if (!strcmp(o, "each"))
             bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->each = d != 0;
+        else if (!strcmp(o, "scores"))
+            bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->scores = d != 0;
         else if (!strcmp(o, "expire"))
             bad = (c->expire = nl__parse_dur(v)) <= 0;
         else if (!strcmp(o, "max-streams"))

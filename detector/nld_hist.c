@@ -87,3 +87,15 @@ double nld_hist_quantile(const nld_hist_t *h, double u)
 {
     return h->q ? nl_quant_quantile(h->q, u) : NAN;
 }
+
+double nld_hist_share_le(const nld_hist_t *h, double v)
+{
+    if (!h->q || !h->n) return NAN;
+    return (double)nl_quant_rank(h->q, nextafter(v, INFINITY)) / h->n;
+}
+
+double nld_hist_share_ge(const nld_hist_t *h, double v)
+{
+    if (!h->q || !h->n) return NAN;
+    return (double)(h->n - nl_quant_rank(h->q, v)) / h->n;
+}

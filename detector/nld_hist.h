@@ -40,5 +40,9 @@ double nld_hist_mean(const nld_hist_t *h);
 double nld_hist_sd(const nld_hist_t *h);
 /* Empirical u-quantile (type 7, see nl_quant_quantile); NaN without quantiles or values. */
 double nld_hist_quantile(const nld_hist_t *h, double u);
+/* The share of the values held that are <= v (le) or >= v (ge); NaN without quantiles or
+ * values. */
+double nld_hist_share_le(const nld_hist_t *h, double v);
+double nld_hist_share_ge(const nld_hist_t *h, double v);
 
 #endif

@@ -41,7 +41,7 @@ static void put_ident(nld_t *d, const nld_keyed_t *k, int algo, nl_buf_t *b)
     if (k->kind == NLD_K_STREAM) {
         const char *name = d->cfg->s[k->def].name;
         nl_enc_str(b, "stream", name, strlen(name));
-        nl_enc_str(b, "algo", nld_algo_name(algo), 6);
+        if (algo >= 0) nl_enc_str(b, "algo", nld_algo_name(algo), 6);
     } else {
         const char *name = d->cfg->w[k->def].name;
         nl_enc_str(b, "name", name, strlen(name));
@@ -233,11 +233,34 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
     nl_enc_dbl(&b, "lo", v->lo);
     nl_enc_dbl(&b, "hi", v->hi);
     nl_enc_u64(&b, "hist.n", v->hist_n);
+    nl_enc_dbl(&b, "score", v->score);
     if (e) {
         nl_enc_ts(&b, "start.ts", e->t0);
         nl_enc_u64(&b, "len", e->len);
     }
     nld__out_emit(d, d->out, NL_LVL_WARN, &b);
+    nl_buf_free(&b);
+}
+
+/* nl.anomaly.score: every value's score under each algorithm (set scores=1), to plot
+ * and to choose thresholds from. */
+static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, double s,
+                       const nld_verdict_t *v, unsigned algos)
+{
+    char st[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    nld__out_begin(&b, r->ts_usec, "nl.anomaly.score", NL_LVL_DEBUG, NULL, 0);
+    put_ident(d, k, -1, &b);
+    nl_enc_dbl(&b, "x", x);
+    nl_enc_dbl(&b, "s", s);
+    for (int a = 0; a < NLD_ALGOS; a++) {
+        if (!(algos >> a & 1) || v[a].state == NLD_WARMUP) continue;
+        char name[16];
+        snprintf(name, sizeof name, "score.%s", nld_algo_name(a));
+        nl_enc_dbl(&b, name, v[a].score);
+    }
+    nld__out_emit(d, d->out, NL_LVL_DEBUG, &b);
     nl_buf_free(&b);
 }
 
@@ -251,6 +274,7 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
     double s = nld_bank_step(&k->u.s.bank, x, v, &err);
     if (err) d->n.oom++;
     unsigned m = d->cfg->s[def].p.algos;
+    if (d->cfg->scores) score_line(d, k, r, x, s, v, m);
     for (int a = 0; a < NLD_ALGOS; a++) {
         if (!(m >> a & 1)) continue;
         nld_episode_t *e = &k->u.s.ep[a];

@@ -239,6 +239,59 @@ static void test_one_sided(void **state)
     nld_bank_free(&b);
 }
 
+/* Each algorithm's score of a candidate value after the same 60-value history: in [0, 1],
+ * 0 while warming up, and never smaller for a more extreme value (either side). */
+static double score_after_history(int algo, double x, int side)
+{
+    nld_bank_t b;
+    nld_params_t p;
+    nld_params_default(&p);
+    p.algos = 1u << algo;
+    p.n = 60;
+    p.min = 20;
+    p.side = side;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 0; i < 60; i++) step(&b, 100 + (i * 7 % 11) - 5, v);
+    step(&b, x, v);
+    double sc = v[algo].score;
+    nld_bank_free(&b);
+    return sc;
+}
+
+static void test_scores_monotone(void **state)
+{
+    (void)state;
+    for (int a = 0; a < NLD_ALGOS; a++) {
+        double prev_hi = -1, prev_lo = -1;
+        /* further and further from the centre, both ways, from where even a smoothed value
+         * (half the last history value) lies on the same side as the raw one */
+        for (int j = 8; j <= 30; j++) {
+            double hi = score_after_history(a, 100 + j, NLD_BOTH),
+                   lo = score_after_history(a, 100 - j, NLD_BOTH);
+            if (!(hi >= 0 && hi <= 1 && lo >= 0 && lo <= 1))
+                fail_msg("%s: score out of [0, 1] at distance %d", nld_algo_name(a), j);
+            if (hi < prev_hi - 1e-12 || lo < prev_lo - 1e-12)
+                fail_msg("%s: score fell from %g/%g to %g/%g at distance %d", nld_algo_name(a),
+                         prev_hi, prev_lo, hi, lo, j);
+            prev_hi = hi;
+            prev_lo = lo;
+        }
+        assert_true(prev_hi > 0.99 && prev_lo > 0.99); /* 30 away from a +-5 history */
+        /* one-sided: only the watched side scores high */
+        assert_true(score_after_history(a, 70, NLD_BELOW) > 0.99);
+        assert_true(score_after_history(a, 130, NLD_BELOW) < 0.01);
+        assert_true(score_after_history(a, 130, NLD_ABOVE) > 0.99);
+    }
+    /* warming up: no score yet */
+    nld_bank_t b;
+    bank(&b, NLD_ALL_ALGOS, 50, 10);
+    nld_verdict_t v[NLD_ALGOS];
+    step(&b, 1e9, v);
+    for (int a = 0; a < NLD_ALGOS; a++) assert_true(v[a].state == NLD_WARMUP && v[a].score == 0);
+    nld_bank_free(&b);
+}
+
 /* ---- brute-force model: explicit arrays, a sort and a full sum for every value ---------- */
 typedef struct model {
     double h[64];
@@ -392,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_against_model),
         cmocka_unit_test(test_against_model_admit),
         cmocka_unit_test(test_admit_short_runs),
+        cmocka_unit_test(test_scores_monotone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
