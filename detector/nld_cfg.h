@@ -3,6 +3,8 @@
  *
  *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.5]
  *               [history=300] [min=30] [admit=EP-1] [side=both|below|above] [episode.min=EP=10]
+ *               [combine=any|majority|all|vote|shifts|transients|default [weights=A:W,...]
+ *               [quorum=Q]] [holdoff=N|DUR]
  *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
@@ -30,6 +32,7 @@
 #include <stdint.h>
 
 #include "nld_algo.h"
+#include "nld_combine.h"
 #include "nlkit/nl_bp.h"
 
 enum nld_vkind { NLD_V_FIELD = 0, NLD_V_RATE, NLD_V_AVGRATE, NLD_V_BUSY, NLD_V_MEANDUR };
@@ -54,6 +57,9 @@ typedef struct nld_sdef { /* stream */
     nld_sel_t sel;
     nld_params_t p;
     uint32_t episode_min; /* consecutive flags before an episode is reported (10) */
+    nld_combine_t comb;   /* combine=: one verdict from the algorithms, instead of theirs */
+    uint32_t holdoff_n;   /* holdoff=N: unflagged values before an episode ends (0) */
+    double holdoff_s;     /* holdoff=DUR: ... or event time, seconds (0) */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;

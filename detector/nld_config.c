@@ -185,7 +185,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     d->p.algos = 1u << 3; /* msd-hu */
     d->episode_min = 10;  /* bench-eval: shorter runs are mostly noise on 1 s summaries */
     if (!(d->name = strdup(name))) return NL_ENOMEM;
-    int min_set = 0, admit_set = 0;
+    int min_set = 0, admit_set = 0, algo_set = 0;
+    const char *comb = NULL, *weights = NULL, *quorum = NULL;
+    int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
         char *v = split_opt(w[i].s);
         if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", w[i].s);
@@ -195,6 +197,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (rc == 1) continue;
         int bad = 0;
         if (!strcmp(o, "algo")) {
+            algo_set = 1;
             const char *where = NULL;
             if (nld_algo_parse(v, &d->p.algos, &where))
                 return fail(x, w[i].col + (int)(where - w[i].s),
@@ -216,6 +219,22 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             admit_set = 1;
         } else if (!strcmp(o, "episode.min")) {
             bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
+        } else if (!strcmp(o, "combine")) {
+            comb = v, comb_col = w[i].col;
+        } else if (!strcmp(o, "weights")) {
+            weights = v, weights_col = w[i].col;
+        } else if (!strcmp(o, "quorum")) {
+            quorum = v, quorum_col = w[i].col;
+        } else if (!strcmp(o, "holdoff")) {
+            /* a bare count is values; with a unit (30s, 2m) it is event time */
+            char *end;
+            double n = strtod(v, &end);
+            if (*end == '\0' && end != v) {
+                bad = !(n >= 0 && n <= 1e9 && n == (uint32_t)n);
+                d->holdoff_n = (uint32_t)n;
+            } else {
+                bad = (d->holdoff_s = nl__parse_dur(v)) < 0;
+            }
         } else if (!strcmp(o, "history.from")) {
             bad = strcmp(v, "db") != 0;
             d->seed = 1;
@@ -236,6 +255,21 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     /* by default a run too short to be reported is taken as normal variation */
     if (!admit_set)
         d->p.admit = d->episode_min - 1 < NLD_ADMIT_MAX ? d->episode_min - 1 : NLD_ADMIT_MAX;
+    /* after the loop: a preset picks algorithms only if algo= did not */
+    if (comb && nld_combine_parse(comb, &d->comb, &d->p.algos, algo_set))
+        return fail(x, comb_col,
+                    "unknown combine '%s' (use any, majority, all, vote, shifts, transients or "
+                    "default)",
+                    comb);
+    if ((weights || quorum) && !comb)
+        return fail(x, weights ? weights_col : quorum_col, "weights and quorum need combine=");
+    const char *wbad = NULL;
+    if (weights && nld_combine_weights(weights, &d->comb, &wbad))
+        return fail(x, weights_col + (int)strlen("weights=") + (int)(wbad - weights),
+                    "bad weight (use ALGO:WEIGHT,...)");
+    if (quorum &&
+        (parse_num(quorum, &d->comb.quorum, 1) || !(d->comb.quorum > 0) || d->comb.quorum > 1))
+        return fail(x, quorum_col, "bad value for quorum: '%s' (0 < Q <= 1)", quorum);
     if (!d->sel.glob) return fail(x, name_col, "stream %s needs event=GLOB", name);
     if (!d->sel.value && !(d->sel.value = strdup("value"))) return NL_ENOMEM;
     const char *why;

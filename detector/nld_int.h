@@ -11,6 +11,9 @@
 typedef struct nld_episode {
     int active;
     int reported;       /* nl.anomaly.start written (the run reached episode.min) */
+    int holding;        /* flags stopped; the end waits out the hold-off */
+    uint32_t hold_n;    /* unflagged values since */
+    int64_t hold_t0;    /* event time of the first of them */
     int dir;            /* NLD_LOW / NLD_HIGH of the first flag */
     uint64_t len;       /* flagged values */
     int64_t t0, t_last; /* first and last flag (event time, usec) */
@@ -29,7 +32,7 @@ typedef struct nld_keyed {
     union {
         struct {
             nld_bank_t bank;
-            nld_episode_t ep[NLD_ALGOS];
+            nld_episode_t ep[NLD_ALGOS + 1]; /* per algorithm, then the combined verdict */
         } s;
         struct {
             nl_moments_t base; /* mean of the first base_n values */

@@ -34,14 +34,18 @@ static void lru_append(nld_t *d, nld_keyed_t *k)
     d->lru_tail = k;
 }
 
-/* Who a line is about: stream and algorithm (algo >= 0) or the subscription's name, then
- * the key fields as kept in the map key after its kind/def prefix. */
-static void put_ident(nld_t *d, const nld_keyed_t *k, int algo, nl_buf_t *b)
+/* Who a line is about: stream and algorithm (slot >= 0: an algorithm, or NLD_ALGOS for the
+ * combined verdict, named after its combine= mode) or the subscription's name, then the key
+ * fields as kept in the map key after its kind/def prefix. */
+static void put_ident(nld_t *d, const nld_keyed_t *k, int slot, nl_buf_t *b)
 {
     if (k->kind == NLD_K_STREAM) {
-        const char *name = d->cfg->s[k->def].name;
-        nl_enc_str(b, "stream", name, strlen(name));
-        if (algo >= 0) nl_enc_str(b, "algo", nld_algo_name(algo), 6);
+        const nld_sdef_t *sd = &d->cfg->s[k->def];
+        nl_enc_str(b, "stream", sd->name, strlen(sd->name));
+        const char *algo = slot == NLD_ALGOS ? sd->comb.name
+                           : slot >= 0       ? nld_algo_name(slot)
+                                             : NULL;
+        if (algo) nl_enc_str(b, "algo", algo, strlen(algo));
     } else {
         const char *name = d->cfg->w[k->def].name;
         nl_enc_str(b, "name", name, strlen(name));
@@ -80,7 +84,7 @@ static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char
 static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
 {
     if (k->kind == NLD_K_STREAM) {
-        for (int a = 0; a < NLD_ALGOS; a++)
+        for (int a = 0; a <= NLD_ALGOS; a++)
             if (k->u.s.ep[a].active) episode_end(d, k, a, k->last, why);
         nld_bank_free(&k->u.s.bank);
     } else if (k->u.w.alerted) {
@@ -105,7 +109,7 @@ void nld__keyed_finish(nld_t *d)
 {
     for (nld_keyed_t *k = d->lru_head; k; k = k->next) {
         if (k->kind == NLD_K_STREAM) {
-            for (int a = 0; a < NLD_ALGOS; a++)
+            for (int a = 0; a <= NLD_ALGOS; a++)
                 if (k->u.s.ep[a].active) episode_end(d, k, a, d->now, "ongoing");
         } else if (k->u.w.alerted) {
             alert_end(d, k, d->now, NAN, "ongoing");
@@ -215,7 +219,8 @@ static const char *dir_name(int state) { return state == NLD_LOW ? "low" : "high
 
 /* nl.anomaly / nl.anomaly.start: the flagged value and what it was held to. */
 static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, const char *event,
-                      double x, double s, const nld_verdict_t *v, const nld_episode_t *e)
+                      double x, double s, const nld_verdict_t *v, const nld_episode_t *e,
+                      unsigned agree)
 {
     char st[1024];
     nl_buf_t b;
@@ -228,12 +233,23 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
     nl_enc_str(&b, "dir", dir_name(v->state), strlen(dir_name(v->state)));
     nl_enc_dbl(&b, "x", x);
     nl_enc_dbl(&b, "s", s);
-    nl_enc_dbl(&b, "v", v->v);
-    nl_enc_dbl(&b, "centre", v->centre);
-    nl_enc_dbl(&b, "lo", v->lo);
-    nl_enc_dbl(&b, "hi", v->hi);
-    nl_enc_u64(&b, "hist.n", v->hist_n);
+    if (algo < NLD_ALGOS) { /* one algorithm's view; a combined verdict has no single one */
+        nl_enc_dbl(&b, "v", v->v);
+        nl_enc_dbl(&b, "centre", v->centre);
+        nl_enc_dbl(&b, "lo", v->lo);
+        nl_enc_dbl(&b, "hi", v->hi);
+        nl_enc_u64(&b, "hist.n", v->hist_n);
+    }
     nl_enc_dbl(&b, "score", v->score);
+    if (agree) { /* the combined verdict: which algorithms it stands on */
+        char list[NLD_ALGOS * 7 + 1];
+        size_t n = 0;
+        for (int a = 0; a < NLD_ALGOS; a++)
+            if (agree >> a & 1)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "",
+                                      nld_algo_name(a));
+        nl_enc_str(&b, "agree", list, n);
+    }
     if (e) {
         nl_enc_ts(&b, "start.ts", e->t0);
         nl_enc_u64(&b, "len", e->len);
@@ -264,6 +280,48 @@ static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, do
     nl_buf_free(&b);
 }
 
+/* One value's verdict for one episode slot (an algorithm, or the combined verdict): extend,
+ * start or end its episode. With a hold-off an episode that was reported outlives a pause:
+ * flags that resume within it continue the episode instead of starting another. */
+static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
+                         const nld_verdict_t *v, unsigned agree)
+{
+    const nld_sdef_t *sd = &d->cfg->s[k->def];
+    nld_episode_t *e = &k->u.s.ep[slot];
+    if (v->state == NLD_LOW || v->state == NLD_HIGH) {
+        if (!e->active)
+            *e = (nld_episode_t){
+                .active = 1, .dir = v->state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
+        e->holding = 0;
+        e->len++;
+        e->t_last = r->ts_usec;
+        if (x < e->xmin) e->xmin = x;
+        if (x > e->xmax) e->xmax = x;
+        /* The start is written when the run is long enough to be an episode: at its
+         * episode.min-th flag, with start.ts telling when it began. */
+        if (!e->reported && e->len >= sd->episode_min) {
+            e->reported = 1;
+            d->n.episodes++;
+            flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
+        }
+        if (d->cfg->each) flag_line(d, k, slot, r, "nl.anomaly", x, s, v, NULL, agree);
+        return;
+    }
+    if (!e->active) return;
+    if (e->reported && (sd->holdoff_n || sd->holdoff_s > 0)) {
+        if (!e->holding) {
+            e->holding = 1;
+            e->hold_n = 0;
+            e->hold_t0 = r->ts_usec;
+        }
+        e->hold_n++;
+        if (!(sd->holdoff_n && e->hold_n >= sd->holdoff_n) &&
+            !(sd->holdoff_s > 0 && (double)(r->ts_usec - e->hold_t0) >= sd->holdoff_s * 1e6))
+            return;
+    }
+    episode_end(d, k, slot, r->ts_usec, NULL);
+}
+
 void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
 {
     nld_keyed_t *k = lookup(d, NLD_K_STREAM, def, &d->cfg->s[def].sel, r);
@@ -273,31 +331,19 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
     int err;
     double s = nld_bank_step(&k->u.s.bank, x, v, &err);
     if (err) d->n.oom++;
-    unsigned m = d->cfg->s[def].p.algos;
+    const nld_sdef_t *sd = &d->cfg->s[def];
+    unsigned m = sd->p.algos;
     if (d->cfg->scores) score_line(d, k, r, x, s, v, m);
     for (int a = 0; a < NLD_ALGOS; a++) {
         if (!(m >> a & 1)) continue;
-        nld_episode_t *e = &k->u.s.ep[a];
-        if (v[a].state == NLD_LOW || v[a].state == NLD_HIGH) {
-            d->n.flags++;
-            if (!e->active)
-                *e = (nld_episode_t){
-                    .active = 1, .dir = v[a].state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
-            e->len++;
-            e->t_last = r->ts_usec;
-            if (x < e->xmin) e->xmin = x;
-            if (x > e->xmax) e->xmax = x;
-            /* The start is written when the run is long enough to be an episode: at its
-             * first flag by default, at its episode.min-th with start.ts telling when. */
-            if (!e->reported && e->len >= d->cfg->s[def].episode_min) {
-                e->reported = 1;
-                d->n.episodes++;
-                flag_line(d, k, a, r, "nl.anomaly.start", x, s, &v[a], e);
-            }
-            if (d->cfg->each) flag_line(d, k, a, r, "nl.anomaly", x, s, &v[a], NULL);
-        } else if (e->active) {
-            episode_end(d, k, a, r->ts_usec, NULL);
-        }
+        if (v[a].state == NLD_LOW || v[a].state == NLD_HIGH) d->n.flags++;
+        if (!sd->comb.on) episode_step(d, k, a, r, x, s, &v[a], 0);
+    }
+    if (sd->comb.on) { /* one verdict for the stream, standing on the algorithms that agree */
+        unsigned agree;
+        nld_verdict_t cv = {.v = x, .centre = NAN, .lo = NAN, .hi = NAN};
+        cv.state = nld_combine_judge(&sd->comb, m, v, &agree, &cv.score);
+        episode_step(d, k, NLD_ALGOS, r, x, s, &cv, agree ? agree : 0);
     }
 }
 

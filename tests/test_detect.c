@@ -437,6 +437,44 @@ static void test_default_episode_min(void **state)
     }
 }
 
+/* Hold-off: three flags, a pause of two values, three flags. Held for 3 values (or 3 s),
+ * it is one incident of six flags whose end waits out the hold-off; held for 2, the pause
+ * ends the first one and the second onset is reported on its own. */
+static void test_holdoff(void **state)
+{
+    (void)state;
+    const char *hold[] = {"holdoff=3", "holdoff=3s", "holdoff=2", "holdoff=0"};
+    const int episodes[] = {1, 1, 2, 2};
+    for (int i = 0; i < 4; i++) {
+        run_t r;
+        char conf[160];
+        snprintf(conf, sizeof conf, "stream s event=m value=x history=20 min=20 episode.min=1 %s\n",
+                 hold[i]);
+        run_start(&r, conf);
+        char ev[96];
+        for (int t = 0; t < 40; t++) {
+            int flag = (t >= 25 && t < 28) || (t >= 30 && t < 33);
+            snprintf(ev, sizeof ev, "event=m level=Info x=%g", flag ? 50.0 : 10 + (t % 2));
+            feed(&r, line_at(t, ev));
+        }
+        nld_counts_t c;
+        run_end(&r, &c);
+        assert_int_equal(c.flags, 6);
+        assert_int_equal(c.episodes, episodes[i]);
+        assert_int_equal(count_ev(&r, "nl.anomaly.end"), episodes[i]);
+        nl_rec_t *e = nth_ev(&r, "nl.anomaly.end", 0);
+        if (episodes[i] == 1) {
+            assert_true(t_num(e, "len") == 6 && t_num(e, "dur") == 7); /* flags 25 .. 32 */
+            /* the end waits: three unflagged values (33, 34, 35), or 3 s from 33 */
+            assert_string_equal(t_field(e, "ts"), i == 1 ? "2026-11-22T12:00:36.000000Z"
+                                                         : "2026-11-22T12:00:35.000000Z");
+        } else {
+            assert_true(t_num(e, "len") == 3);
+        }
+        run_free(&r);
+    }
+}
+
 static void test_history_from_archive(void **state)
 {
     (void)state;
@@ -484,17 +522,12 @@ static void test_history_from_archive(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_fixed),
-        cmocka_unit_test(test_missing_learned),
-        cmocka_unit_test(test_subscription),
-        cmocka_unit_test(test_subscription_baseline),
-        cmocka_unit_test(test_episodes),
-        cmocka_unit_test(test_episode_min),
-        cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_stream_bounds),
-        cmocka_unit_test(test_default_episode_min),
-        cmocka_unit_test(test_history_from_archive),
+        cmocka_unit_test(test_missing_fixed), cmocka_unit_test(test_missing_learned),
+        cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
+        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
+        cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_stream_bounds), cmocka_unit_test(test_default_episode_min),
+        cmocka_unit_test(test_holdoff),       cmocka_unit_test(test_history_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

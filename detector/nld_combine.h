@@ -1,0 +1,40 @@
+/* nld_combine.h — one verdict per value from several algorithms (the paper: "robust
+ * anomaly detection should use multiple algorithms in parallel"). A weighted vote: the
+ * value is anomalous when the algorithms flagging it in the same direction carry at least
+ * (or, for a majority, more than) `quorum` of the enabled algorithms' weight.
+ *
+ *   any        one algorithm is enough          all    every enabled algorithm
+ *   majority   more than half of them           vote   weights= and quorum= as given
+ *   presets (they also choose the algorithms, unless algo= is given):
+ *   shifts     the static family (msd-ss, msd-su, cdf-ss, cdf-su), any of them
+ *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
+ *   default    chosen by bench-eval (see bench/README.md) */
+#ifndef NLKIT_NLD_COMBINE_H
+#define NLKIT_NLD_COMBINE_H
+
+#include "nld_algo.h"
+
+typedef struct nld_combine {
+    int on;
+    char name[16];            /* written as algo= on the combined verdict's lines */
+    double weight[NLD_ALGOS]; /* 1 unless weights= says otherwise */
+    double quorum;            /* share of the enabled weight that must agree */
+    int strict;               /* more than quorum (majority), not at least */
+} nld_combine_t;
+
+/* Set c from a combine= value; a preset also sets *algos unless algos_given. Returns 0
+ * or NL_EINVAL (unknown name). */
+int nld_combine_parse(const char *spec, nld_combine_t *c, unsigned *algos, int algos_given);
+
+/* weights=msd-ss:2,cdf-hs:0.5 (others keep 1). Returns 0, or NL_EINVAL with *bad at the
+ * offending item. */
+int nld_combine_weights(const char *list, nld_combine_t *c, const char **bad);
+
+/* The combined verdict on one value: NLD_WARMUP while every enabled algorithm warms up,
+ * else NLD_LOW / NLD_HIGH / NLD_NORMAL; *agree gets the algorithms flagging in the
+ * verdict's direction (or the larger side when normal), *score the enabled algorithms'
+ * weighted mean score. */
+int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_t *v,
+                      unsigned *agree, double *score);
+
+#endif
