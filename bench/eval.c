@@ -23,8 +23,13 @@
 #define EVAL_NL_DETECT "nl-detect"
 #endif
 
-static const char *const algos[8] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
-                                     "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu"};
+/* The table's rows: the eight algorithms, then nl-detect's combined verdicts (combine=),
+ * each run as a stream of its own over the same values. */
+#define NALGO 8
+#define NROWS 14
+static const char *const algos[NROWS] = {"msd-ss", "msd-su", "msd-hs",     "msd-hu", "cdf-ss",
+                                         "cdf-su", "cdf-hs", "cdf-hu",     "any",    "majority",
+                                         "all",    "shifts", "transients", "default"};
 
 typedef struct {
     uint64_t seed, seeds;                   /* seeds seed .. seed + seeds - 1 */
@@ -37,7 +42,7 @@ typedef struct {
 /* What each scenario watches, what its plot shows, and what the paper found on it. */
 typedef struct {
     const char *name;
-    const char *streams; /* config lines; %s is replaced by the parameters */
+    const char *streams[2][3]; /* watched: name, event glob, value (up to two) */
     const char *paper;
     const char *plot_event, *plot_field, *plot_label; /* the plotted series */
     double plot_scale;
@@ -45,24 +50,32 @@ typedef struct {
 
 static const scen_t scens[] = {
     {"xfer-controlled",
-     "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
-     "stream disk event=xfer.disk.write value=rate algo=all %s\n",
+     {{"tput", "xfer.network.read", "avgrate"}, {"disk", "xfer.disk.write", "rate"}},
      "paper (Table III): a heuristic-smoothed algorithm has the lowest badness; only the static "
      "ones detect the latency shift",
-     "xfer.network.read.summary", "v.sum", "Mb/s", 8e-6},
+     "xfer.network.read.summary",
+     "v.sum",
+     "Mb/s",
+     8e-6},
     {"xfer-random",
-     "stream tput event=xfer.network.read value=avgrate algo=all %s\n"
-     "stream disk event=xfer.disk.write value=rate algo=all %s\n",
+     {{"tput", "xfer.network.read", "avgrate"}, {"disk", "xfer.disk.write", "rate"}},
      "paper (Table V): CDF-hs best on transient disk/network contention",
-     "xfer.network.read.summary", "v.sum", "Mb/s", 8e-6},
-    {"cpu-job", "stream iters event=job.fft value=n algo=all %s\n",
-     "paper (Table VI): static-smoothed perfect on the steady CPU-bound job", "job.fft.summary",
-     "n", "iter/s", 1},
+     "xfer.network.read.summary",
+     "v.sum",
+     "Mb/s",
+     8e-6},
+    {"cpu-job",
+     {{"iters", "job.fft", "n"}, {NULL, NULL, NULL}},
+     "paper (Table VI): static-smoothed perfect on the steady CPU-bound job",
+     "job.fft.summary",
+     "n",
+     "iter/s",
+     1},
 };
 
 static int algo_index(const nl_field_t *f)
 {
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < NROWS; i++)
         if (nl_field_is(f, algos[i])) return i;
     return -1;
 }
@@ -155,11 +168,11 @@ static void tally_run(const eval_opts_t *o, tally_t *t, const em_span_t *inj, co
 }
 
 /* Episodes per algorithm from nl-detect's nl.anomaly.end lines. */
-static int read_episodes(const char *path, em_span_t *ep[8], size_t nep[8])
+static int read_episodes(const char *path, em_span_t *ep[NROWS], size_t nep[NROWS])
 {
     FILE *f = fopen(path, "r");
     if (!f) return -1;
-    size_t cap[8] = {0};
+    size_t cap[NROWS] = {0};
     nl_rec_t rec;
     nl_rec_init(&rec);
     char *line = NULL;
@@ -249,8 +262,21 @@ static void fmt_num(char *out, size_t cap, double v)
         snprintf(out, cap, "%.2f", v);
 }
 
+/* The nl-detect configuration: per watched value, one stream with the eight algorithms
+ * and one per combined verdict (presets choose their own algorithms). */
+static void write_conf(FILE *cf, const scen_t *sc, const char *params)
+{
+    for (int i = 0; i < 2 && sc->streams[i][0]; i++) {
+        const char *const *st = sc->streams[i];
+        fprintf(cf, "stream %s event=%s value=%s algo=all %s\n", st[0], st[1], st[2], params);
+        for (int r = NALGO; r < NROWS; r++)
+            fprintf(cf, "stream %s.%s event=%s value=%s %s combine=%s %s\n", st[0], algos[r], st[1],
+                    st[2], r < NALGO + 3 ? "algo=all" : "", algos[r], params);
+    }
+}
+
 /* Write the scenario's run for one seed, run nl-detect over it and tally the episodes. */
-static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tally_t t[8],
+static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tally_t t[NROWS],
                      size_t *ninj_all, int *weak_all)
 {
     char log[4096], truth[4096], conf[4096], out[4096];
@@ -264,7 +290,7 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
         return -1;
     }
     int rc = wl_write(sc->name, seed, lf, tf);
-    fprintf(cf, sc->streams, o->params, o->params);
+    write_conf(cf, sc, o->params);
     if (fclose(lf) | fclose(tf) | fclose(cf) || rc) {
         fprintf(stderr, "bench-eval: writing %s failed: %s\n", sc->name, strerror(errno));
         return -1;
@@ -273,9 +299,9 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
         fprintf(stderr, "bench-eval: nl-detect failed on %s (configuration %s)\n", log, conf);
         return -1;
     }
-    em_span_t *inj = NULL, *ep[8] = {0};
+    em_span_t *inj = NULL, *ep[NROWS] = {0};
     int *kind = NULL;
-    size_t ninj = 0, nep[8] = {0};
+    size_t ninj = 0, nep[NROWS] = {0};
     int weak = 0;
     rc = read_truth(truth, &inj, &kind, &ninj, &weak) || read_episodes(out, ep, nep) ? -1 : 0;
     if (!rc && o->plot && seed == o->seed) { /* Figure 6, for the first seed */
@@ -286,8 +312,8 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
                  (unsigned long long)seed, sc->plot_event);
         size_t n = 0;
         double *y = read_series(log, sc, &n);
-        const em_span_t *eps[8];
-        for (int i = 0; i < 8; i++) eps[i] = ep[i];
+        const em_span_t *eps[NALGO];
+        for (int i = 0; i < NALGO; i++) eps[i] = ep[i];
         ep_plot_t pl = {title, sc->plot_label, y,   n,   inj,   kind, ninj,
                         kinds, NKINDS,         eps, nep, algos, 8};
         if (!y || ep_svg(svg, &pl)) {
@@ -296,7 +322,7 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
         }
         free(y);
     }
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < NROWS; i++) {
         if (!rc) tally_run(o, &t[i], inj, kind, ninj, ep[i], nep[i]);
         free(ep[i]);
     }
@@ -309,7 +335,7 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
 
 static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
 {
-    tally_t t[8];
+    tally_t t[NROWS];
     memset(t, 0, sizeof t);
     size_t ninj = 0;
     int weak = 0;
@@ -325,7 +351,8 @@ static int eval_scenario(const eval_opts_t *o, const scen_t *sc)
     printf("| algo | Correct | FP | FN | Badness | precision | recall | episodes | found, by kind "
            "| latency fault flagged |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < NROWS; i++) {
+        if (i == NALGO) printf("| *combined (combine=)* | | | | | | | | | |\n");
         char b[16], p[16], r[16], by[256] = "", cov[16] = "-";
         fmt_num(b, sizeof b, em_badness(&t[i].s));
         fmt_num(p, sizeof p, em_precision(&t[i].s));

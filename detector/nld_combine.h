@@ -8,7 +8,7 @@
  *   presets (they also choose the algorithms, unless algo= is given):
  *   shifts     the static family (msd-ss, msd-su, cdf-ss, cdf-su), any of them
  *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
- *   default    chosen by bench-eval (see bench/README.md) */
+ *   default    a majority of all eight, chosen by bench-eval (see bench/README.md) */
 #ifndef NLKIT_NLD_COMBINE_H
 #define NLKIT_NLD_COMBINE_H
 
