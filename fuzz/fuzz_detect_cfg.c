@@ -1,0 +1,24 @@
+/* fuzz_detect_cfg.c — nl-detect's configuration language (streams, missing rules,
+ * subscriptions, set) on any bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nld_cfg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (!s) return 0;
+    memcpy(s, data, size);
+    s[size] = '\0';
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[512];
+    nld_cfg_parse(&c, s, "fuzz", err, sizeof err);
+    nld_cfg_free(&c);
+    free(s);
+    return 0;
+}
