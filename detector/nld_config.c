@@ -407,11 +407,12 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->scores = d != 0;
         else if (!strcmp(o, "expire"))
             bad = (c->expire = nl__parse_dur(v)) <= 0;
-        else if (!strcmp(o, "max-streams"))
-            bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_streams = (size_t)d;
-        else if (!strcmp(o, "max-pending"))
-            bad = parse_num(v, &d, 0) || d < 1 || d > 1e8, c->max_pending = (size_t)d;
-        else if (!strcmp(o, "db"))
+        else if (!strcmp(o, "max-streams") || !strcmp(o, "max-pending")) {
+            /* stored only once checked: converting -4 to size_t is undefined (found by
+             * fuzz_detect_cfg) */
+            bad = parse_num(v, &d, 0) || !(d >= 1 && d <= 1e8);
+            if (!bad) *(!strcmp(o, "max-streams") ? &c->max_streams : &c->max_pending) = (size_t)d;
+        } else if (!strcmp(o, "db"))
             bad = !*v || set_str(&c->db, v);
         else
             return fail(x, w[i].col, "unknown setting '%s'", o);

@@ -318,6 +318,8 @@ static void test_config_errors(void **state)
         {"set each=2\n", "c:1:5:", "bad value for each"},
         {"stream s event=m history.from=file\n", "c:1:18:", "bad value for history.from"},
         {"stream s event=m history.since=0\n", "c:1:18:", "bad value for history.since"},
+        {"set max-streams=-4\n", "c:1:5:", "bad value for max-streams"}, /* fuzz_detect_cfg */
+        {"set max-pending=1e9\n", "c:1:5:", "bad value for max-pending"},
         {"when a b below 5 baseline.from=db\n", "c:1:18:", "bad value for baseline.from"},
         {"set db=\n", "c:1:5:", "bad value for db"},
     };
