@@ -1,6 +1,7 @@
 /* nll_parse.c — one event line into a record ready to store: parsed, each field typed
  * and assigned to its table (ident, value, or a summary column). The work that needs no
  * database, so nl-load can do it in a thread of its own while the other one inserts. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,7 +67,10 @@ static int plain_decimal(const char *s, size_t len, double *d, int *exact)
         i++;
         if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
         size_t start = i;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) x = x * 10 + (s[i] - '0');
+        /* at most 3 exponent digits count; more are refused below, and must not be summed
+         * first (1e9999999999 overflowed int: found by fuzz_load) */
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (i - start < 3) x = x * 10 + (s[i] - '0');
         if (i == start || i - start > 3) return 0;
         e += neg ? -x : x;
     }
@@ -77,6 +81,15 @@ static int plain_decimal(const char *s, size_t len, double *d, int *exact)
         *exact = 1;
     }
     return 1;
+}
+
+/* Whether a number's digits before any exponent are not all zero: such a number read as
+ * 0 or as a subnormal double may have lost digits (1e-400 is not 0). */
+static int mantissa_nonzero(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9') return 1;
+    return 0;
 }
 
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
@@ -97,7 +110,9 @@ int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
     int exact;
     if (plain_decimal(s, len, d, &exact) && exact) return SQLITE_FLOAT;
     if (nl__strtod(s, len, d) || !isfinite(*d)) return SQLITE_TEXT;
-    if (plain_decimal(s, len, d, &exact)) return SQLITE_FLOAT;
+    /* read as 0 or a subnormal: digits may be lost, so only its exact shortest text counts */
+    int tiny = fabs(*d) < DBL_MIN && mantissa_nonzero(s, len);
+    if (!tiny && plain_decimal(s, len, d, &exact)) return SQLITE_FLOAT;
     /* 16-17 digits: a number iff it is the shortest text of its double, as we write them */
     char back[40];
     int n = nl__dtoa(*d, back);

@@ -116,6 +116,11 @@ static void test_value_type(void **state)
     assert_int_equal(nll_value_type("-9223372036854775808", 20, &i, &d), SQLITE_INTEGER);
     assert_true(i == INT64_MIN);
     assert_int_equal(nll_value_type("9223372036854775808", 19, &i, &d), SQLITE_TEXT);
+    /* a long exponent is text, and summing its digits must not overflow (fuzz_load) */
+    assert_int_equal(nll_value_type("9999e99999999990", 16, &i, &d), SQLITE_TEXT);
+    assert_int_equal(nll_value_type("1e-400", 6, &i, &d), SQLITE_TEXT); /* not 0 */
+    assert_int_equal(nll_value_type("4.94065645841247e-324", 21, &i, &d), SQLITE_FLOAT);
+    assert_true(d > 0); /* the smallest subnormal, as nlkit writes it: exact, so a number */
     assert_int_equal(nll_value_type("0.5", 3, &i, &d), SQLITE_FLOAT);
     assert_true(d == 0.5);
     /* the typing's own decimal conversion must agree with strtod on every number it takes */

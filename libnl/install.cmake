@@ -1,0 +1,50 @@
+# install.cmake — libnlkit for programs outside this tree, included by the top-level
+# CMakeLists once the summarizer has added its sources to the static library:
+#   libnlkit.so.0 (the same sources, exporting only nl_[a-z]* through nlkit.map),
+#   libnlkit.a, include/nlkit/*.h, nlkit.pc and the CMake package nlkit::nlkit.
+# Not under sanitizers: their runtimes do not belong in an installed library.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+get_target_property(NLKIT_SRCS nlkit SOURCES)
+get_target_property(NLKIT_DIR nlkit SOURCE_DIR)
+set(NLKIT_ABS_SRCS "")
+foreach(s IN LISTS NLKIT_SRCS)
+  if(IS_ABSOLUTE "${s}")
+    list(APPEND NLKIT_ABS_SRCS "${s}")
+  else()
+    list(APPEND NLKIT_ABS_SRCS "${NLKIT_DIR}/${s}")
+  endif()
+endforeach()
+
+add_library(nlkit_shared SHARED ${NLKIT_ABS_SRCS})
+set_target_properties(nlkit_shared PROPERTIES OUTPUT_NAME nlkit EXPORT_NAME nlkit
+  VERSION ${PROJECT_VERSION} SOVERSION 0)
+target_include_directories(nlkit_shared
+  PUBLIC $<BUILD_INTERFACE:${NLKIT_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+  PRIVATE ${NLKIT_DIR} ${PROJECT_SOURCE_DIR}/summarizer)
+target_compile_definitions(nlkit_shared PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
+target_link_libraries(nlkit_shared PUBLIC Threads::Threads m PRIVATE PkgConfig::UUID)
+target_link_options(nlkit_shared PRIVATE -Wl,--version-script=${NLKIT_DIR}/nlkit.map
+  -Wl,--no-undefined)
+set_property(TARGET nlkit_shared APPEND PROPERTY LINK_DEPENDS ${NLKIT_DIR}/nlkit.map)
+
+install(TARGETS nlkit_shared EXPORT nlkitTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES $<TARGET_FILE:nlkit> DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${NLKIT_DIR}/include/nlkit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(NLKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/nlkit)
+install(EXPORT nlkitTargets NAMESPACE nlkit:: DESTINATION ${NLKIT_CMAKE_DIR})
+configure_package_config_file(${NLKIT_DIR}/nlkitConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfig.cmake INSTALL_DESTINATION ${NLKIT_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/nlkitConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfigVersion.cmake DESTINATION ${NLKIT_CMAKE_DIR})
+
+# pkg-config: relocatable, the prefix found from where nlkit.pc lies
+file(RELATIVE_PATH NLKIT_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+configure_file(${NLKIT_DIR}/nlkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# test_install.sh — the installed tree works for a program outside this project: install
+# into a scratch prefix, check the library's SONAME and that it exports only the public
+# nl_* API, then build a tiny program against it twice — with pkg-config and with
+# find_package(nlkit) — and run both.
+#   test_install.sh BUILD_DIR CC
+set -euo pipefail
+B=$1
+CC=${2:-cc}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$B" --prefix "$T/p" >/dev/null
+so=$(find "$T/p" -name 'libnlkit.so.0' | head -n1)
+[ -n "$so" ] || fail "no libnlkit.so.0 installed"
+libdir=$(dirname "$so")
+[ -f "$libdir/libnlkit.a" ] || fail "no libnlkit.a beside it"
+[ -f "$T/p/include/nlkit/nl.h" ] || fail "no include/nlkit/nl.h"
+readelf -d "$so" | grep -q 'SONAME.*\[libnlkit.so.0\]' || fail "SONAME is not libnlkit.so.0"
+exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {sub(/@.*/, "", $3); print $3}')
+leaked=$(echo "$exported" | grep -v '^nl_[a-z]' || true)
+[ -z "$leaked" ] || fail "exports beyond nl_*: $(echo "$leaked" | head -5 | tr '\n' ' ')"
+echo "$exported" | grep -qx nl_write || fail "nl_write is not exported"
+[ -z "$(find "$T/p" -name 'libnl-3*' -o -name 'libnl.so*')" ] || fail "a name that collides with netlink's libnl"
+
+mkdir -p "$T/app"
+cat >"$T/app/hello.c" <<'C'
+#include <nlkit/nl.h>
+int main(void)
+{
+    nl_log_t *log = nl_open("-");
+    if (!log) return 1;
+    nl_write(log, "outside.hello", "n=i", 42);
+    nl_close(log);
+    return 0;
+}
+C
+# 1. pkg-config
+pc=$(find "$T/p" -name nlkit.pc | head -n1)
+[ -n "$pc" ] || fail "no nlkit.pc installed"
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs nlkit)
+"$CC" "$T/app/hello.c" $flags -o "$T/app/hello-pc"
+LD_LIBRARY_PATH=$libdir "$T/app/hello-pc" | grep -q ' event=outside.hello .* n=42$' ||
+    fail "the pkg-config build did not log"
+# 2. CMake package
+cat >"$T/app/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(outside C)
+find_package(nlkit 0.1 REQUIRED)
+add_executable(hello hello.c)
+target_link_libraries(hello PRIVATE nlkit::nlkit)
+CM
+CC=$CC cmake -S "$T/app" -B "$T/app/build" -DCMAKE_PREFIX_PATH="$T/p" >/dev/null
+cmake --build "$T/app/build" >/dev/null
+LD_LIBRARY_PATH=$libdir "$T/app/build/hello" | grep -q ' event=outside.hello .* n=42$' ||
+    fail "the find_package build did not log"
+echo "ok: installed under a scratch prefix; SONAME libnlkit.so.0, only nl_* exported; pkg-config and find_package builds run"
