@@ -253,6 +253,16 @@ int main(int argc, char **argv)
                 (unsigned long long)n.windows, (unsigned long long)n.suspects,
                 (unsigned long long)n.faulty, (unsigned long long)n.failstop,
                 (unsigned long long)n.refs);
+    if (n.host_overflow)
+        fprintf(stderr, "nl-peers: %llu summary line(s) of hosts beyond the first %d left out\n",
+                (unsigned long long)n.host_overflow, NLP_HOST_MAX);
+    if (n.act_overflow)
+        fprintf(stderr,
+                "nl-peers: %llu summary line(s) of activities beyond the first %d left out\n",
+                (unsigned long long)n.act_overflow, NLP_ACT_MAX);
+    if (n.out_errors)
+        fprintf(stderr, "nl-peers: %llu verdict line(s) could not be written\n",
+                (unsigned long long)n.out_errors);
     nlp_free(p);
     nl_close(out);
     return rc;

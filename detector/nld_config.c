@@ -231,7 +231,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             double n = strtod(v, &end);
             if (*end == '\0' && end != v) {
                 bad = !(n >= 0 && n <= 1e9 && n == (uint32_t)n);
-                d->holdoff_n = (uint32_t)n;
+                if (!bad) d->holdoff_n = (uint32_t)n;
             } else {
                 bad = (d->holdoff_s = nl__parse_dur(v)) < 0;
             }

@@ -35,9 +35,16 @@ typedef struct nlp_opts {
     int all;                              /* a suspect line for every host in every window */
 } nlp_opts_t;
 
+#define NLP_HOST_MAX 4096 /* hosts told apart */
+#define NLP_ACT_MAX 64    /* activities told apart */
+
 typedef struct nlp_counts {
     uint64_t lines, events, bad, used; /* used: summary lines that went into profiles */
     uint64_t windows, suspects, faulty, failstop, refs;
+    /* left out, each reported on standard error when not 0: */
+    uint64_t host_overflow; /* summary lines of hosts beyond NLP_HOST_MAX */
+    uint64_t act_overflow;  /* summary lines of activities beyond NLP_ACT_MAX */
+    uint64_t out_errors;    /* verdict lines that could not be written */
 } nlp_counts_t;
 
 typedef struct nlp nlp_t;

@@ -8,11 +8,11 @@
 #include "nlp.h"
 #include "nlp_score.h"
 
-#define A_MAX 64 /* activities told apart; more are counted and left out */
-#define M_MAX 3  /* metrics: dur.sum, n, v.sum */
+#define A_MAX NLP_ACT_MAX /* more are counted and left out */
+#define M_MAX 3           /* metrics: dur.sum, n, v.sum */
 #define DIM (A_MAX * M_MAX)
 #define SLOT_MAX 9 /* windows open at once: win / shift <= 8 */
-#define HOST_MAX 4096
+#define HOST_MAX NLP_HOST_MAX
 #define DIAG_MAX 20
 
 typedef struct group group_t;
@@ -55,7 +55,6 @@ struct nlp {
     int64_t next_close;
     double threshold, train_max;
     nlp_counts_t n;
-    uint64_t out_errors, act_overflow, host_overflow;
     nl_rec_t rec;
     int diag_left;
     char store[1024];
@@ -167,7 +166,7 @@ static host_t *get_host(nlp_t *p, const nl_field_t *gf, const nl_field_t *hf)
     host_t *h = nld_map_get(&p->hosts, key, gl + 1 + hl);
     if (h) return h;
     if (p->nh >= HOST_MAX) {
-        p->host_overflow++;
+        p->n.host_overflow++;
         return NULL;
     }
     group_t *g = get_group(p, key, gl);
@@ -224,7 +223,7 @@ static void out_begin(nlp_t *p, double ts, const char *event, const host_t *h)
 static void out_end(nlp_t *p, int level)
 {
     if (!p->out) return;
-    if (nl_enc_end(&p->b) || nl_write_line(p->out, level, p->b.p, p->b.len)) p->out_errors++;
+    if (nl_enc_end(&p->b) || nl_write_line(p->out, level, p->b.p, p->b.len)) p->n.out_errors++;
 }
 
 /* "disk.write", or "disk.write/n" for a metric other than time. */
@@ -486,7 +485,7 @@ int nlp_line(nlp_t *p, const char *line, size_t len, const char *src, long linen
     if (ev->value_len <= sl || memcmp(ev->value + ev->value_len - sl, sfx, sl)) return 1;
     int a = act_index(p, ev->value, ev->value_len - sl);
     if (a < 0) {
-        p->act_overflow++;
+        p->n.act_overflow++;
         return 1;
     }
     double v[M_MAX] = {0};

@@ -48,3 +48,8 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfig.cmake
 file(RELATIVE_PATH NLKIT_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${NLKIT_DIR}/nlkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# lnav (a log viewer many already use): the nlkit format and the views for lnav 0.11;
+# `lnav -i` installs them for a user (lnav/README.md)
+install(FILES ${PROJECT_SOURCE_DIR}/lnav/nlkit_log.json ${PROJECT_SOURCE_DIR}/lnav/nlkit.sql
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/nlkit/lnav)

@@ -10,10 +10,20 @@
 #include <unistd.h>
 
 #include "nl_buf.h"
+#include "nl_fork.h"
 #include "nl_guid.h"
 #include "nl_log_int.h"
 #include "nl_url.h"
 #include "nls.h"
+
+/* In a forked child, the first call on an inherited log restarts its flusher. One relaxed
+ * load of a value that changes only at fork: nothing on the hot path. */
+static inline void fork_check(nl_log_t *log)
+{
+    if (atomic_load_explicit(&nl__fork_gen, memory_order_relaxed) !=
+        atomic_load_explicit(&log->fork_gen, memory_order_relaxed))
+        nl__fork_resume(log);
+}
 
 /* ---- head (guid + constants) ---------------------------------------------------------- */
 
@@ -108,6 +118,7 @@ int nl_const_std(nl_log_t *log)
     int rc = nl_const_set(log, "host", host);
     if (!rc) rc = nl_const_set(log, "prog", program_invocation_short_name);
     if (!rc) rc = nl_const_set(log, "pid", pid);
+    if (!rc) atomic_store(&log->std_pid, 1);
     return rc;
 }
 
@@ -166,6 +177,7 @@ static void put_field(nl_buf_t *b, const nl_tfield_t *f, const nl_arg_t *a)
 static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, va_list ap)
 {
     if (!log) return NL_EINVAL;
+    fork_check(log);
     if (!event || level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
@@ -256,6 +268,7 @@ int nl_writel(nl_log_t *log, int level, const char *event, const char *fmt, ...)
 int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
 {
     if (!log) return NL_EINVAL;
+    fork_check(log);
     if (!line || len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1) ||
         level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
@@ -321,6 +334,7 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
 int nl_flush(nl_log_t *log)
 {
     if (!log) return NL_EINVAL;
+    fork_check(log);
     nls_t *summ = atomic_load(&log->summ);
     if (summ) nls_tick(summ, 1, 0); /* the partial intervals, so nothing waits unseen */
     return nl__sink_flush(&log->sink);
@@ -417,15 +431,26 @@ nl_log_t *nl_open_ex(const char *url, int *err)
     const char *cfg = getenv("NL_CFG");
     if (cfg && *cfg) nl_level_file(log, cfg); /* problems are reported in the log itself */
     nl__summ_env(log);
-    if (pthread_create(&log->flusher, NULL, flusher_main, log) != 0) {
+    pthread_mutex_lock(&log->fmu);
+    int started = nl__flusher_start(log);
+    pthread_mutex_unlock(&log->fmu);
+    if (started != 0) {
         nl__sink_close(&log->sink);
         pthread_cond_destroy(&log->fcond);
         pthread_mutex_destroy(&log->fmu);
         log_free(log);
         return *rc = NL_ESYS, NULL;
     }
+    nl__fork_register(log);
     *rc = 0;
     return log;
+}
+
+int nl__flusher_start(nl_log_t *log)
+{
+    int e = pthread_create(&log->flusher, NULL, flusher_main, log);
+    log->has_flusher = e == 0;
+    return e;
 }
 
 nl_log_t *nl_open(const char *url) { return nl_open_ex(url, NULL); }
@@ -433,11 +458,13 @@ nl_log_t *nl_open(const char *url) { return nl_open_ex(url, NULL); }
 void nl_close(nl_log_t *log)
 {
     if (!log) return;
+    nl__fork_unregister(log);
     pthread_mutex_lock(&log->fmu);
     log->stop = 1;
+    int joinable = log->has_flusher; /* not in a forked child that never wrote */
     pthread_cond_signal(&log->fcond);
     pthread_mutex_unlock(&log->fmu);
-    pthread_join(log->flusher, NULL);
+    if (joinable) pthread_join(log->flusher, NULL);
     nls_t *summ = atomic_load(&log->summ);
     if (summ) nls_tick(summ, 1, 1); /* the last partial intervals and once-per-run summaries */
     nl__sink_close(&log->sink);

@@ -51,10 +51,18 @@ struct nl_log {
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;
-    int stop; /* under fmu */
+    int stop;        /* under fmu */
+    int has_flusher; /* under fmu: flusher is a running thread (not in a fresh child) */
     int flush_ms;
-    _Atomic(struct nls *) summ; /* the summarizer, made when the first rule arrives */
+    _Atomic(struct nls *) summ;           /* the summarizer, made when the first rule arrives */
+    _Atomic int std_pid;                  /* nl_const_std set "pid": refreshed in a forked child */
+    _Atomic unsigned fork_gen;            /* nl__fork_gen when the flusher last started */
+    struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
 };
+
+/* Start the log's flusher thread (at open, and in a forked child). Caller holds fmu.
+ * Returns 0 or the pthread_create error. */
+int nl__flusher_start(nl_log_t *log);
 
 /* Re-read the level file if it changed since last time (flusher thread). */
 void nl__levelfile_check(nl_log_t *log);

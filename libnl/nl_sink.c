@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nl_fork.h"
 #include "nl_sink.h"
 #include "nl_sock.h"
 
@@ -106,6 +108,18 @@ static int wait_writable(int fd, int64_t deadline)
     }
 }
 
+/* Once another process may write to the same pipe, the kernel keeps a write whole only up
+ * to PIPE_BUF bytes: so many bytes of p[0, n) as end at a line end within PIPE_BUF (or the
+ * first line, if it alone is longer). */
+static size_t pipe_piece(const char *p, size_t n)
+{
+    if (n <= PIPE_BUF) return n;
+    for (size_t i = PIPE_BUF; i > 0; i--)
+        if (p[i - 1] == '\n') return i;
+    const char *nl = memchr(p, '\n', n);
+    return nl ? (size_t)(nl - p) + 1 : n;
+}
+
 /* Write as much of p[0, n) as the destination takes within the timeout; returns the bytes
  * written. A hard error closes the connection (network) or marks the sink inactive. */
 static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
@@ -117,6 +131,8 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
         ssize_t w;
         if (tcp)
             w = send(s->fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        else if (s->pipe && atomic_load_explicit(&nl__fork_seen, memory_order_relaxed))
+            w = write_nosigpipe(s->fd, p + done, pipe_piece(p + done, n - done));
         else if (s->guard_sigpipe)
             w = write_nosigpipe(s->fd, p + done, n - done);
         else
@@ -463,6 +479,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     struct stat st;
     s->guard_sigpipe = s->stream && u->kind != NL_D_TCP && s->fd >= 0 && fstat(s->fd, &st) == 0 &&
                        (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    s->pipe = s->guard_sigpipe && S_ISFIFO(st.st_mode);
     if (s->stream) {
         s->write_through = u->buffer == 0 || (u->buffer < 0 && default_through);
         s->cap = u->buffer > MIN_BUFFER ? (size_t)u->buffer
@@ -500,11 +517,53 @@ void nl__sink_set_guid(nl_sink_t *s, const char *guid)
     snprintf(s->guid, sizeof s->guid, "%s", guid ? guid : "");
 }
 
+void nl__sink_fork_prepare(nl_sink_t *s)
+{
+    nl__stages_fork_lock(&s->stages);
+    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->io_mu);
+}
+
+void nl__sink_fork_parent(nl_sink_t *s)
+{
+    pthread_mutex_unlock(&s->io_mu);
+    pthread_mutex_unlock(&s->mu);
+    nl__stages_fork_unlock(&s->stages);
+}
+
+void nl__sink_fork_child(nl_sink_t *s)
+{
+    s->len = 0;
+    s->out_off = s->out_len = 0;
+    s->pid = getpid();
+    atomic_store(&s->written, 0);
+    atomic_store(&s->dropped, 0);
+    atomic_store(&s->unreported, 0);
+    atomic_store(&s->reconnects, 0);
+    atomic_store(&s->stalled, 0);
+    if (s->url.kind == NL_D_TCP && s->fd >= 0) {
+        close(s->fd); /* the parent's connection stays open: it holds the socket too */
+        s->fd = -1;
+        atomic_store(&s->active, 0); /* lines wait in the buffer until the child connects */
+    }
+    pthread_mutex_unlock(&s->io_mu);
+    pthread_mutex_unlock(&s->mu);
+    nl__stages_fork_child(&s->stages);
+}
+
 void nl__sink_close(nl_sink_t *s)
 {
     atomic_store(&s->stalled, 0); /* one last attempt, bounded by the timeout */
     nl__stages_close(&s->stages);
     pthread_mutex_lock(&s->mu);
+    if (s->url.kind == NL_D_TCP && s->fd < 0 && (s->len || s->out_len > s->out_off)) {
+        /* down, with lines waiting (a forked child closing before its flusher connected,
+         * or a collector back since the last retry): one last connection attempt */
+        int fd = connect_fd(s);
+        pthread_mutex_lock(&s->io_mu);
+        s->fd = fd;
+        pthread_mutex_unlock(&s->io_mu);
+    }
     if (s->stream) flush_all(s, 0);
     pthread_mutex_lock(&s->io_mu);
     if (s->stream)

@@ -25,6 +25,7 @@ typedef struct nl_sink {
     int own_fd;          /* we close fd (not for stdout/stderr) */
     int stream;          /* byte stream (file, pipe, tcp) rather than datagrams */
     int guard_sigpipe;   /* fd is a pipe or socket reached with write(2) */
+    int pipe;            /* fd is a pipe: after a fork, written PIPE_BUF at a time */
     int write_through;   /* flush after every line */
     _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
                             thread gets through */
@@ -73,6 +74,13 @@ void nl__sink_tick(nl_sink_t *s);
 
 /* Update the GUID used on drop reports. */
 void nl__sink_set_guid(nl_sink_t *s, const char *guid);
+
+/* fork() (nl_fork.c): take the sink's locks; release them (parent); in the child, let go
+ * of the parent's pending lines, counts and TCP connection (the child reconnects on its
+ * own), then release them. */
+void nl__sink_fork_prepare(nl_sink_t *s);
+void nl__sink_fork_parent(nl_sink_t *s);
+void nl__sink_fork_child(nl_sink_t *s);
 
 /* Flush what can be flushed, close, free. Lines still pending are counted as dropped. */
 void nl__sink_close(nl_sink_t *s);

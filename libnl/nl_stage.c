@@ -207,3 +207,32 @@ void nl__stages_close(nl_stages_t *ss)
         }
     }
 }
+
+void nl__stages_fork_lock(nl_stages_t *ss)
+{
+    pthread_mutex_lock(&ss->mu);
+    for (nl_stage_t *st = ss->head; st; st = st->next) pthread_mutex_lock(&st->mu);
+}
+
+void nl__stages_fork_unlock(nl_stages_t *ss)
+{
+    for (nl_stage_t *st = ss->head; st; st = st->next) pthread_mutex_unlock(&st->mu);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+void nl__stages_fork_child(nl_stages_t *ss)
+{
+    atomic_store(&ss->written_gone, 0);
+    for (nl_stage_t *st = ss->head; st; st = st->next) {
+        st->len = 0;
+        st->lines = 0;
+        atomic_store(&st->written, 0);
+        int ours = 0;
+        for (int i = 0; i < NL_STAGE_SLOTS; i++) ours |= mine[i] == st;
+        if (!ours && !st->gone) { /* its thread is not here to let go: the next drain frees it */
+            st->gone = 1;
+            atomic_fetch_sub(&st->refs, 1);
+        }
+    }
+    nl__stages_fork_unlock(ss);
+}

@@ -63,4 +63,11 @@ uint64_t nl__stages_written(nl_stages_t *ss);
  * next look or exit). ss must not be used afterwards except to be initialized again. */
 void nl__stages_close(nl_stages_t *ss);
 
+/* fork() (nl_fork.c): lock the list and every stage; unlock them (parent); in the child,
+ * empty every stage (its lines are the parent's to write), zero the counts, let go of the
+ * stages of threads that do not exist there, then unlock. */
+void nl__stages_fork_lock(nl_stages_t *ss);
+void nl__stages_fork_unlock(nl_stages_t *ss);
+void nl__stages_fork_child(nl_stages_t *ss);
+
 #endif

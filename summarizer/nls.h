@@ -57,6 +57,13 @@ void nls_counts(nls_t *s, uint64_t *folded, uint64_t *summaries, uint64_t *overf
 /* Read NL_SUMMARY / NL_SUMMARY_FILE at nl_open; makes the summarizer only if one is set. */
 void nl__summ_env(nl_log_t *log);
 
+/* fork() (nl_fork.c): take the summarizer's locks; release them (parent); in the child,
+ * start every identity afresh (what it accumulated is the parent's to report), zero the
+ * counters, then release them. */
+void nls_fork_prepare(nls_t *s);
+void nls_fork_parent(nls_t *s);
+void nls_fork_child(nls_t *s);
+
 /* Test hooks: replace the log's clock (before any event is written), and run the
  * flusher's work now. */
 int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg);

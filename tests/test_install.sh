@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_install.sh — the installed tree works for a program outside this project: install
-# into a scratch prefix, check the library's SONAME and that it exports only the public
-# nl_* API, then build a tiny program against it twice — with pkg-config and with
-# find_package(nlkit) — and run both.
+# into a scratch prefix, check the library's SONAME, that it exports only the public nl_*
+# API and that the lnav files are there, then build a tiny program against it twice — with
+# pkg-config and with find_package(nlkit) — and run both.
 #   test_install.sh BUILD_DIR CC
 set -euo pipefail
 B=$1
@@ -17,6 +17,9 @@ so=$(find "$T/p" -name 'libnlkit.so.0' | head -n1)
 libdir=$(dirname "$so")
 [ -f "$libdir/libnlkit.a" ] || fail "no libnlkit.a beside it"
 [ -f "$T/p/include/nlkit/nl.h" ] || fail "no include/nlkit/nl.h"
+for f in nlkit_log.json nlkit.sql; do
+    [ -f "$T/p/share/nlkit/lnav/$f" ] || fail "no share/nlkit/lnav/$f"
+done
 readelf -d "$so" | grep -q 'SONAME.*\[libnlkit.so.0\]' || fail "SONAME is not libnlkit.so.0"
 exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {sub(/@.*/, "", $3); print $3}')
 leaked=$(echo "$exported" | grep -v '^nl_[a-z]' || true)

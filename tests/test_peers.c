@@ -234,6 +234,39 @@ static void test_train_and_failstop(void **state)
     free(t);
 }
 
+/* More activities or hosts than the engine tells apart: left out, and counted. */
+static void test_overflow_counted(void **state)
+{
+    (void)state;
+    nlp_opts_t o;
+    nlp_opts_default(&o);
+    run_t r;
+    run_start(&r, &o);
+    nlp_begin_phase(r.p, NLP_WATCH);
+    for (int a = 0; a < NLP_ACT_MAX + 6; a++) {
+        char line[256];
+        int n = snprintf(line, sizeof line,
+                         "ts=2026-01-05T00:00:01.000000Z event=act%d.summary level=Info "
+                         "host=h0 prog=srv n=1 dur.sum=0.5",
+                         a);
+        assert_int_equal(nlp_line(r.p, line, (size_t)n, "t", a + 1, NULL), 1);
+    }
+    for (int h = 0; h < NLP_HOST_MAX + 3; h++) {
+        char line[256];
+        int n = snprintf(line, sizeof line,
+                         "ts=2026-01-05T00:00:02.000000Z event=act0.summary level=Info "
+                         "host=x%d prog=srv n=1 dur.sum=0.5",
+                         h);
+        assert_int_equal(nlp_line(r.p, line, (size_t)n, "t", h + 1, NULL), 1);
+    }
+    nlp_end_phase(r.p);
+    nlp_counts_t c;
+    nlp_counts(r.p, &c);
+    assert_int_equal(c.act_overflow, 6);
+    assert_int_equal(c.host_overflow, 4); /* h0 was the first host */
+    free(run_end(&r));
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -260,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_engine_names_slowed_host),
         cmocka_unit_test(test_reference_clears_master),
         cmocka_unit_test(test_train_and_failstop),
+        cmocka_unit_test(test_overflow_counted),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,11 @@
  * counted once. Then through the log: threads that exit leave no line behind and no stage
  * allocated (ASan checks the latter), nl_flush and the flusher thread deliver what a
  * still-running thread staged, one thread writing to more logs than it has slots keeps
- * each log complete and in order, and logs opened and closed over and over at the same
- * address never mix up their stages. */
+ * each log complete and in order, logs opened and closed over and over at the same
+ * address never mix up their stages, and nl_close racing the exits and other writes of
+ * the threads that staged lines for it delivers every line and frees every stage. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +253,69 @@ static void test_reopen_same_address(void **state)
     t_rmtree(dir);
 }
 
+/* nl_close racing the threads that wrote to the log: they have staged lines for it and
+ * are, at that moment, exiting (their stages let go from the thread-exit destructor) or
+ * writing to another log (their stale stage is found detached and freed). */
+typedef struct racer {
+    nl_log_t *a, *b;
+    int id, n, exits;
+    _Atomic int *done_a, *stop;
+    long on_b;
+} racer_t;
+
+static void *racer_main(void *arg)
+{
+    racer_t *r = arg;
+    for (int i = 0; i < r->n; i++) nl_write(r->a, "t.stage", "tid=i seq=i", r->id, i);
+    atomic_fetch_add(r->done_a, 1);
+    if (r->exits) return NULL;
+    while (!atomic_load(r->stop)) nl_write(r->b, "t.stage", "tid=i seq=i", r->id, (int)r->on_b++);
+    return NULL;
+}
+
+static void test_close_races_writers(void **state)
+{
+    (void)state;
+    enum { THREADS = 8, PER = 500, ROUNDS = 20 };
+    const char *dir = t_tmpdir();
+    for (int round = 0; round < ROUNDS; round++) {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s", t_path(dir, "a.log"));
+        snprintf(pb, sizeof pb, "%s", t_path(dir, "b.log"));
+        remove(pa);
+        remove(pb);
+        nl_log_t *a = nl_open(pa), *b = nl_open(pb);
+        assert_non_null(a);
+        assert_non_null(b);
+        _Atomic int done_a = 0, stop = 0;
+        racer_t r[THREADS];
+        pthread_t th[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+            r[i] = (racer_t){.a = a,
+                             .b = b,
+                             .id = i,
+                             .n = PER,
+                             .exits = i % 2,
+                             .done_a = &done_a,
+                             .stop = &stop};
+            pthread_create(&th[i], NULL, racer_main, &r[i]);
+        }
+        while (atomic_load(&done_a) < THREADS) sched_yield();
+        nl_close(a); /* half the writers are exiting, half writing to b, right now */
+        assert_int_equal(check_file(pa, THREADS, PER), THREADS * PER);
+        atomic_store(&stop, 1);
+        for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+        nl_stats_t st;
+        nl_stats(b, &st);
+        long on_b = 0;
+        for (int i = 0; i < THREADS; i++) on_b += r[i].on_b;
+        assert_int_equal(st.written, on_b);
+        assert_int_equal(st.dropped, 0);
+        nl_close(b);
+    }
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_running_thread_flushed),
         cmocka_unit_test(test_more_logs_than_slots),
         cmocka_unit_test(test_reopen_same_address),
+        cmocka_unit_test(test_close_races_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,8 +23,17 @@
  * timestamp text, the summarizer's per-thread note of the identity each thread used last
  * for a few activities (checked against the log and the identity before use, so it never
  * outlives or crosses a log), each thread's note of its staging buffers (up to four logs;
- * a buffer is shared with its log and freed by whichever lets go last), and one pthread key,
- * created once per process, whose destructor hands an exiting thread's staged lines on.
+ * a buffer is shared with its log and freed by whichever lets go last), one pthread key,
+ * created once per process, whose destructor hands an exiting thread's staged lines on,
+ * and for fork(): the list of open logs (under its own lock) with handlers registered once
+ * by pthread_atfork, a count of forks and a flag saying that one happened.
+ *
+ * fork(): open logs keep working in parent and child, whatever other threads were doing.
+ * The handlers take every log's locks before the fork and release them after; the child
+ * lets go of the parent's buffered lines, summary sums, counters and TCP connection (the
+ * parent delivers the lines and summaries; the child connects on its own), and its first
+ * call on the log starts its background thread. A child that only calls exec starts
+ * nothing. nl_close must not race a fork of the same log.
  *
  * Failure: a destination that is down, full or slow never crashes the program and never
  * blocks a writer for longer than the destination's timeout. Lines that cannot be delivered
