@@ -53,3 +53,23 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc DESTINATION ${CMAKE_INSTALL_L
 # `lnav -i` installs them for a user (lnav/README.md)
 install(FILES ${PROJECT_SOURCE_DIR}/lnav/nlkit_log.json ${PROJECT_SOURCE_DIR}/lnav/nlkit.sql
         DESTINATION ${CMAKE_INSTALL_DATADIR}/nlkit/lnav)
+
+# Library man pages; every other function documented on a page is a link to it
+install(FILES ${NLKIT_DIR}/man/nl_open.3 ${NLKIT_DIR}/man/nl_write.3
+        ${NLKIT_DIR}/man/nl_summarize.3 ${NLKIT_DIR}/man/nl_stats.3
+        DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+set(NLKIT_MAN_LINKS
+  "nl_open:nl_open_ex nl_flush nl_close"
+  "nl_write:nl_writel nl_write_line"
+  "nl_summarize:nl_summary_file"
+  "nl_stats:nl_dropped nl_is_active nl_set_level nl_get_level nl_level_file nl_const_set nl_const_std nl_guid nl_guid_new nl_set_guid")
+foreach(entry IN LISTS NLKIT_MAN_LINKS)
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 page)
+  list(GET parts 1 names)
+  string(REPLACE " " ";" names "${names}")
+  foreach(name IN LISTS names)
+    install(CODE "file(CREATE_LINK ${page}.3
+      \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_MANDIR}/man3/${name}.3\" SYMBOLIC)")
+  endforeach()
+endforeach()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_install.sh — the installed tree works for a program outside this project: install
 # into a scratch prefix, check the library's SONAME, that it exports only the public nl_*
-# API and that the lnav files are there, then build a tiny program against it twice — with
+# API and that the man pages and lnav files are there, then build a tiny program against it twice — with
 # pkg-config and with find_package(nlkit) — and run both.
 #   test_install.sh BUILD_DIR CC
 set -euo pipefail
@@ -17,6 +17,12 @@ so=$(find "$T/p" -name 'libnlkit.so.0' | head -n1)
 libdir=$(dirname "$so")
 [ -f "$libdir/libnlkit.a" ] || fail "no libnlkit.a beside it"
 [ -f "$T/p/include/nlkit/nl.h" ] || fail "no include/nlkit/nl.h"
+for f in nl_open nl_close nl_write nl_writel nl_summarize nl_stats nl_set_guid; do
+    page=$T/p/share/man/man3/$f.3
+    [ -e "$page" ] || fail "no man page $f(3)"
+    w=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null || echo "man failed")
+    [ -z "$w" ] || fail "$f(3): $w"
+done
 for f in nlkit_log.json nlkit.sql; do
     [ -f "$T/p/share/nlkit/lnav/$f" ] || fail "no share/nlkit/lnav/$f"
 done
