@@ -1,6 +1,5 @@
 /* nl_detect.c — the nl-detect program: options, inputs, live time, exit report. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,21 +99,9 @@ static void print_stats(const nld_counts_t *c)
 /* Feed one input to the engine; returns 0, or 1 if it could not be read. */
 static int run_input(nld_t *d, const char *path, int live)
 {
-    int fd = 0;
-    const char *name = "(stdin)";
-    if (strcmp(path, "-")) {
-        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-            fprintf(stderr, "nl-detect: %s: %s\n", path, strerror(errno));
-            return 1;
-        }
-        name = path;
-    }
+    const char *name;
     nl_reader_t rd;
-    if (nl__reader_init(&rd, fd, 0)) {
-        fprintf(stderr, "nl-detect: out of memory\n");
-        if (fd) close(fd);
-        return 1;
-    }
+    if (nl__reader_open(&rd, "nl-detect", path, &name)) return 1;
     int rc = 0;
     while (!stop_requested) {
         const char *line;
@@ -135,8 +122,7 @@ static int run_input(nld_t *d, const char *path, int live)
             break;
         }
     }
-    nl__reader_free(&rd);
-    if (fd) close(fd);
+    nl__reader_close(&rd);
     return rc;
 }
 

@@ -3,7 +3,6 @@
  * standard input with the tools' shared line reader; optionally first a known-good run for
  * reference profiles and another (or the same) for the threshold. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,21 +45,9 @@ static void usage(FILE *f)
 /* Feed one input to the engine; 0, or 1 if it could not be read. */
 static int run_input(nlp_t *p, const char *path)
 {
-    int fd = 0;
-    const char *name = "(stdin)";
-    if (strcmp(path, "-")) {
-        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-            fprintf(stderr, "nl-peers: %s: %s\n", path, strerror(errno));
-            return 1;
-        }
-        name = path;
-    }
+    const char *name;
     nl_reader_t rd;
-    if (nl__reader_init(&rd, fd, 0)) {
-        fprintf(stderr, "nl-peers: out of memory\n");
-        if (fd) close(fd);
-        return 1;
-    }
+    if (nl__reader_open(&rd, "nl-peers", path, &name)) return 1;
     int rc = 0;
     for (;;) {
         const char *line;
@@ -80,8 +67,7 @@ static int run_input(nlp_t *p, const char *path)
             break;
         }
     }
-    nl__reader_free(&rd);
-    if (fd) close(fd);
+    nl__reader_close(&rd);
     return rc;
 }
 

@@ -5,15 +5,14 @@
 #include <string.h>
 
 #include "nld_cfg.h"
+#include "fuzz_cstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstr(data, size);
     if (!s) return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     nld_cfg_t c;
     nld_cfg_init(&c);
     char err[512];

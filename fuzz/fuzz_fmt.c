@@ -4,15 +4,14 @@
 #include <string.h>
 
 #include "nl_fmt.h"
+#include "fuzz_cstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *fmt = malloc(size + 1);
+    char *fmt = fuzz_cstr(data, size);
     if (!fmt) return 0;
-    memcpy(fmt, data, size);
-    fmt[size] = '\0';
     nl_tmpl_t *t = NULL;
     if (nl__tmpl_parse(fmt, strlen(fmt), 0, &t) == 0) free(t);
     free(fmt);

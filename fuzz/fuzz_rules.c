@@ -4,15 +4,14 @@
 #include <string.h>
 
 #include "nls_rules.h"
+#include "fuzz_cstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstr(data, size);
     if (!s) return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     nls_rules_t rs;
     nls_rules_init(&rs);
     nl_perr_t err;

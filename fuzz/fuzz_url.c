@@ -4,15 +4,14 @@
 #include <string.h>
 
 #include "nl_url.h"
+#include "fuzz_cstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *s = malloc(size + 1);
+    char *s = fuzz_cstr(data, size);
     if (!s) return 0;
-    memcpy(s, data, size);
-    s[size] = '\0';
     nl_url_t u;
     nl__url_parse(s, &u);
     free(s);

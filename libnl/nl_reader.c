@@ -2,7 +2,9 @@
 #include "nl_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +21,31 @@ void nl__reader_free(nl_reader_t *r)
 {
     free(r->buf);
     r->buf = NULL;
+}
+
+int nl__reader_open(nl_reader_t *r, const char *prog, const char *path, const char **name)
+{
+    int fd = 0;
+    *name = "(stdin)";
+    if (strcmp(path, "-")) {
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+            return -1;
+        }
+        *name = path;
+    }
+    if (nl__reader_init(r, fd, 0)) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        if (fd) close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+void nl__reader_close(nl_reader_t *r)
+{
+    nl__reader_free(r);
+    if (r->fd) close(r->fd);
 }
 
 int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *len)

@@ -2,7 +2,7 @@
  * maximum-size line: a line longer than NL_LINE_MAX (binary junk, a missing newline in a
  * huge file) is skipped up to its newline and reported as too long, not loaded into
  * memory. Works on pipes and sockets with poll(), for live input. Shared by the tools
- * (nl-detect, nl-load); not part of the public API. */
+ * (nl-detect, nl-peers, nl-load); not part of the public API. */
 #ifndef NLKIT_NL_READER_H
 #define NLKIT_NL_READER_H
 
@@ -26,6 +26,12 @@ enum { NL_RD_LINE = 1, NL_RD_TOOLONG = 2, NL_RD_AGAIN = 0, NL_RD_EOF = -1, NL_RD
  * pipe). Returns 0 or NL_ENOMEM. */
 int nl__reader_init(nl_reader_t *r, int fd, uint64_t off);
 void nl__reader_free(nl_reader_t *r);
+/* For the tools: open `path` ("-": standard input) and start a reader on it; *name is what
+ * to call the input in messages. If it cannot be opened or there is no memory, says why on
+ * standard error, prefixed "PROG: ", and returns -1; else 0. End with nl__reader_close. */
+int nl__reader_open(nl_reader_t *r, const char *prog, const char *path, const char **name);
+/* Free the reader and close its file (standard input stays open). */
+void nl__reader_close(nl_reader_t *r);
 /* The next line (without its newline) in *line and *len: NL_RD_LINE; NL_RD_TOOLONG for a
  * skipped over-long line (lineno tells which); NL_RD_AGAIN if no whole line arrived within
  * timeout_ms (-1: wait for ever); NL_RD_EOF; NL_RD_ERR with errno set. */
