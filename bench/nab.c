@@ -1,0 +1,228 @@
+/* nab.c — NAB-style scoring of per-row anomaly scores (see nab.h). */
+#include "nab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const nab_profile_t nab_standard = {"standard", 1.0, 0.11, 1.0};
+const nab_profile_t nab_low_fp = {"low-FP", 1.0, 0.22, 1.0};
+const nab_profile_t nab_low_fn = {"low-FN", 1.0, 0.11, 2.0};
+
+void nab_corpus_init(nab_corpus_t *c) { memset(c, 0, sizeof *c); }
+
+void nab_corpus_free(nab_corpus_t *c)
+{
+    for (size_t k = 0; k < c->n; k++) free(c->s[k].w);
+    free(c->s);
+    memset(c, 0, sizeof *c);
+}
+
+int nab_corpus_add(nab_corpus_t *c, const uint8_t *label, size_t n)
+{
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 64;
+        nab_series_t *ns = realloc(c->s, nc * sizeof *ns);
+        if (!ns) return -1;
+        c->s = ns;
+        c->cap = nc;
+    }
+    nab_series_t *s = &c->s[c->n];
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->probation = (size_t)floor(0.15 * (double)n);
+    if (s->probation > 750) s->probation = 750;
+    size_t runs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (label[i] && (i == 0 || !label[i - 1])) runs++;
+    if (runs) {
+        s->w = malloc(runs * sizeof *s->w);
+        if (!s->w) return -1;
+    }
+    long width = runs ? (long)floor(0.1 * (double)n / (double)runs) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!label[i] || (i > 0 && label[i - 1])) continue;
+        size_t rs = i, re = i;
+        while (re + 1 < n && label[re + 1]) re++;
+        long mid = (long)(rs + re) / 2;
+        long ws = mid - width / 2, we = mid + width / 2;
+        if (ws > (long)rs) ws = (long)rs;
+        if (we < (long)re) we = (long)re;
+        if (ws < 0) ws = 0;
+        if (we > (long)n - 1) we = (long)n - 1;
+        if (s->nw && (size_t)ws <= s->w[s->nw - 1].e) { /* overlaps the previous: merge */
+            if ((size_t)we > s->w[s->nw - 1].e) s->w[s->nw - 1].e = (size_t)we;
+        } else {
+            s->w[s->nw++] = (nab_window_t){(size_t)ws, (size_t)we};
+        }
+    }
+    for (size_t j = 0; j < s->nw; j++)
+        if (s->w[j].e >= s->probation) s->scored_w++;
+    c->n++;
+    return 0;
+}
+
+size_t nab_corpus_windows(const nab_corpus_t *c, size_t *scored)
+{
+    size_t all = 0, sc = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        all += c->s[k].nw;
+        sc += c->s[k].scored_w;
+    }
+    if (scored) *scored = sc;
+    return all;
+}
+
+/* NAB's scaled sigmoid: 1 at y = -1 (relative), 0 at 0, towards -1 for y > 0. */
+static double sigma(double y) { return 2.0 / (1.0 + exp(5.0 * y)) - 1.0; }
+
+/* The reward for a window's first detection at row i: earlier is worth more. */
+static double tp_weight(const nab_window_t *w, size_t i, const nab_profile_t *p)
+{
+    double width = (double)(w->e - w->s + 1);
+    return p->a_tp * sigma(-(double)(w->e - i + 1) / width) / sigma(-1.0);
+}
+
+/* The cost of a detection at row i outside every window; prev is the latest window that
+ * ended before i, or NULL. Just after a window costs little: a late but real detection. */
+static double fp_weight(const nab_window_t *prev, size_t i, const nab_profile_t *p)
+{
+    if (!prev) return -p->a_fp;
+    double wm1 = (double)(prev->e - prev->s);
+    if (wm1 < 1) wm1 = 1;
+    return p->a_fp * sigma((double)(i - prev->e) / wm1);
+}
+
+typedef struct ev {
+    double score, delta;
+} ev_t;
+
+static int ev_cmp(const void *a, const void *b)
+{
+    double x = ((const ev_t *)a)->score, y = ((const ev_t *)b)->score;
+    return x > y ? -1 : x < y; /* descending */
+}
+
+static void bounds(const nab_corpus_t *c, const unsigned char *only, const nab_profile_t *p,
+                   double *null, double *perfect, size_t *windows)
+{
+    *null = *perfect = 0;
+    *windows = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        if (only && !only[k]) continue;
+        *windows += c->s[k].scored_w;
+    }
+    *null = -p->a_fn * (double)*windows;
+    *perfect = p->a_tp * (double)*windows;
+}
+
+static double normalise(double raw, double null, double perfect)
+{
+    return perfect > null ? 100.0 * (raw - null) / (perfect - null) : 0.0;
+}
+
+int nab_score(const nab_corpus_t *c, double *const *score, const unsigned char *only,
+              const nab_profile_t *p, nab_result_t *out)
+{
+    size_t cap = 0;
+    for (size_t k = 0; k < c->n; k++)
+        if (!only || only[k]) cap += c->s[k].n;
+    ev_t *ev = malloc((cap ? cap : 1) * sizeof *ev);
+    size_t *rec = malloc((cap ? cap : 1) * sizeof *rec);
+    if (!ev || !rec) {
+        free(ev);
+        free(rec);
+        return -1;
+    }
+    size_t nev = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        if (only && !only[k]) continue;
+        const nab_series_t *s = &c->s[k];
+        const double *x = score[k];
+        size_t wi = 0;
+        const nab_window_t *prev = NULL;
+        for (size_t i = s->probation; i < s->n;) {
+            while (wi < s->nw && s->w[wi].e < i) prev = &s->w[wi++];
+            if (wi < s->nw && s->w[wi].s <= i) {
+                /* A window: only its records (a score above every earlier one in it) can
+                 * be its first detection at some threshold; from the latest record down,
+                 * each lowers the threshold at which the window is found, earlier. */
+                const nab_window_t *w = &s->w[wi];
+                size_t nr = 0;
+                double best = -INFINITY;
+                for (size_t j = i; j <= w->e; j++)
+                    if (!isnan(x[j]) && x[j] > best) {
+                        best = x[j];
+                        rec[nr++] = j;
+                    }
+                double val = -p->a_fn;
+                for (size_t r = nr; r-- > 0;) {
+                    double tw = tp_weight(w, rec[r], p);
+                    ev[nev++] = (ev_t){x[rec[r]], tw - val};
+                    val = tw;
+                }
+                i = w->e + 1;
+                continue;
+            }
+            if (!isnan(x[i])) ev[nev++] = (ev_t){x[i], fp_weight(prev, i, p)};
+            i++;
+        }
+    }
+    qsort(ev, nev, sizeof *ev, ev_cmp);
+    double null, perfect;
+    size_t windows;
+    bounds(c, only, p, &null, &perfect, &windows);
+    double raw = null, best = null, thr = INFINITY;
+    for (size_t a = 0; a < nev;) {
+        size_t b = a;
+        while (b < nev && ev[b].score == ev[a].score) raw += ev[b++].delta;
+        if (raw > best + 1e-12) {
+            best = raw;
+            thr = ev[a].score;
+        }
+        a = b;
+    }
+    free(ev);
+    free(rec);
+    nab_score_at(c, score, only, p, thr, out);
+    return 0;
+}
+
+void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned char *only,
+                  const nab_profile_t *p, double thr, nab_result_t *out)
+{
+    double null, perfect;
+    memset(out, 0, sizeof *out);
+    bounds(c, only, p, &null, &perfect, &out->windows);
+    double raw = null;
+    for (size_t k = 0; k < c->n; k++) {
+        if (only && !only[k]) continue;
+        const nab_series_t *s = &c->s[k];
+        const double *x = score[k];
+        size_t wi = 0;
+        const nab_window_t *prev = NULL;
+        out->rows += s->n - s->probation;
+        for (size_t i = s->probation; i < s->n;) {
+            while (wi < s->nw && s->w[wi].e < i) prev = &s->w[wi++];
+            if (wi < s->nw && s->w[wi].s <= i) {
+                const nab_window_t *w = &s->w[wi];
+                for (size_t j = i; j <= w->e; j++)
+                    if (x[j] >= thr) {
+                        raw += tp_weight(w, j, p) + p->a_fn;
+                        out->found++;
+                        break;
+                    }
+                i = w->e + 1;
+                continue;
+            }
+            if (x[i] >= thr) {
+                raw += fp_weight(prev, i, p);
+                out->fp++;
+            }
+            i++;
+        }
+    }
+    out->raw = raw;
+    out->threshold = thr;
+    out->score = normalise(raw, null, perfect);
+}
