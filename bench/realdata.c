@@ -1,19 +1,33 @@
 /* realdata.c — bench-realdata: nl-detect on real, expert-labelled operations series
  * (../shared/datasets/cloud-monitoring), scored the NAB way (bench/nab.h) for the three
- * profiles, beside the windowed Gaussian anchor. Every series is replayed through the
- * detector engine as event lines in event time (realdata_replay.h).
+ * profiles, beside the windowed Gaussian anchor in the same run.
  *
- *   bench-realdata [--data DIR] [--tmp DIR]
+ *   bench-realdata [--data DIR] [--tmp DIR] [--quick] [--try WORDS]
  *
- * Exits 0 after printing the table; 2 when the data set is absent or unreadable. */
+ * 1. The table: every series replayed through the detector engine as event lines in event
+ *    time (realdata_replay.h): the paper's eight algorithms and the two beyond them, each
+ *    as a per-value score (the best threshold for the whole corpus) and as the episode
+ *    starts of its own rule; the combine= presets; the recommended default (combine=default,
+ *    a fixed threshold) as nl-detect reports it.
+ * 2. The two-fold choice: the folders split in two halves (even and odd in name order); on
+ *    each half, every configuration of a small grid declared below is scored (fast, straight
+ *    from the algorithm bank: realdata_bank.h) and the best is then scored, with the
+ *    threshold chosen there, on the other half. The default must come out of this.
+ * --quick: the anchor and the default only. --try WORDS: one stream configuration, every
+ * score column it gives (for exploring; not a result).
+ *
+ * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "nab.h"
+#include "nld_combine.h"
 #include "realdata_anchor.h"
+#include "realdata_bank.h"
 #include "realdata_csv.h"
 #include "realdata_replay.h"
 
@@ -21,74 +35,407 @@
 #define RD_DEFAULT_DATA "../shared/datasets/cloud-monitoring"
 #endif
 
-typedef struct row {
-    char label[64];
-    double **score; /* per series */
-} row_t;
-
 static rd_series_t *ser;
 static int nser;
 static nab_corpus_t corpus;
+static const nab_profile_t *const profiles[3] = {&nab_standard, &nab_low_fp, &nab_low_fn};
 
 static double **alloc_scores(void)
 {
     double **sc = calloc((size_t)nser, sizeof *sc);
-    for (int k = 0; sc && k < nser; k++)
-        if (!(sc[k] = calloc(ser[k].n ? ser[k].n : 1, sizeof(double)))) return NULL;
+    if (!sc) goto oom;
+    for (int k = 0; k < nser; k++)
+        if (!(sc[k] = calloc(ser[k].n ? ser[k].n : 1, sizeof(double)))) goto oom;
     return sc;
+oom:
+    fprintf(stderr, "bench-realdata: out of memory\n");
+    exit(1);
 }
 
-static void print_row(const char *label, double *const *sc, const unsigned char *only)
+static void free_scores(double **sc)
 {
-    nab_result_t r[3];
-    const nab_profile_t *prof[3] = {&nab_standard, &nab_low_fp, &nab_low_fn};
-    for (int p = 0; p < 3; p++)
-        if (nab_score(&corpus, sc, only, prof[p], &r[p])) {
-            fprintf(stderr, "bench-realdata: out of memory\n");
-            exit(1);
-        }
-    printf("| %-34s | %8.1f | %8.1f | %8.1f | %9.2f | %5.1f%% |\n", label, r[0].score,
+    for (int k = 0; sc && k < nser; k++) free(sc[k]);
+    free(sc);
+}
+
+static void header(const char *what)
+{
+    printf("| %-44s | %8s | %8s | %8s | %10s | %6s |\n", what, "standard", "low-FP", "low-FN",
+           "FP/1k rows", "found");
+    printf("|%s|---------:|---------:|---------:|-----------:|-------:|\n",
+           "----------------------------------------------");
+}
+
+static void print_results(const char *label, const nab_result_t r[3])
+{
+    printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% |\n", label, r[0].score,
            r[1].score, r[2].score, 1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
            100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1));
     fflush(stdout);
 }
 
-static void header(void)
+/* A score column, each profile with its own best threshold for the corpus (or half). */
+static double row_swept(const char *label, double *const *sc, const unsigned char *only)
 {
-    printf("| %-34s | %8s | %8s | %8s | %9s | %6s |\n", "detector", "standard", "low-FP",
-           "low-FN", "FP/1k rows", "found");
-    printf("|%s|---------:|---------:|---------:|----------:|-------:|\n",
-           "------------------------------------");
+    nab_result_t r[3];
+    for (int p = 0; p < 3; p++)
+        if (nab_score(&corpus, sc, only, profiles[p], &r[p])) {
+            fprintf(stderr, "bench-realdata: out of memory\n");
+            exit(1);
+        }
+    print_results(label, r);
+    return r[0].score;
 }
 
-/* Replay every series through one stream configuration and copy the named columns into
- * per-series score arrays (dst[c][k][row]). */
-static int replay_all(const char *words, const char *const *cols, int ncols, double ***dst,
-                      const char *tmp)
+/* Detections that are what they are (reports, or starts at a fixed threshold). */
+static double row_fixed(const char *label, double *const *det, const unsigned char *only)
+{
+    nab_result_t r[3];
+    for (int p = 0; p < 3; p++) nab_score_at(&corpus, det, only, profiles[p], 0.5, &r[p]);
+    print_results(label, r);
+    return r[0].score;
+}
+
+/* Replay every series through one stream configuration; dst[j][k] gets column j. */
+static void replay_all(const char *words, const char *const *cols, int ncols, double ***dst,
+                       const char *tmp)
 {
     for (int k = 0; k < nser; k++) {
         rd_cols_t c;
         char err[512];
         if (rd_replay(&ser[k], words, cols, ncols, tmp, &c, err, sizeof err)) {
             fprintf(stderr, "bench-realdata: %s: %s\n", ser[k].name, err);
-            return -1;
+            exit(1);
         }
         for (int j = 0; j < ncols; j++) memcpy(dst[j][k], c.v[j], ser[k].n * sizeof(double));
         rd_cols_free(&c);
     }
-    return 0;
+}
+
+/* One replay with one column: its rows. */
+static double **replay_one(const char *words, const char *col, const char *tmp)
+{
+    double **d = alloc_scores();
+    replay_all(words, &col, 1, &d, tmp);
+    return d;
+}
+
+/* ---- the recommended default ---------------------------------------------------------- */
+
+/* combine=default (nld_combine.h) is what the two-fold procedure below picks (see
+ * bench/README.md, "bench-realdata"); the table's per-algorithm rows use its history and
+ * relearn. */
+#define DEFAULT_WORDS "combine=default"
+#define DEFAULT_HISTORY NLD_DEFAULT_HISTORY
+#define DEFAULT_RELEARN NLD_DEFAULT_RELEARN
+
+/* ---- the grid the two-fold procedure chooses from --------------------------------------- */
+static const char *const grid_algos[] = {"cdf-hu",       "msd-hu",        "cusum",
+                                         "relent",       "cdf-hu,msd-hu", "cdf-hu,cusum",
+                                         "cdf-hu,msd-hu,cusum,relent"};
+static const uint32_t grid_history[] = {150, 300, 600};
+static const uint32_t grid_relearn[] = {1, 2, 5};
+/* hold-offs: negative = that many values (holdoff=N), else event time in usec (holdoff=DUR) */
+#define HOUR 3600000000LL
+static const int64_t grid_holdoff[] = {0, -3, HOUR, 3 * HOUR, 6 * HOUR};
+static const char *const grid_holdoff_text[] = {"0", "3", "1h", "3h", "6h"};
+#define NG(a) (sizeof(a) / sizeof(a)[0])
+
+typedef struct choice {
+    double train, held, t;
+    int a, hi, ri, oi;
+} choice_t;
+
+static int params_for(const char *algos, uint32_t hist, uint32_t relearn, nld_params_t *p)
+{
+    nld_params_default(p);
+    p->n = hist;
+    p->relearn = relearn;
+    p->admit = 0;
+    return nld_algo_parse(algos, &p->algos, NULL);
+}
+
+/* How well a configuration's threshold choice carries over inside one training half: for
+ * each folder g of the half, the threshold is chosen on the half's other folders and the
+ * starts on g are kept; the half is then scored with all of them (nested cross-validation,
+ * so that a setting which fits a few folders by luck does not win). */
+static double nested_score(double *const *sc, const unsigned char *train, int64_t hold,
+                           double **tmp, double **det, unsigned char *rest)
+{
+    for (int g = 0; g < 64; g++) {
+        int any = 0;
+        for (int k = 0; k < nser; k++) {
+            rest[k] = train[k] && ser[k].folder != g;
+            any |= train[k] && ser[k].folder == g;
+        }
+        if (!any) continue;
+        double b, t = rd_best_start_threshold(&corpus, ser, nser, sc, rest, hold, &nab_standard,
+                                              tmp, &b);
+        for (int k = 0; k < nser; k++)
+            if (train[k] && ser[k].folder == g)
+                rd_starts_at(sc[k], ser[k].ts, ser[k].n, t, hold, det[k]);
+    }
+    nab_result_t r;
+    nab_score_at(&corpus, det, train, &nab_standard, 0.5, &r);
+    return r.score;
+}
+
+/* The two-fold choice over the grid; prints each fold's pick and its held-out score. On a
+ * half, the configuration with the best nested score is chosen, then its threshold on the
+ * whole half; both are scored on the other half. */
+static void two_fold(const unsigned char *half[2])
+{
+    choice_t best[2] = {{-1e9, 0, 0, 0, 0, 0, 0}, {-1e9, 0, 0, 0, 0, 0, 0}}, both = {0};
+    double nested_best[2] = {-1e9, -1e9}, both_best = -1e9, both_held[2] = {0, 0}, both_ns[2] = {0, 0}, cur[2][2];
+    double **sc = alloc_scores(), **tmp = alloc_scores(), **det = alloc_scores();
+    unsigned char *rest = malloc((size_t)nser);
+    for (size_t a = 0; a < NG(grid_algos); a++)
+        for (size_t hi = 0; hi < NG(grid_history); hi++)
+            for (size_t ri = 0; ri < NG(grid_relearn); ri++) {
+                nld_params_t p;
+                params_for(grid_algos[a], grid_history[hi], grid_relearn[ri], &p);
+                for (int k = 0; k < nser; k++)
+                    if (rd_bank_scores(&ser[k], &p, sc[k])) {
+                        fprintf(stderr, "bench-realdata: out of memory\n");
+                        exit(1);
+                    }
+                for (size_t oi = 0; oi < NG(grid_holdoff); oi++)
+                    for (int f = 0; f < 2; f++) {
+                        int64_t hold = grid_holdoff[oi];
+                        double ns = nested_score(sc, half[f], hold, tmp, det, rest);
+                        double tr, t = rd_best_start_threshold(&corpus, ser, nser, sc, half[f],
+                                                               hold, &nab_standard, tmp, &tr);
+                        nab_result_t r;
+                        double held = rd_starts_score(&corpus, ser, nser, sc, half[!f], t, hold,
+                                                      &nab_standard, tmp, &r);
+                        if (getenv("RD_VERBOSE"))
+                            fprintf(stderr,
+                                    "%s h=%u r=%u o=%s fold=%d nested=%.1f train=%.1f t=%.4f "
+                                    "held=%.1f\n",
+                                    grid_algos[a], grid_history[hi], grid_relearn[ri],
+                                    grid_holdoff_text[oi], f,
+                                    ns, tr, t, held);
+                        cur[f][0] = ns;
+                        cur[f][1] = held;
+                        if (f == 1 && cur[0][0] + cur[1][0] > both_best) {
+                            both_best = cur[0][0] + cur[1][0];
+                            both = (choice_t){0, 0, 0, (int)a, (int)hi, (int)ri, (int)oi};
+                            both_held[0] = cur[1][1]; /* half A, threshold from half B */
+                            both_held[1] = cur[0][1];
+                            both_ns[0] = cur[0][0];
+                            both_ns[1] = cur[1][0];
+                        }
+                        if (ns <= nested_best[f]) continue;
+                        nested_best[f] = ns;
+                        best[f] = (choice_t){tr, held, t, (int)a, (int)hi, (int)ri, (int)oi};
+                    }
+            }
+    printf("\nTwo-fold choice over %zu configurations (algorithms x history x relearn x "
+           "holdoff; threshold swept), standard profile: on each half the configuration with "
+           "the best nested (leave-one-folder-out) score, its threshold chosen on that half, "
+           "then scored on the other half:\n\n",
+           NG(grid_algos) * NG(grid_history) * NG(grid_relearn) * NG(grid_holdoff));
+    printf("| chosen on | configuration | nested | threshold | score there | held-out half |\n");
+    printf("|---|---|---:|---:|---:|---:|\n");
+    for (int f = 0; f < 2; f++)
+        printf("| half %c | algo=%s history=%u relearn=%u holdoff=%s | %.1f | %.4f | %.1f | "
+               "%.1f |\n",
+               'A' + f, grid_algos[best[f].a], grid_history[best[f].hi],
+               grid_relearn[best[f].ri], grid_holdoff_text[best[f].oi], nested_best[f], best[f].t,
+               best[f].train, best[f].held);
+    printf("\nThe default: the configuration with the best nested score summed over both "
+           "halves: algo=%s history=%u relearn=%u holdoff=%s (nested %.1f + %.1f); held out, "
+           "with the threshold chosen on the other half: half A %.1f, half B %.1f.\n",
+           grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri],
+           grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1]);
+    free_scores(sc);
+    free_scores(tmp);
+    free_scores(det);
+    free(rest);
+}
+
+/* ---- the whole table ---------------------------------------------------------------- */
+
+static const char *const algo_names[] = {"msd-ss", "msd-su", "msd-hs", "msd-hu", "cdf-ss",
+                                         "cdf-su", "cdf-hs", "cdf-hu", "cusum",  "relent"};
+
+static void table(const char *tmp, double **wg)
+{
+    char words[256];
+    /* the eight and the two new ones, one replay: per-value scores and own-rule starts */
+    const char *cols[20];
+    char names[20][24];
+    for (int a = 0; a < 10; a++) {
+        snprintf(names[a], sizeof names[a], "score.%s", algo_names[a]);
+        snprintf(names[10 + a], sizeof names[10 + a], "start.%s", algo_names[a]);
+        cols[a] = names[a];
+        cols[10 + a] = names[10 + a];
+    }
+    double **d[20];
+    for (int j = 0; j < 20; j++) d[j] = alloc_scores();
+    snprintf(words, sizeof words, "algo=all,cusum,relent history=%d relearn=%d",
+             DEFAULT_HISTORY, DEFAULT_RELEARN);
+    replay_all(words, cols, 20, d, tmp);
+    printf("\nPer-value scores (nl-detect --scores, history=%d relearn=%d), the best threshold "
+           "for the whole corpus:\n\n",
+           DEFAULT_HISTORY, DEFAULT_RELEARN);
+    header("detector");
+    row_swept("windowed Gaussian (anchor)", wg, NULL);
+    for (int a = 0; a < 10; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s score", algo_names[a]);
+        row_swept(label, d[a], NULL);
+    }
+    printf("\nEpisode starts (nl.anomaly.start), each algorithm's own rule (k=2, p=5%%, "
+           "cusum.h=5, relent.p=0.001), episode.min=10:\n\n");
+    header("detector");
+    for (int a = 0; a < 10; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s starts", algo_names[a]);
+        row_fixed(label, d[10 + a], NULL);
+    }
+    for (int j = 0; j < 20; j++) free_scores(d[j]);
+    /* the combine= presets over the paper's eight, as they were chosen on the simulator */
+    static const char *const presets[] = {"any", "majority", "all", "shifts", "transients"};
+    for (size_t i = 0; i < NG(presets); i++) {
+        char col[32], label[64];
+        snprintf(words, sizeof words, "combine=%s holdoff=30%s", presets[i],
+                 i < 3 ? " algo=all" : "");
+        snprintf(col, sizeof col, "start.%s", presets[i]);
+        snprintf(label, sizeof label, "combine=%s holdoff=30 starts", presets[i]);
+        double **c = replay_one(words, col, tmp);
+        row_fixed(label, c, NULL);
+        free_scores(c);
+    }
+    double **old = replay_one("algo=all combine=majority holdoff=30", "start.majority", tmp);
+    row_fixed("before: combine=default holdoff=30 (8-majority)", old, NULL);
+    free_scores(old);
+}
+
+static size_t rows_all(void)
+{
+    size_t n = 0;
+    for (int k = 0; k < nser; k++) n += ser[k].n;
+    return n;
+}
+
+static int params_for(const char *algos, uint32_t hist, uint32_t relearn, nld_params_t *p);
+
+/* The default as nl-detect reports it, on the whole set and each half. */
+static void default_rows(const char *tmp, double **wg, const unsigned char *half[2])
+{
+    double **st = replay_one(DEFAULT_WORDS, "start.default", tmp);
+    double **sc = replay_one(DEFAULT_WORDS, "score.default", tmp);
+    printf("\nThe recommended default, `%s` (= algo=cusum history=%d relearn=%d threshold=%g "
+           "holdoff=%gs episode.min=1), as nl-detect reports it, beside the anchor in the same "
+           "run:\n\n",
+           DEFAULT_WORDS, NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, NLD_DEFAULT_THRESHOLD,
+           NLD_DEFAULT_HOLDOFF_S);
+    header("detector, series");
+    const char *what[3] = {"whole data set", "half A (even folders)", "half B (odd folders)"};
+    for (int h = 0; h < 3; h++) {
+        const unsigned char *only = h ? half[h - 1] : NULL;
+        char label[96];
+        snprintf(label, sizeof label, "default: reports, %s", what[h]);
+        row_fixed(label, st, only);
+        snprintf(label, sizeof label, "default: per-value score, %s", what[h]);
+        row_swept(label, sc, only);
+        snprintf(label, sizeof label, "windowed Gaussian, %s", what[h]);
+        row_swept(label, wg, only);
+    }
+    /* the fast path used for choosing must be what the engine does */
+    size_t differ = 0, reports = 0;
+    double *sim = NULL;
+    for (int k = 0; k < nser; k++) {
+        double *ns = realloc(sim, (ser[k].n ? ser[k].n : 1) * sizeof *ns);
+        if (!ns) break;
+        sim = ns;
+        rd_starts_at(sc[k], ser[k].ts, ser[k].n, NLD_DEFAULT_THRESHOLD,
+                     (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), sim);
+        for (size_t i = 0; i < ser[k].n; i++) {
+            differ += sim[i] != st[k][i];
+            reports += st[k][i] != 0;
+        }
+    }
+    size_t sdiff = 0;
+    nld_params_t p;
+    params_for("cusum", NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, &p);
+    for (int k = 0; k < nser; k++) {
+        double *ns = realloc(sim, (ser[k].n ? ser[k].n : 1) * sizeof *ns);
+        if (!ns || rd_bank_scores(&ser[k], &p, ns)) break;
+        sim = ns;
+        for (size_t i = 0; i < ser[k].n; i++) sdiff += sim[i] != sc[k][i];
+    }
+    free(sim);
+    printf("\nThe choosing procedure's fast path against nl-detect: of %zu rows, %zu scores "
+           "differ; of nl-detect's %zu reports, %zu rows differ from the starts computed from "
+           "its scores.\n",
+           rows_all(), sdiff, reports, differ);
+    free_scores(st);
+    free_scores(sc);
+}
+
+/* --try: one configuration, every score column it gives. */
+static void try_words(const char *words, const char *tmp)
+{
+    static const char *const all[] = {
+        "score.msd-ss", "score.msd-su", "score.msd-hs",   "score.msd-hu", "score.cdf-ss",
+        "score.cdf-su", "score.cdf-hs", "score.cdf-hu",   "score.cusum",  "score.relent",
+        "score.any",    "score.all",    "score.majority", "score.default"};
+    int n = (int)NG(all);
+    double **dst[16];
+    for (int j = 0; j < n; j++) dst[j] = alloc_scores();
+    replay_all(words, all, n, dst, tmp);
+    header(words);
+    double **tmpb = alloc_scores();
+    for (int j = 0; j < n; j++) {
+        int any = 0;
+        for (int k = 0; k < nser && !any; k++)
+            for (size_t i = 0; i < ser[k].n && !any; i++) any = dst[j][k][i] != 0;
+        if (!any) continue;
+        row_swept(all[j], dst[j], NULL);
+        for (size_t q = 0; q < NG(grid_holdoff); q++) {
+            double b, t = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL,
+                                                  grid_holdoff[q], &nab_standard, tmpb, &b);
+            printf("|   starts holdoff=%-3s threshold=%-10.6g | %8.1f |\n", grid_holdoff_text[q],
+                   t, b);
+            if (!getenv("RD_FOLDERS") || strcmp(grid_holdoff_text[q], getenv("RD_FOLDERS")))
+                continue;
+            unsigned char *only = calloc((size_t)nser, 1);
+            for (int f = 0; f < 9; f++) {
+                for (int k = 0; k < nser; k++) only[k] = ser[k].folder == f;
+                nab_result_t r;
+                rd_starts_score(&corpus, ser, nser, dst[j], only, t, grid_holdoff[q],
+                                &nab_standard, tmpb, &r);
+                double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], only,
+                                                        grid_holdoff[q],
+                                                        &nab_standard, tmpb, &bb);
+                printf("|     folder %d: %6.1f (found %zu/%zu, fp %zu) own best t=%.4f: %.1f\n", f,
+                       r.score, r.found, r.windows, r.fp, bt, bb);
+            }
+            free(only);
+        }
+    }
 }
 
 int main(int argc, char **argv)
 {
-    const char *data = RD_DEFAULT_DATA, *tmp = "/tmp";
+    const char *data = RD_DEFAULT_DATA, *tmp = "/tmp", *try = NULL;
+    int quick = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc)
             data = argv[++i];
         else if (!strcmp(argv[i], "--tmp") && i + 1 < argc)
             tmp = argv[++i];
+        else if (!strcmp(argv[i], "--try") && i + 1 < argc)
+            try = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--select"))
+            quick = 2;
         else {
-            fprintf(stderr, "usage: bench-realdata [--data DIR] [--tmp DIR]\n");
+            fprintf(stderr,
+                    "usage: bench-realdata [--data DIR] [--tmp DIR] [--quick | --select | --try WORDS]\n");
             return 2;
         }
     }
@@ -104,42 +451,37 @@ int main(int argc, char **argv)
     }
     nab_corpus_init(&corpus);
     size_t rows = 0, empty = 0;
+    unsigned char *half[2] = {calloc((size_t)nser, 1), calloc((size_t)nser, 1)};
     for (int k = 0; k < nser; k++) {
         if (nab_corpus_add(&corpus, ser[k].label, ser[k].n)) return 1;
         rows += ser[k].n;
         empty += ser[k].empty;
+        half[ser[k].folder % 2][k] = 1;
     }
     size_t scored_w, all_w = nab_corpus_windows(&corpus, &scored_w);
-    printf("bench-realdata: %d series in %d folders from %s: %zu rows (%zu empty values carried "
-           "forward), %zu windows, %zu after probation\n\n",
+    printf("bench-realdata: %d series in %d folders from %s: %zu rows (%zu empty values: the "
+           "last value carried forward), %zu windows, %zu after probation\n",
            nser, nfold, data, rows, empty, all_w, scored_w);
-
-    header();
+    if (try) {
+        try_words(try, tmp);
+        return 0;
+    }
     double **wg = alloc_scores();
     for (int k = 0; k < nser; k++) {
         double *x = malloc(ser[k].n * sizeof *x), last = 0;
-        for (size_t i = 0; i < ser[k].n; i++) x[i] = isnan(ser[k].v[i]) ? last : (last = ser[k].v[i]);
-        rd_windowed_gaussian(x, ser[k].n, wg[k]);
+        if (!x) return 1;
+        for (size_t i = 0; i < ser[k].n; i++)
+            x[i] = isnan(ser[k].v[i]) ? last : (last = ser[k].v[i]);
+        if (rd_windowed_gaussian(x, ser[k].n, wg[k])) return 1;
         free(x);
     }
-    print_row("windowed Gaussian (anchor)", wg, NULL);
-
-    static const char *const cols[] = {
-        "score.msd-ss", "score.msd-su", "score.msd-hs", "score.msd-hu", "score.cdf-ss",
-        "score.cdf-su", "score.cdf-hs", "score.cdf-hu", "start.msd-ss", "start.msd-su",
-        "start.msd-hs", "start.msd-hu", "start.cdf-ss", "start.cdf-su", "start.cdf-hs",
-        "start.cdf-hu"};
-    double **dst[16];
-    for (int j = 0; j < 16; j++) dst[j] = alloc_scores();
-    if (replay_all("algo=all", cols, 16, dst, tmp)) return 1;
-    for (int j = 0; j < 16; j++) {
-        char label[64];
-        snprintf(label, sizeof label, "%s %s", cols[j] + 6, j < 8 ? "score" : "episode starts");
-        print_row(label, dst[j], NULL);
+    const unsigned char *halves[2] = {half[0], half[1]};
+    if (quick == 2) { /* the choice alone */
+        two_fold(halves);
+        return 0;
     }
-    static const char *const ccols[] = {"start.default"};
-    double **cd[1] = {alloc_scores()};
-    if (replay_all("combine=default holdoff=30", ccols, 1, cd, tmp)) return 1;
-    print_row("combine=default holdoff=30 starts", cd[0], NULL);
+    if (!quick) table(tmp, wg);
+    default_rows(tmp, wg, halves);
+    if (!quick) two_fold(halves);
     return 0;
 }

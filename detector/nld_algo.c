@@ -4,20 +4,35 @@
 #include <math.h>
 #include <string.h>
 
+#include "nld_tail.h"
 #include "nlkit/nl_bp.h"
 
 static const char *const algo_names[NLD_ALGOS] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
-                                                  "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu"};
+                                                  "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu",
+                                                  "cusum",  "relent"};
 
-#define IS_CDF(i) (((i) >> 2) & 1)
-#define IS_HEUR(i) (((i) >> 1) & 1)
-#define IS_RAW(i) ((i)&1)
+/* The paper's eight are named by their bits; cusum and relent use raw values against a
+ * heuristic history with order statistics, as cdf-hu does. */
+#define IS_NEW(i) ((i) >= NLD_CUSUM)
+#define IS_CDF(i) (IS_NEW(i) || (((i) >> 2) & 1))
+#define IS_HEUR(i) (IS_NEW(i) || (((i) >> 1) & 1))
+#define IS_RAW(i) (IS_NEW(i) || ((i)&1))
 
 void nld_params_default(nld_params_t *p)
 {
     /* chosen from bench-eval's runs (bench/README.md, "bench-eval") */
-    *p = (nld_params_t){
-        .algos = 0, .k = 2.0, .p = 0.05, .alpha = 0.5, .n = 300, .min = 30, .admit = 0};
+    *p = (nld_params_t){.algos = 0,
+                        .k = 2.0,
+                        .p = 0.05,
+                        .alpha = 0.5,
+                        .n = 300,
+                        .min = 30,
+                        .admit = 0,
+                        .cusum_k = 0.5,
+                        .cusum_h = 5,
+                        .relent_w = 24,
+                        .relent_bins = 6,
+                        .relent_p = 0.001};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -37,8 +52,15 @@ int nld_params_check(const nld_params_t *p, const char **why)
         w = "admit must be between 0 and 16";
     else if (p->side < NLD_BOTH || p->side > NLD_ABOVE)
         w = "side must be both, below or above";
-    else if (p->algos & ~NLD_ALL_ALGOS)
+    else if (p->algos & ~NLD_EVERY_ALGO)
         w = "unknown algorithm";
+    else if (!(p->threshold >= 0 && p->threshold < 1))
+        w = "threshold must lie in [0, 1)";
+    else if (!(p->cusum_k >= 0 && p->cusum_k < 4) || !(p->cusum_h > 0 && p->cusum_h < 1e6))
+        w = "cusum.k must lie in [0, 4) and cusum.h in (0, 1e6)";
+    else if (p->relent_w < 4 || p->relent_w > NLD_RELENT_W_MAX || p->relent_bins < 2 ||
+             p->relent_bins > NLD_RELENT_B_MAX || !(p->relent_p > 0 && p->relent_p < 1))
+        w = "relent.w must be 4..256, relent.bins 2..32, relent.p in (0, 1)";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -57,7 +79,7 @@ int nld_algo_parse(const char *list, unsigned *mask, const char **bad)
             found = 0;
         }
         for (int i = 0; i < NLD_ALGOS && found < 0; i++)
-            if (n == 6 && !strncmp(s, algo_names[i], 6)) {
+            if (n == strlen(algo_names[i]) && !strncmp(s, algo_names[i], n)) {
                 m |= 1u << i;
                 found = i;
             }
@@ -90,6 +112,8 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     for (int i = 0; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && IS_HEUR(i) && nld_hist_init(&b->heur[i], p->n, 1, IS_CDF(i)))
             goto oom;
+    for (int i = NLD_CUSUM; i < NLD_ALGOS; i++)
+        if ((p->algos >> i & 1) && nld_hist_init(&b->cal[i - NLD_CUSUM], p->n, 1, 1)) goto oom;
     return 0;
 oom:
     nld_bank_free(b);
@@ -100,40 +124,105 @@ void nld_bank_free(nld_bank_t *b)
 {
     for (int i = 0; i < 2; i++) nld_hist_free(&b->stat[i]);
     for (int i = 0; i < NLD_ALGOS; i++) nld_hist_free(&b->heur[i]);
+    for (int i = 0; i < 2; i++) nld_hist_free(&b->cal[i]);
+    nld_relent_free(&b->relent);
 }
 
-/* How extreme v is against H, in [0, 1], in the direction(s) watched: a flag's strength
- * that users can plot and threshold, comparable across values of one algorithm. */
-static double score_of(const nld_params_t *p, int i, const nld_hist_t *h, double v,
-                       const nld_verdict_t *out)
+/* A history of one repeated value has no spread, and every other value would be infinitely
+ * surprising, all alike. A millionth of the largest magnitude the stream has shown keeps
+ * them ranked by how far they are. */
+static double floor_spread(const nld_bank_t *b, double sd)
 {
+    double f = 1e-6 * b->absmax;
+    return sd > f ? sd : f > 0 ? f : 1e-300;
+}
+
+/* The side a value lies on, as a state. */
+static int side_state(const nld_params_t *p, double dev)
+{
+    if (dev < 0 && p->side != NLD_ABOVE) return NLD_LOW;
+    if (dev > 0 && p->side != NLD_BELOW) return NLD_HIGH;
+    return NLD_NORMAL;
+}
+
+/* The surprise of v against H for a paper algorithm: MSD standardises by mean and sd, CDF
+ * by median and robust spread (see nld_algo.h). */
+static double surprise_of(const nld_bank_t *b, int i, const nld_hist_t *h, double v,
+                          double *dev)
+{
+    double m, sd;
     if (!IS_CDF(i)) {
-        double m = out->centre, sd = nld_hist_sd(h);
-        if (!(sd > 0))
-            return v == m ? 0 : (p->side == NLD_BELOW ? v < m : p->side == NLD_ABOVE ? v > m : 1);
-        double z = (v - m) / sd;
-        if (p->side == NLD_BELOW) return 0.5 * erfc(z / M_SQRT2);  /* 1 - P(X <= v) */
-        if (p->side == NLD_ABOVE) return 0.5 * erfc(-z / M_SQRT2); /* 1 - P(X >= v) */
-        return erf(fabs(z) / M_SQRT2);                             /* 1 - P(|X| >= |v|) */
+        m = nld_hist_mean(h);
+        sd = nld_hist_sd(h);
+    } else if (nld_robust_ref(h, &m, &sd)) {
+        return 0;
     }
-    double le = nld_hist_share_le(h, v), ge = nld_hist_share_ge(h, v);
-    if (isnan(le)) return 0;
-    double tail = p->side == NLD_BELOW   ? le
-                  : p->side == NLD_ABOVE ? ge
-                                         : fmin(1.0, 2 * fmin(le, ge));
-    return 1 - tail;
+    sd = floor_spread(b, sd);
+    *dev = v - m;
+    return nld_surprise_normal((v - m) / sd, b->p.side);
+}
+
+/* cusum and relent: their statistic, surprise, bounds and verdict. */
+static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
+{
+    const nld_params_t *p = &b->p;
+    double m, sd, s;
+    int dir;
+    out->own = out->state = NLD_NORMAL;
+    if (nld_robust_ref(h, &m, &sd)) return;
+    sd = floor_spread(b, sd);
+    out->centre = m;
+    nld_hist_t *cal = &b->cal[i - NLD_CUSUM];
+    int flag;
+    if (i == NLD_CUSUM) {
+        double g = nld_cusum_step(&b->cusum, (v - m) / sd, p->cusum_k, &dir);
+        s = 2 * p->cusum_k * g / M_LN10; /* the log10 likelihood ratio of a 2k-sd shift */
+        out->lo = m - p->cusum_h * sd;   /* what the statistic is held to, in value units */
+        out->hi = m + p->cusum_h * sd;
+        flag = g > p->cusum_h;
+        if (flag) b->cusum = (nld_cusum_t){0}; /* Page's restart after an alarm */
+    } else {
+        double g = nld_relent_g(&b->relent, h, p->relent_bins, m, &dir);
+        if (isnan(g)) {
+            out->own = out->state = NLD_WARMUP;
+            return;
+        }
+        s = nld_surprise_chi2(g, (int)p->relent_bins - 1);
+        out->lo = out->hi = NAN;
+        flag = -1; /* decided on the calibrated surprise below */
+    }
+    /* Neither statistic is calibrated on real metrics (autocorrelated windows make the
+     * chi-square tail tiny most of the time), and a window or sum is slow to show a single
+     * wild value: the score is the larger of the value's own surprise (a Shewhart test, as
+     * in Lucas' combined Shewhart-CUSUM scheme) and the statistic's surprise against its own
+     * recent values. */
+    double cs = 0, cm, csd;
+    if (cal->n >= p->min && !nld_robust_ref(cal, &cm, &csd))
+        cs = nld_surprise_normal((s - cm) / fmax(csd, 1e-3), NLD_ABOVE);
+    if (nld_hist_add(cal, s)) b->cal_err = 1;
+    if (flag < 0) flag = cs > -log10(p->relent_p);
+    double vs = nld_surprise_normal((v - m) / sd, p->side);
+    if (vs > cs) cs = vs;
+    out->own = out->state = flag ? side_state(p, dir) : NLD_NORMAL;
+    out->score = nld_score_of(cs);
+    if (p->threshold > 0) out->state = out->score >= p->threshold ? side_state(p, dir) : NLD_NORMAL;
 }
 
 /* Test v against H for algorithm i; the centre is computed only for a flagged value, as
  * only reports need it (a median costs two more tree descents). */
-static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
+static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
 {
+    const nld_params_t *p = &b->p;
     out->v = v;
     out->hist_n = h->n;
     out->centre = out->lo = out->hi = NAN;
     out->score = 0;
     if (h->n < p->min) {
-        out->state = NLD_WARMUP;
+        out->own = out->state = NLD_WARMUP;
+        return;
+    }
+    if (IS_NEW(i)) {
+        judge_new(b, i, h, v, out);
         return;
     }
     if (!IS_CDF(i)) {
@@ -146,18 +235,26 @@ static void judge(const nld_params_t *p, int i, const nld_hist_t *h, double v, n
         out->lo = nld_hist_quantile(h, tail);
         out->hi = nld_hist_quantile(h, 1.0 - tail);
     }
-    out->score = score_of(p, i, h, v, out);
+    double dev = 0;
+    out->score = nld_score_of(surprise_of(b, i, h, v, &dev));
     int low = v < out->lo && p->side != NLD_ABOVE;
     int high = v > out->hi && p->side != NLD_BELOW;
-    out->state = low ? NLD_LOW : high ? NLD_HIGH : NLD_NORMAL;
+    out->own = out->state = low ? NLD_LOW : high ? NLD_HIGH : NLD_NORMAL;
+    if (p->threshold > 0) out->state = out->score >= p->threshold ? side_state(p, dev) : NLD_NORMAL;
     if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
 }
 
 /* A heuristic history takes v if it was not flagged; a flagged v is held back until its
- * run of flags ends, and goes in then if the run was no longer than admit. */
+ * run of flags ends, and goes in then if the run was no longer than admit. With relearn =
+ * R > 0, a run that outlasts R values is a new normal rather than an anomaly: from then on
+ * its values enter the history, which otherwise would keep judging a changed level
+ * against the old one for ever. */
 static int heur_update(nld_bank_t *b, int i, double v, int state)
 {
     int rc = 0;
+    if (state == NLD_LOW || state == NLD_HIGH) b->held[i].run++;
+    else b->held[i].run = 0;
+    if (b->p.relearn && b->held[i].run > b->p.relearn) return nld_hist_add(&b->heur[i], v);
     if (state == NLD_WARMUP || state == NLD_NORMAL) {
         if (!b->held[i].long_run)
             for (uint32_t j = 0; j < b->held[i].n && !rc; j++)
@@ -177,16 +274,38 @@ double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int 
 {
     double s = nl_ewma_add(&b->ew, x);
     unsigned m = b->p.algos;
+    if (fabs(x) > b->absmax && isfinite(x)) b->absmax = fabs(x);
     *err = 0;
+    b->cal_err = 0;
     for (int i = 0; i < NLD_ALGOS; i++) {
         if (!(m >> i & 1)) continue;
         double v = IS_RAW(i) ? x : s;
         const nld_hist_t *h = IS_HEUR(i) ? &b->heur[i] : &b->stat[IS_RAW(i)];
-        judge(&b->p, i, h, v, &out[i]);
-        if (IS_HEUR(i) && heur_update(b, i, v, out[i].state)) *err = NL_ENOMEM;
+        if (i == NLD_RELENT && nld_relent_push(&b->relent, b->p.relent_w, x)) *err = NL_ENOMEM;
+        judge(b, i, h, v, &out[i]);
+        if (IS_HEUR(i) && heur_update(b, i, v, out[i].own)) *err = NL_ENOMEM;
     }
-    /* Static histories after every test, so a value is never judged against itself. */
-    for (int raw = 0; raw < 2; raw++)
-        if (b->stat[raw].cap && nld_hist_add(&b->stat[raw], raw ? x : s)) *err = NL_ENOMEM;
+    if (b->cal_err) *err = NL_ENOMEM;
+    /* Static histories after every test, so a value is never judged against itself. With
+     * relearn, a run of flags of either algorithm using one that outlasts relearn values
+     * restarts it: the next N values are the new reference. */
+    for (int raw = 0; raw < 2; raw++) {
+        if (!b->stat[raw].cap) continue;
+        if (b->p.relearn) {
+            int msd = raw, cdf = 4 + raw, over = 0;
+            for (int a = msd; a <= cdf; a += 4) {
+                if (!(m >> a & 1)) continue;
+                b->held[a].run = out[a].own == NLD_LOW || out[a].own == NLD_HIGH
+                                     ? b->held[a].run + 1
+                                     : 0;
+                over |= b->held[a].run > b->p.relearn;
+            }
+            if (over) {
+                nld_hist_clear(&b->stat[raw]);
+                b->held[msd].run = b->held[cdf].run = 0;
+            }
+        }
+        if (nld_hist_add(&b->stat[raw], raw ? x : s)) *err = NL_ENOMEM;
+    }
     return s;
 }

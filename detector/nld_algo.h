@@ -1,5 +1,6 @@
-/* nld_algo.h — the eight anomaly detection algorithms and the bank that runs any subset of
- * them over one stream of values.
+/* nld_algo.h — the paper's eight anomaly detection algorithms, the two beyond it
+ * (nld_change.h: cusum, relent), and the bank that runs any subset of them over one stream
+ * of values.
  *
  * For each new value x: s = EWMA(x) (alpha, first value s = x); each algorithm tests its
  * value v (s if smoothed, x if not) against its history H and then updates H:
@@ -13,16 +14,28 @@
  * values are flagged. Names: msd|cdf - s(tatic)|h(euristic) s(moothed)|u(nsmoothed), e.g.
  * "msd-hu" = MSD, heuristic history, raw values. The two static histories (smoothed and
  * raw) are shared by the MSD and CDF algorithms that use them, since neither depends on
- * flags. */
+ * flags.
+ *
+ * Every algorithm also scores every value (nld_tail.h: S = -log10 of the probability of a
+ * value at least as extreme under its model of H, score S / (S + 1)): MSD from the normal
+ * tail of (v - mean) / sd, CDF from the normal tail of (v - median) / (IQR / 1.349) — robust,
+ * and still ranking values beyond the history, where the empirical share is 0 for all of
+ * them. With threshold = T > 0 a value is reported as flagged when its score reaches T
+ * instead of by the algorithm's own rule (k, p, cusum.h, relent.p), so one knob means the
+ * same for all; the histories still learn by the own rule, so scores do not depend on T. */
 #ifndef NLKIT_NLD_ALGO_H
 #define NLKIT_NLD_ALGO_H
 
 #include <stdint.h>
 
+#include "nld_change.h"
 #include "nld_hist.h"
 
-#define NLD_ALGOS 8
-#define NLD_ALL_ALGOS 0xffu
+#define NLD_ALGOS 10
+#define NLD_ALL_ALGOS 0xffu /* "all": the paper's eight, msd-ss ... cdf-hu */
+#define NLD_EVERY_ALGO 0x3ffu /* ... and cusum, relent */
+#define NLD_CUSUM 8
+#define NLD_RELENT 9
 
 enum nld_side { NLD_BOTH = 0, NLD_BELOW = 1, NLD_ABOVE = 2 };
 enum nld_state { NLD_WARMUP = 0, NLD_NORMAL = 1, NLD_LOW = 2, NLD_HIGH = 3 };
@@ -40,19 +53,26 @@ typedef struct nld_params {
     uint32_t n;     /* history size N (300) */
     uint32_t min;   /* history values needed before flagging (30, at most N) */
     uint32_t admit; /* runs of at most this many flags still enter heuristic histories (0) */
+    uint32_t relearn; /* a run of flags longer than this enters them from then on (0: never) */
     int side;       /* enum nld_side */
+    double threshold; /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
+    double cusum_k;   /* CUSUM allowance in robust sds (0.5) */
+    double cusum_h;   /* CUSUM decision interval (5) */
+    uint32_t relent_w;    /* relative entropy: window of values (24) */
+    uint32_t relent_bins; /* ... equal-frequency bins of the history (6) */
+    double relent_p;      /* ... flags when the chi-square tail is below this (0.001) */
 } nld_params_t;
 
 /* One algorithm's verdict on one value. */
 typedef struct nld_verdict {
-    int state;       /* enum nld_state */
+    int state;       /* enum nld_state: what is reported (by threshold= when set) */
+    int own;         /* the algorithm's own rule (k, p, cusum.h, relent.p), which is what
+                        its histories learn from, whatever threshold= reports */
     double v;        /* the value tested (smoothed or raw) */
     double centre;   /* mean (MSD) or median (CDF) of H; computed only when flagged */
     double lo, hi;   /* the bounds v was held to */
-    double score;    /* how extreme v is against H, in [0, 1] (0 while warming up): MSD
-                        1 - the normal tail probability of its z (two-sided, or on the
-                        watched side); CDF 1 - the share of H at least as extreme (doubled
-                        when two-sided, at most 1) */
+    double score;    /* how extreme v is against H, in [0, 1] (0 while warming up):
+                        S / (S + 1), S = -log10 P (see nld_tail.h and above) */
     uint32_t hist_n; /* values in H when tested */
 } nld_verdict_t;
 
@@ -60,24 +80,31 @@ typedef struct nld_bank {
     nld_params_t p;
     nl_ewma_t ew;
     nld_hist_t stat[2]; /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
-    nld_hist_t heur[8]; /* heuristic histories, by algorithm index (used if cap != 0) */
+    nld_hist_t heur[NLD_ALGOS]; /* heuristic histories, by algorithm (used if cap != 0) */
+    double absmax;      /* largest |x| so far: the scale of last resort (nld_algo.c) */
+    nld_hist_t cal[2];  /* cusum's and relent's recent statistics, to score against */
+    int cal_err;
+    nld_cusum_t cusum;
+    nld_relent_t relent;
     struct {            /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;
         int long_run; /* it outgrew admit: a sustained anomaly, kept out */
-    } held[8];
+        uint32_t run; /* its length so far */
+    } held[NLD_ALGOS];
 } nld_bank_t;
 
 /* Defaults: all algorithms off, k 2, p 0.05, alpha 0.5, N 300, min 30, admit 0, both
  * sides (chosen by bench-eval; see bench/README.md; a stream's admit defaults to its
- * episode.min - 1). */
+ * episode.min - 1); no threshold; cusum k 0.5 h 5; relent w 24, 6 bins, p 0.001. */
 void nld_params_default(nld_params_t *p);
 /* Check parameters; returns 0 or NL_EINVAL with a reason in *why. */
 int nld_params_check(const nld_params_t *p, const char **why);
 
-/* Name of algorithm i ("msd-ss"...), or NULL. */
+/* Name of algorithm i ("msd-ss"... "cusum", "relent"), or NULL. */
 const char *nld_algo_name(int i);
-/* Parse a comma-separated list of names, or "all", into a bit mask. Returns 0, or
+/* Parse a comma-separated list of names, or "all" (the paper's eight, as always; cusum and
+ * relent are named explicitly), into a bit mask. Returns 0, or
  * NL_EINVAL with *bad pointing at the offending name. */
 int nld_algo_parse(const char *list, unsigned *mask, const char **bad);
 

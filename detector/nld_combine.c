@@ -1,6 +1,7 @@
 /* nld_combine.c — combined verdicts over several algorithms (see nld_combine.h). */
 #include "nld_combine.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static const struct {
     {"vote", 0, 0.5, 0},
     {"shifts", STATIC_FAMILY, 0, 1},
     {"transients", HEUR_SMOOTHED, 0, 1},
-    {"default", NLD_ALL_ALGOS, 0.5, 1},
+    {"default", NLD_DEFAULT_ALGOS, 0, 1},
 };
 
 int nld_combine_parse(const char *spec, nld_combine_t *c, unsigned *algos, int algos_given)
@@ -65,7 +66,7 @@ int nld_combine_weights(const char *list, nld_combine_t *c, const char **bad)
 int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_t *v,
                       unsigned *agree, double *score)
 {
-    double total = 0, low = 0, high = 0, ssum = 0;
+    double total = 0, low = 0, high = 0, ssum = 0, smax = 0, smin = 1;
     unsigned lo_m = 0, hi_m = 0;
     int warm = 1;
     for (int a = 0; a < NLD_ALGOS; a++) {
@@ -73,11 +74,18 @@ int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_
         double w = c->weight[a];
         total += w;
         ssum += w * v[a].score;
+        smax = fmax(smax, v[a].score);
+        smin = fmin(smin, v[a].score);
         if (v[a].state != NLD_WARMUP) warm = 0;
         if (v[a].state == NLD_LOW) low += w, lo_m |= 1u << a;
         if (v[a].state == NLD_HIGH) high += w, hi_m |= 1u << a;
     }
-    *score = total > 0 ? ssum / total : 0;
+    /* any (and default, an "any" of its algorithms): as anomalous as the most surprised
+     * algorithm; all: as the least; a vote: the weighted mean */
+    *score = !strcmp(c->name, "any") || !strcmp(c->name, "default") ? smax
+             : !strcmp(c->name, "all") ? (total > 0 ? smin : 0)
+             : total > 0               ? ssum / total
+                                       : 0;
     int dir = low >= high ? NLD_LOW : NLD_HIGH;
     double got = dir == NLD_LOW ? low : high;
     *agree = dir == NLD_LOW ? lo_m : hi_m;

@@ -8,11 +8,23 @@
  *   presets (they also choose the algorithms, unless algo= is given):
  *   shifts     the static family (msd-ss, msd-su, cdf-ss, cdf-su), any of them
  *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
- *   default    a majority of all eight, chosen by bench-eval (see bench/README.md) */
+ *   default    the recommended setting for real metrics, chosen by bench-realdata's two-fold
+ *              procedure on labelled operations series (bench/README.md): cusum (with its
+ *              Shewhart part) over the last 150 values, threshold=NLD_DEFAULT_THRESHOLD,
+ *              holdoff=1h, episode.min=1, relearn=1 — each unless given. (Until 2026-11 it
+ *              was a majority of the paper's eight, chosen on the simulator; that is
+ *              algo=all combine=majority.) */
 #ifndef NLKIT_NLD_COMBINE_H
 #define NLKIT_NLD_COMBINE_H
 
 #include "nld_algo.h"
+
+/* What combine=default sets (see above). */
+#define NLD_DEFAULT_ALGOS (1u << NLD_CUSUM)
+#define NLD_DEFAULT_HISTORY 150
+#define NLD_DEFAULT_RELEARN 1
+#define NLD_DEFAULT_THRESHOLD 0.868
+#define NLD_DEFAULT_HOLDOFF_S 3600.0
 
 typedef struct nld_combine {
     int on;
@@ -32,8 +44,9 @@ int nld_combine_weights(const char *list, nld_combine_t *c, const char **bad);
 
 /* The combined verdict on one value: NLD_WARMUP while every enabled algorithm warms up,
  * else NLD_LOW / NLD_HIGH / NLD_NORMAL; *agree gets the algorithms flagging in the
- * verdict's direction (or the larger side when normal), *score the enabled algorithms'
- * weighted mean score. */
+ * verdict's direction (or the larger side when normal), *score: for "any" and "default" the largest
+ * score of the enabled algorithms, for "all" the smallest, else their weighted mean (with
+ * the stream's threshold=, "any" flags exactly the values whose largest score reaches it). */
 int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_t *v,
                       unsigned *agree, double *score);
 

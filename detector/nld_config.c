@@ -185,7 +185,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     d->p.algos = 1u << 3; /* msd-hu */
     d->episode_min = 10;  /* bench-eval: shorter runs are mostly noise on 1 s summaries */
     if (!(d->name = strdup(name))) return NL_ENOMEM;
-    int min_set = 0, admit_set = 0, algo_set = 0;
+    int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
+        hold_set = 0, epmin_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -202,15 +203,32 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             if (nld_algo_parse(v, &d->p.algos, &where))
                 return fail(x, w[i].col + (int)(where - w[i].s),
                             "unknown algorithm (use msd-ss, msd-su, msd-hs, msd-hu, cdf-ss, "
-                            "cdf-su, cdf-hs, cdf-hu or all)");
+                            "cdf-su, cdf-hs, cdf-hu, cusum, relent or all)");
         } else if (!strcmp(o, "k")) {
             bad = parse_num(v, &d->p.k, 0);
         } else if (!strcmp(o, "p")) {
             bad = parse_num(v, &d->p.p, 1);
         } else if (!strcmp(o, "alpha")) {
             bad = parse_num(v, &d->p.alpha, 0);
+        } else if (!strcmp(o, "relearn")) {
+            bad = parse_u32(v, &d->p.relearn);
+            relearn_set = 1;
+        } else if (!strcmp(o, "threshold")) {
+            bad = parse_num(v, &d->p.threshold, 0);
+            thr_set = 1;
+        } else if (!strcmp(o, "cusum.k")) {
+            bad = parse_num(v, &d->p.cusum_k, 0);
+        } else if (!strcmp(o, "cusum.h")) {
+            bad = parse_num(v, &d->p.cusum_h, 0);
+        } else if (!strcmp(o, "relent.w")) {
+            bad = parse_u32(v, &d->p.relent_w);
+        } else if (!strcmp(o, "relent.bins")) {
+            bad = parse_u32(v, &d->p.relent_bins);
+        } else if (!strcmp(o, "relent.p")) {
+            bad = parse_num(v, &d->p.relent_p, 1);
         } else if (!strcmp(o, "history")) {
             bad = parse_u32(v, &d->p.n);
+            hist_set = 1;
         } else if (!strcmp(o, "min")) {
             bad = parse_u32(v, &d->p.min);
             min_set = 1;
@@ -219,6 +237,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             admit_set = 1;
         } else if (!strcmp(o, "episode.min")) {
             bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
+            epmin_set = 1;
         } else if (!strcmp(o, "combine")) {
             comb = v, comb_col = w[i].col;
         } else if (!strcmp(o, "weights")) {
@@ -226,6 +245,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "quorum")) {
             quorum = v, quorum_col = w[i].col;
         } else if (!strcmp(o, "holdoff")) {
+            hold_set = 1;
             /* a bare count is values; with a unit (30s, 2m) it is event time */
             char *end;
             double n = strtod(v, &end);
@@ -250,6 +270,15 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             return fail(x, w[i].col, "unknown stream option '%s'", o);
         }
         if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+    }
+    /* combine=default is the recommended setting as a whole, chosen on real labelled
+     * series (bench-realdata): its parameters apply unless given */
+    if (comb && !strcmp(comb, "default")) {
+        if (!hist_set) d->p.n = NLD_DEFAULT_HISTORY;
+        if (!relearn_set) d->p.relearn = NLD_DEFAULT_RELEARN;
+        if (!thr_set) d->p.threshold = NLD_DEFAULT_THRESHOLD;
+        if (!hold_set) d->holdoff_s = NLD_DEFAULT_HOLDOFF_S;
+        if (!epmin_set) d->episode_min = 1;
     }
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */

@@ -99,3 +99,11 @@ double nld_hist_share_ge(const nld_hist_t *h, double v)
     if (!h->q || !h->n) return NAN;
     return (double)(h->n - nl_quant_rank(h->q, v)) / h->n;
 }
+
+void nld_hist_clear(nld_hist_t *h)
+{
+    h->n = h->head = h->removed = 0;
+    h->shift = 0;
+    h->d1 = h->d2 = (nl_ksum_t){0};
+    if (h->q) nl_quant_clear(h->q);
+}

@@ -29,6 +29,8 @@ typedef struct nld_hist {
 
 /* Start an empty history of at most cap (>= 2) values. Returns 0 or NL_ENOMEM. */
 int nld_hist_init(nld_hist_t *h, uint32_t cap, int sliding, int want_quantiles);
+/* Empty it (a static history then fills again with the next values); storage is kept. */
+void nld_hist_clear(nld_hist_t *h);
 /* Free its storage. */
 void nld_hist_free(nld_hist_t *h);
 /* Add a value: a full static history ignores it, a full sliding one drops its oldest.

@@ -261,7 +261,7 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
 /* nl.anomaly.score: every value's score under each algorithm (set scores=1), to plot
  * and to choose thresholds from. */
 static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, double s,
-                       const nld_verdict_t *v, unsigned algos)
+                       const nld_verdict_t *v, unsigned algos, const nld_verdict_t *cv)
 {
     char st[1024];
     nl_buf_t b;
@@ -275,6 +275,11 @@ static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, do
         char name[16];
         snprintf(name, sizeof name, "score.%s", nld_algo_name(a));
         nl_enc_dbl(&b, name, v[a].score);
+    }
+    if (cv && cv->state != NLD_WARMUP) { /* the combined verdict's, under its mode's name */
+        char name[32];
+        snprintf(name, sizeof name, "score.%s", d->cfg->s[k->def].comb.name);
+        nl_enc_dbl(&b, name, cv->score);
     }
     nld__out_emit(d, d->out, NL_LVL_DEBUG, &b);
     nl_buf_free(&b);
@@ -332,19 +337,17 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
     double s = nld_bank_step(&k->u.s.bank, x, v, &err);
     if (err) d->n.oom++;
     const nld_sdef_t *sd = &d->cfg->s[def];
-    unsigned m = sd->p.algos;
-    if (d->cfg->scores) score_line(d, k, r, x, s, v, m);
+    unsigned m = sd->p.algos, agree = 0;
+    nld_verdict_t cv = {.v = x, .centre = NAN, .lo = NAN, .hi = NAN};
+    /* one verdict for the stream, standing on the algorithms that agree */
+    if (sd->comb.on) cv.state = nld_combine_judge(&sd->comb, m, v, &agree, &cv.score);
+    if (d->cfg->scores) score_line(d, k, r, x, s, v, m, sd->comb.on ? &cv : NULL);
     for (int a = 0; a < NLD_ALGOS; a++) {
         if (!(m >> a & 1)) continue;
         if (v[a].state == NLD_LOW || v[a].state == NLD_HIGH) d->n.flags++;
         if (!sd->comb.on) episode_step(d, k, a, r, x, s, &v[a], 0);
     }
-    if (sd->comb.on) { /* one verdict for the stream, standing on the algorithms that agree */
-        unsigned agree;
-        nld_verdict_t cv = {.v = x, .centre = NAN, .lo = NAN, .hi = NAN};
-        cv.state = nld_combine_judge(&sd->comb, m, v, &agree, &cv.score);
-        episode_step(d, k, NLD_ALGOS, r, x, s, &cv, agree ? agree : 0);
-    }
+    if (sd->comb.on) episode_step(d, k, NLD_ALGOS, r, x, s, &cv, agree);
 }
 
 /* ---- subscriptions ------------------------------------------------------------------------ */

@@ -1,0 +1,104 @@
+/* realdata_bank.c — scores from the algorithm bank and the starts they give (see
+ * realdata_bank.h). */
+#include "realdata_bank.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
+{
+    nld_bank_t b;
+    if (nld_bank_init(&b, p)) return -1;
+    double last = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isnan(s->v[i])) last = s->v[i];
+        out[i] = 0;
+        if (isnan(last)) continue;
+        nld_verdict_t v[NLD_ALGOS];
+        int err;
+        nld_bank_step(&b, last, v, &err);
+        if (err) {
+            nld_bank_free(&b);
+            return -1;
+        }
+        for (int a = 0; a < NLD_ALGOS; a++)
+            if ((p->algos >> a & 1) && v[a].state != NLD_WARMUP && v[a].score > out[i])
+                out[i] = v[a].score;
+    }
+    nld_bank_free(&b);
+    return 0;
+}
+
+void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, int64_t hold,
+                  double *out)
+{
+    /* the engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 */
+    int active = 0, holding = 0;
+    int64_t t0 = 0, h0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t now = hold < 0 ? (int64_t)i : ts[i];
+        out[i] = 0;
+        if (score[i] >= t) {
+            if (!active) out[i] = 1;
+            active = 1;
+            holding = 0;
+            t0 = now;
+            continue;
+        }
+        if (!active) continue;
+        if (!holding) {
+            holding = 1;
+            h0 = now;
+        }
+        if (hold < 0 ? now - h0 + 1 >= -hold : now - h0 >= hold) active = 0;
+    }
+    (void)t0;
+}
+
+double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
+                       double *const *score, const unsigned char *only, double t, int64_t h,
+                       const nab_profile_t *prof, double **tmp, nab_result_t *res)
+{
+    for (int k = 0; k < nser; k++)
+        if (!only || only[k]) rd_starts_at(score[k], s[k].ts, s[k].n, t, h, tmp[k]);
+    nab_score_at(c, tmp, only, prof, 0.5, res);
+    return res->score;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
+                               double *const *score, const unsigned char *only, int64_t h,
+                               const nab_profile_t *prof, double **tmp, double *best)
+{
+    size_t total = 0, j = 0;
+    for (int k = 0; k < nser; k++)
+        if (!only || only[k]) total += s[k].n;
+    double *all = malloc((total ? total : 1) * sizeof *all), bt = INFINITY;
+    *best = -INFINITY;
+    if (!all) return bt;
+    for (int k = 0; k < nser; k++)
+        if (!only || only[k])
+            for (size_t i = 0; i < s[k].n; i++) all[j++] = score[k][i];
+    qsort(all, total, sizeof *all, cmp_d);
+    double prev = NAN;
+    /* candidates: the scores at quantiles 0.9 .. 0.99999, log-spaced in 1 - u */
+    for (int q = 0; q < 200 && total; q++) {
+        double u = 1.0 - pow(10, -1.0 - 4.0 * q / 200.0);
+        double t = all[(size_t)(u * (double)(total - 1))];
+        if (!(t > 0) || t == prev) continue;
+        prev = t;
+        nab_result_t r;
+        double sc = rd_starts_score(c, s, nser, score, only, t, h, prof, tmp, &r);
+        if (sc > *best) {
+            *best = sc;
+            bt = t;
+        }
+    }
+    free(all);
+    return bt;
+}

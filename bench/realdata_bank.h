@@ -1,0 +1,39 @@
+/* realdata_bank.h — the fast path of bench-realdata, for choosing settings: per-value
+ * scores straight from nl-detect's algorithm bank (the same code the engine runs, without
+ * its line parsing and output), and the episode starts that threshold=T episode.min=1
+ * holdoff=H would report from them. bench-realdata checks that the engine gives the same. */
+#ifndef NLKIT_BENCH_REALDATA_BANK_H
+#define NLKIT_BENCH_REALDATA_BANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nab.h"
+#include "nld_algo.h"
+#include "realdata_csv.h"
+
+/* Scores of s's rows (the last value carried over an empty one; 0 before the first) under
+ * p: with one algorithm in p->algos its score, with several the largest (what
+ * combine=any scores). Returns 0 or -1 when out of memory. */
+int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out);
+
+/* 1 on the rows where a report would open an episode (threshold=t episode.min=1), else 0.
+ * The hold-off `hold` is event time in usec (holdoff=DUR: an episode ends once its values
+ * have stayed below t for that long), or, when negative, -hold values (holdoff=N; -1 and 0
+ * both end an episode at its first value below t). ts: the rows' times. */
+void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, int64_t hold,
+                  double *out);
+
+/* The threshold (from `cands` candidates spread over the upper score quantiles of the
+ * series with only[k] set, or all) whose starts with hold-off h score best under prof on
+ * those series; its score in *best. tmp[k] is scratch of s[k].n rows. */
+double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
+                               double *const *score, const unsigned char *only, int64_t h,
+                               const nab_profile_t *prof, double **tmp, double *best);
+
+/* The score of the starts at threshold t and hold-off h on the series with only[k] set. */
+double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
+                       double *const *score, const unsigned char *only, double t, int64_t h,
+                       const nab_profile_t *prof, double **tmp, nab_result_t *res);
+
+#endif

@@ -1,0 +1,87 @@
+/* nld_change.c — CUSUM and the relative-entropy test (see nld_change.h). */
+#include "nld_change.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "nlkit/nl_bp.h"
+
+int nld_robust_ref(const nld_hist_t *h, double *m, double *spread)
+{
+    if (!h->q || !h->n) return -1;
+    *m = nld_hist_quantile(h, 0.5);
+    double s = (nld_hist_quantile(h, 0.75) - nld_hist_quantile(h, 0.25)) / 1.349;
+    if (!(s > 0)) s = nld_hist_sd(h); /* mostly one value (a count that is usually 0) */
+    *spread = s;
+    return 0;
+}
+
+double nld_cusum_step(nld_cusum_t *c, double z, double k, int *dir)
+{
+    if (z > 4) z = 4;
+    if (z < -4) z = -4;
+    c->gp = fmax(0.0, c->gp + z - k);
+    c->gn = fmax(0.0, c->gn - z - k);
+    *dir = c->gp >= c->gn ? 1 : -1;
+    return fmax(c->gp, c->gn);
+}
+
+int nld_relent_push(nld_relent_t *r, uint32_t w, double x)
+{
+    if (!r->ring) {
+        if (!(r->ring = malloc((size_t)w * sizeof *r->ring))) return NL_ENOMEM;
+        r->w = w;
+    }
+    if (r->n < r->w) {
+        r->ring[r->n++] = x;
+        return 0;
+    }
+    r->ring[r->head] = x;
+    r->head = r->head + 1 == r->w ? 0 : r->head + 1;
+    return 0;
+}
+
+double nld_relent_g(const nld_relent_t *r, const nld_hist_t *h, uint32_t bins, double m, int *dir)
+{
+    *dir = 1;
+    if (!r->ring || r->n < r->w || !h->q || h->n < 2) return NAN;
+    /* equal-frequency edges of the history, without repeats (a history that is mostly one
+     * value has fewer bins); a bin's reference share is what the history really holds */
+    double edge[NLD_RELENT_B_MAX];
+    uint32_t ne = 0;
+    for (uint32_t j = 1; j < bins; j++) {
+        double e = nld_hist_quantile(h, (double)j / bins);
+        if (!ne || e > edge[ne - 1]) edge[ne++] = e;
+    }
+    uint32_t nb = ne + 1, cnt[NLD_RELENT_B_MAX + 1] = {0};
+    double sum = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        double x = r->ring[i];
+        uint32_t lo = 0, hi = ne; /* the bin: edges <= x */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (edge[mid] <= x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        cnt[lo]++;
+        sum += x;
+    }
+    *dir = sum / r->n >= m ? 1 : -1;
+    double n = (double)h->n, wn = (double)r->n, g = 0, prev = 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        double below = j < ne ? (double)nl_quant_rank(h->q, edge[j]) : n; /* values < edge */
+        double ref = (below - prev + 0.5) / (n + 0.5 * nb);
+        prev = below;
+        double p = (cnt[j] + 0.5) / (wn + 0.5 * nb);
+        g += p * log(p / ref);
+    }
+    return 2.0 * wn * g;
+}
+
+void nld_relent_free(nld_relent_t *r)
+{
+    free(r->ring);
+    *r = (nld_relent_t){0};
+}
