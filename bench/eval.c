@@ -314,8 +314,8 @@ static int eval_seed(const eval_opts_t *o, const scen_t *sc, uint64_t seed, tall
         double *y = read_series(log, sc, &n);
         const em_span_t *eps[NALGO];
         for (int i = 0; i < NALGO; i++) eps[i] = ep[i];
-        ep_plot_t pl = {title, sc->plot_label, y,   n,   inj,   kind, ninj,
-                        kinds, NKINDS,         eps, nep, algos, 8};
+        ep_plot_t pl = {title, sc->plot_label, y,   n,   inj,   kind, ninj, kinds,
+                        NKINDS, eps, nep, algos, 8, NULL, 0, 0};
         if (!y || ep_svg(svg, &pl)) {
             fprintf(stderr, "bench-eval: cannot write %s: %s\n", svg, strerror(errno));
             rc = -1;

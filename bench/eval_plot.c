@@ -71,10 +71,11 @@ int ep_svg(const char *path, const ep_plot_t *p)
     }
     /* time axis (minutes) and legend */
     double ay = rows_y + p->nrows * ROW + 14;
-    int step = t_end > 4 * 3600 ? 30 : 10;
-    for (int m = 0; m * 60 <= t_end; m += step)
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d min</text>\n",
-                x_of(m * 60.0, t_end), ay, m);
+    int step = p->unit ? p->step : t_end > 4 * 3600 ? 30 : 10;
+    double per = p->unit ? p->per_unit : 60;
+    for (int m = 0; m * per <= t_end && step > 0; m += step)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d %s</text>\n",
+                x_of(m * per, t_end), ay, m, p->unit ? p->unit : "min");
     double lx = LEFT;
     for (int k = 0; k < p->nkinds; k++) {
         int used = 0;

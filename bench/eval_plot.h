@@ -21,6 +21,10 @@ typedef struct ep_plot {
     const size_t *nep;
     const char *const *rows; /* row names (algorithms) */
     int nrows;
+    const char *unit; /* time axis: NULL for minutes of seconds; else ticks every `step` of
+                         `per_unit` x positions, labelled "N unit" (e.g. 24 rows = "1 d") */
+    double per_unit;
+    int step;
 } ep_plot_t;
 
 /* Write the plot to path. Returns 0, or -1 with errno set. */

@@ -13,8 +13,10 @@
  *    each half, every configuration of a small grid declared below is scored (fast, straight
  *    from the algorithm bank: realdata_bank.h) and the best is then scored, with the
  *    threshold chosen there, on the other half. The default must come out of this.
- * --quick: the anchor and the default only. --try WORDS: one stream configuration, every
- * score column it gives (for exploring; not a result).
+ * --quick: the anchor and the default only. --select: the two-fold choice only. --try WORDS:
+ * one stream configuration, every score column it gives (for exploring; not a result).
+ * --plot SERIES OUT.svg: one series ("folder/file.csv") with its labels, the default's
+ * episodes and the anchor's flags, as SVG.
  *
  * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eval_plot.h"
 #include "nab.h"
 #include "nld_combine.h"
 #include "realdata_anchor.h"
@@ -256,45 +259,90 @@ static void two_fold(const unsigned char *half[2])
 
 /* ---- the whole table ---------------------------------------------------------------- */
 
+
 static const char *const algo_names[] = {"msd-ss", "msd-su", "msd-hs", "msd-hu", "cdf-ss",
                                          "cdf-su", "cdf-hs", "cdf-hu", "cusum",  "relent"};
 
-static void table(const char *tmp, double **wg)
+/* Each algorithm's per-value score at its own settings: history and relearn chosen on one
+ * half (the best score there, threshold swept), scored on the other half with that
+ * threshold, and for the table the setting best on both halves together. */
+static const uint32_t algo_history[] = {150, 300, 600};
+static const uint32_t algo_relearn[] = {1, 2, 3, 5, 10};
+
+static void per_algorithm(double **wg, const unsigned char *half[2])
+{
+    printf("\nPer-value scores (nl-detect --scores), one threshold for the whole corpus; each "
+           "algorithm at its own history and relearn (of %zu x %zu), chosen on one half and "
+           "scored on the other with the threshold from there:\n\n",
+           NG(algo_history), NG(algo_relearn));
+    printf("| %-44s | %8s | %8s | %8s | %10s | %6s | %-17s | %7s | %7s |\n", "detector", "standard",
+           "low-FP", "low-FN", "FP/1k rows", "found", "setting", "held A", "held B");
+    printf("|%s|---------:|---------:|---------:|-----------:|-------:|---|--------:|--------:|\n",
+           "----------------------------------------------");
+    row_swept("windowed Gaussian (anchor)", wg, NULL);
+    double **sc = alloc_scores(), **keep = alloc_scores();
+    for (int a = 0; a < 10; a++) {
+        double best_sum = -1e9, held[2] = {0, 0};
+        uint32_t bh = 0, br = 0;
+        for (size_t hi = 0; hi < NG(algo_history); hi++)
+            for (size_t ri = 0; ri < NG(algo_relearn); ri++) {
+                nld_params_t p;
+                params_for(algo_names[a], algo_history[hi], algo_relearn[ri], &p);
+                for (int k = 0; k < nser; k++)
+                    if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
+                nab_result_t tr[2], ho[2];
+                for (int f = 0; f < 2; f++) {
+                    if (nab_score(&corpus, sc, half[f], &nab_standard, &tr[f])) exit(1);
+                    nab_score_at(&corpus, sc, half[!f], &nab_standard, tr[f].threshold, &ho[f]);
+                }
+                if (tr[0].score + tr[1].score <= best_sum) continue;
+                best_sum = tr[0].score + tr[1].score;
+                held[0] = ho[1].score; /* half A with half B's threshold */
+                held[1] = ho[0].score;
+                bh = algo_history[hi];
+                br = algo_relearn[ri];
+                for (int k = 0; k < nser; k++) memcpy(keep[k], sc[k], ser[k].n * sizeof(double));
+            }
+        nab_result_t r[3];
+        for (int q = 0; q < 3; q++)
+            if (nab_score(&corpus, keep, NULL, profiles[q], &r[q])) exit(1);
+        printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% | history=%u relearn=%u | %7.1f "
+               "| %7.1f |\n",
+               algo_names[a], r[0].score, r[1].score, r[2].score,
+               1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
+               100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1), bh, br,
+               held[0], held[1]);
+        fflush(stdout);
+    }
+    free_scores(sc);
+    free_scores(keep);
+}
+
+static void table(const char *tmp, double **wg, const unsigned char *half[2])
 {
     char words[256];
-    /* the eight and the two new ones, one replay: per-value scores and own-rule starts */
-    const char *cols[20];
-    char names[20][24];
+    per_algorithm(wg, half);
+    /* own-rule episode starts of the eight and the two new ones, one replay, the stream
+     * defaults as they were */
+    const char *cols[10];
+    char names[10][24];
     for (int a = 0; a < 10; a++) {
-        snprintf(names[a], sizeof names[a], "score.%s", algo_names[a]);
-        snprintf(names[10 + a], sizeof names[10 + a], "start.%s", algo_names[a]);
+        snprintf(names[a], sizeof names[a], "start.%s", algo_names[a]);
         cols[a] = names[a];
-        cols[10 + a] = names[10 + a];
     }
-    double **d[20];
-    for (int j = 0; j < 20; j++) d[j] = alloc_scores();
-    snprintf(words, sizeof words, "algo=all,cusum,relent history=%d relearn=%d",
-             DEFAULT_HISTORY, DEFAULT_RELEARN);
-    replay_all(words, cols, 20, d, tmp);
-    printf("\nPer-value scores (nl-detect --scores, history=%d relearn=%d), the best threshold "
-           "for the whole corpus:\n\n",
-           DEFAULT_HISTORY, DEFAULT_RELEARN);
-    header("detector");
-    row_swept("windowed Gaussian (anchor)", wg, NULL);
-    for (int a = 0; a < 10; a++) {
-        char label[64];
-        snprintf(label, sizeof label, "%s score", algo_names[a]);
-        row_swept(label, d[a], NULL);
-    }
+    double **d[10];
+    for (int j = 0; j < 10; j++) d[j] = alloc_scores();
+    replay_all("algo=all,cusum,relent", cols, 10, d, tmp);
     printf("\nEpisode starts (nl.anomaly.start), each algorithm's own rule (k=2, p=5%%, "
-           "cusum.h=5, relent.p=0.001), episode.min=10:\n\n");
+           "cusum.h=5, relent.p=0.001) with the stream defaults (history=300, episode.min=10), "
+           "and the combine= presets (holdoff=30):\n\n");
     header("detector");
     for (int a = 0; a < 10; a++) {
         char label[64];
         snprintf(label, sizeof label, "%s starts", algo_names[a]);
-        row_fixed(label, d[10 + a], NULL);
+        row_fixed(label, d[a], NULL);
     }
-    for (int j = 0; j < 20; j++) free_scores(d[j]);
+    for (int j = 0; j < 10; j++) free_scores(d[j]);
     /* the combine= presets over the paper's eight, as they were chosen on the simulator */
     static const char *const presets[] = {"any", "majority", "all", "shifts", "transients"};
     for (size_t i = 0; i < NG(presets); i++) {
@@ -375,6 +423,85 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     free_scores(sc);
 }
 
+/* Spans of the rows whose score reaches t, merged across gaps of at most `hold` usec. */
+static size_t spans_of(const rd_series_t *s, const double *sc, double t, int64_t hold,
+                       em_span_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(sc[i] >= t)) continue;
+        if (n && s->ts[i] - s->ts[(size_t)out[n - 1].t1 - 1] <= hold)
+            out[n - 1].t1 = (double)i + 1;
+        else
+            out[n++] = (em_span_t){(double)i + 1, (double)i + 1, 0};
+    }
+    return n;
+}
+
+/* --plot NAME OUT.svg: one series, its labelled rows and windows, the default's episodes
+ * and the anchor's flagged spans at its best threshold for the corpus. */
+static int plot(const char *name, const char *out, double **wg)
+{
+    int k = 0;
+    while (k < nser && strcmp(ser[k].name, name)) k++;
+    if (k == nser) {
+        fprintf(stderr, "bench-realdata: no series %s\n", name);
+        return 2;
+    }
+    const rd_series_t *s = &ser[k];
+    const nab_series_t *ns = &corpus.s[k];
+    double *y = malloc(s->n * sizeof *y), *sc = malloc(s->n * sizeof *sc);
+    em_span_t *inj = malloc((s->n + ns->nw) * sizeof *inj), *ep[2];
+    int *kind = malloc((s->n + ns->nw) * sizeof *kind);
+    ep[0] = malloc(s->n * sizeof *ep[0]);
+    ep[1] = malloc(s->n * sizeof *ep[1]);
+    if (!y || !sc || !inj || !kind || !ep[0] || !ep[1]) return 1;
+    size_t ninj = 0;
+    for (size_t j = 0; j < ns->nw; j++) {
+        inj[ninj] = (em_span_t){(double)ns->w[j].s, (double)ns->w[j].e + 1, 1};
+        kind[ninj++] = 2;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        y[i] = s->v[i];
+        if (s->label[i]) {
+            inj[ninj] = (em_span_t){(double)i, (double)i + 1, 0};
+            kind[ninj++] = 0;
+        }
+    }
+    nld_params_t p;
+    params_for("cusum", NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, &p);
+    if (rd_bank_scores(s, &p, sc)) return 1;
+    size_t nep[2];
+    int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
+    nep[0] = spans_of(s, sc, NLD_DEFAULT_THRESHOLD, hold, ep[0]);
+    nab_result_t r;
+    if (nab_score(&corpus, wg, NULL, &nab_standard, &r)) return 1;
+    nep[1] = spans_of(s, wg[k], r.threshold, 0, ep[1]);
+    static const char *const kinds[] = {"labelled anomaly", "", "NAB window"};
+    static const char *const rows[] = {"nl-detect", "anchor"};
+    char title[256];
+    snprintf(title, sizeof title,
+             "%s: labelled anomalies and windows; nl-detect combine=default episodes; windowed "
+             "Gaussian (anchor) at its best threshold",
+             name);
+    const em_span_t *const eps[2] = {ep[0], ep[1]};
+    ep_plot_t pl = {title, "value", y, s->n, inj, kind, ninj, kinds, 3, eps, nep, rows, 2,
+                    "d", 0, 0};
+    /* one tick a day: rows per day from the series' own spacing */
+    double step_s = s->n > 1 ? (double)(s->ts[s->n - 1] - s->ts[0]) / 1e6 / (double)(s->n - 1) : 3600;
+    pl.per_unit = 86400.0 / (step_s > 0 ? step_s : 3600);
+    pl.step = s->n / pl.per_unit > 20 ? 7 : 1;
+    int rc = ep_svg(out, &pl);
+    printf("plot: %s (%zu nl-detect episodes, %zu anchor spans)\n", out, nep[0], nep[1]);
+    free(y);
+    free(sc);
+    free(inj);
+    free(kind);
+    free(ep[0]);
+    free(ep[1]);
+    return rc ? 1 : 0;
+}
+
 /* --try: one configuration, every score column it gives. */
 static void try_words(const char *words, const char *tmp)
 {
@@ -420,7 +547,8 @@ static void try_words(const char *words, const char *tmp)
 
 int main(int argc, char **argv)
 {
-    const char *data = RD_DEFAULT_DATA, *tmp = "/tmp", *try = NULL;
+    const char *data = RD_DEFAULT_DATA, *tmp = "/tmp", *try = NULL, *plot_name = NULL,
+               *plot_out = NULL;
     int quick = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc)
@@ -429,13 +557,17 @@ int main(int argc, char **argv)
             tmp = argv[++i];
         else if (!strcmp(argv[i], "--try") && i + 1 < argc)
             try = argv[++i];
-        else if (!strcmp(argv[i], "--quick"))
+        else if (!strcmp(argv[i], "--plot") && i + 2 < argc) {
+            plot_name = argv[++i];
+            plot_out = argv[++i];
+        } else if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--select"))
             quick = 2;
         else {
             fprintf(stderr,
-                    "usage: bench-realdata [--data DIR] [--tmp DIR] [--quick | --select | --try WORDS]\n");
+                    "usage: bench-realdata [--data DIR] [--tmp DIR] [--quick | --select | --try WORDS |\n"
+                    "       --plot SERIES OUT.svg]\n");
             return 2;
         }
     }
@@ -476,11 +608,12 @@ int main(int argc, char **argv)
         free(x);
     }
     const unsigned char *halves[2] = {half[0], half[1]};
+    if (plot_name) return plot(plot_name, plot_out, wg);
     if (quick == 2) { /* the choice alone */
         two_fold(halves);
         return 0;
     }
-    if (!quick) table(tmp, wg);
+    if (!quick) table(tmp, wg, halves);
     default_rows(tmp, wg, halves);
     if (!quick) two_fold(halves);
     return 0;

@@ -11,6 +11,7 @@
 #include "nl_num.h"
 #include "nl_test.h"
 #include "nld.h"
+#include "nld_combine.h"
 
 typedef struct run {
     const char *dir, *out_path;
@@ -37,6 +38,7 @@ static void run_start(run_t *r, const char *conf)
     char url[600];
     snprintf(url, sizeof url, "file://%s?buffer=0", r->out_path);
     assert_non_null(r->out = nl_open(url));
+    nl_set_level(r->out, NL_LVL_TRACE); /* as nl-detect does: score lines are Debug */
     assert_non_null(r->diag = tmpfile());
     nld_opts_t o = {.diag = r->diag, .diag_max = 3, .seed = seed_fn, .seed_ctx = seed_ctx};
     r->d = nld_new(&r->cfg, r->out, &o, err, sizeof err);
@@ -322,6 +324,13 @@ static void test_config_errors(void **state)
         {"set max-pending=1e9\n", "c:1:5:", "bad value for max-pending"},
         {"when a b below 5 baseline.from=db\n", "c:1:18:", "bad value for baseline.from"},
         {"set db=\n", "c:1:5:", "bad value for db"},
+        {"stream s event=m threshold=1\n", "c:1:8:", "threshold must lie in [0, 1)"},
+        {"stream s event=m threshold=x\n", "c:1:18:", "bad value for threshold"},
+        {"stream s event=m relent.w=2\n", "c:1:8:", "relent.w must be 4..256"},
+        {"stream s event=m relent.bins=64\n", "c:1:8:", "relent.bins 2..32"},
+        {"stream s event=m cusum.h=0\n", "c:1:8:", "cusum.h in (0, 1e6)"},
+        {"stream s event=m relearn=-1\n", "c:1:18:", "bad value for relearn"},
+        {"stream s event=m algo=cusum,relentx\n", "c:1:", "unknown algorithm"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
@@ -477,6 +486,73 @@ static void test_holdoff(void **state)
     }
 }
 
+/* combine=default: the recommended setting as a whole (cusum, history 150, threshold,
+ * holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
+ * combined score on nl.anomaly.score lines; ranking scores far into the tail. */
+static void test_default_preset(void **state)
+{
+    (void)state;
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256] = "";
+    assert_int_equal(nld_cfg_parse(&c,
+                                   "stream a event=m combine=default\n"
+                                   "stream b event=m combine=default history=40 threshold=0.5 "
+                                   "holdoff=3 episode.min=2 algo=cdf-hu\n",
+                                   "c", err, sizeof err),
+                     0);
+    assert_int_equal(c.s[0].p.algos, 1u << NLD_CUSUM);
+    assert_int_equal(c.s[0].p.n, NLD_DEFAULT_HISTORY);
+    assert_true(c.s[0].p.threshold == NLD_DEFAULT_THRESHOLD);
+    assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
+    assert_int_equal(c.s[0].episode_min, 1);
+    assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
+    assert_int_equal(c.s[1].p.algos, 1u << 7);
+    assert_int_equal(c.s[1].p.n, 40);
+    assert_true(c.s[1].p.threshold == 0.5 && c.s[1].holdoff_n == 3 && c.s[1].holdoff_s == 0);
+    assert_int_equal(c.s[1].episode_min, 2);
+    nld_cfg_free(&c);
+
+    run_t r;
+    run_start(&r, "stream s event=m value=x combine=default\nset scores=1\n");
+    char ev[96];
+    for (int t = 0; t < 300; t++) {
+        double x = 100 + (t * 7 % 11) - 5;
+        if (t == 250) x = 400;       /* a spike: reported */
+        if (t == 251) x = 300;       /* still high: the same episode */
+        if (t == 270) x = 1e9;       /* within the hour's hold-off: no second report */
+        snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+        feed(&r, line_at(t, ev));
+    }
+    nld_counts_t n;
+    run_end(&r, &n);
+    assert_int_equal(n.episodes, 1);
+    nl_rec_t *e = nth_ev(&r, "nl.anomaly.start", 0);
+    assert_non_null(e);
+    assert_string_equal(t_field(e, "algo"), "default");
+    assert_string_equal(t_field(e, "ts"), "2026-11-22T12:04:10.000000Z");
+    assert_true(t_num(e, "score") >= NLD_DEFAULT_THRESHOLD);
+    /* every value after warm-up has a combined score; the spike and the 1e9 rank apart */
+    double s250 = -1, s270 = -1, s100 = -1;
+    int scored = 0;
+    int nsl = count_ev(&r, "nl.anomaly.score");
+    assert_int_equal(nsl, 300);
+    for (int k = 0; k < nsl; k++) {
+        nl_rec_t *sl = nth_ev(&r, "nl.anomaly.score", k);
+        const char *v = t_field(sl, "score.default");
+        if (!v) continue;
+        scored++;
+        const char *ts = t_field(sl, "ts");
+        if (!strcmp(ts, "2026-11-22T12:04:10.000000Z")) s250 = atof(v);
+        if (!strcmp(ts, "2026-11-22T12:04:30.000000Z")) s270 = atof(v);
+        if (!strcmp(ts, "2026-11-22T12:01:40.000000Z")) s100 = atof(v);
+    }
+    assert_int_equal(scored, 300 - 30);
+    assert_true(s100 >= 0 && s100 < 0.5);
+    assert_true(s250 > 0.9 && s270 > s250 && s270 < 1);
+    run_free(&r);
+}
+
 static void test_history_from_archive(void **state)
 {
     (void)state;
@@ -529,7 +605,8 @@ int main(void)
         cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
         cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_stream_bounds), cmocka_unit_test(test_default_episode_min),
-        cmocka_unit_test(test_holdoff),       cmocka_unit_test(test_history_from_archive),
+        cmocka_unit_test(test_holdoff),
+        cmocka_unit_test(test_default_preset),       cmocka_unit_test(test_history_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

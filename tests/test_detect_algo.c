@@ -9,6 +9,7 @@
 
 #include "nl_test.h"
 #include "nld_algo.h"
+#include "nld_tail.h"
 
 enum { MSD_SS, MSD_SU, MSD_HS, MSD_HU, CDF_SS, CDF_SU, CDF_HS, CDF_HU };
 
@@ -441,6 +442,179 @@ static void test_admit_short_runs(void **state)
     nld_bank_free(&b);
 }
 
+
+/* ---- scores on one scale, cusum, relent, threshold=, relearn ------------------------- */
+
+/* The surprise of a normal deviate against values worked out by hand, and ranking far into
+ * the tail where a probability itself is 1.0 in double precision. */
+static void test_surprise(void **state)
+{
+    (void)state;
+    assert_true(nld_surprise_normal(0, NLD_BOTH) == 0);
+    assert_true(fabs(nld_surprise_normal(1.959963984540054, NLD_BOTH) - 1.3010299956639812) < 1e-9);
+    assert_true(fabs(nld_surprise_normal(-3.090232306167813, NLD_BELOW) - 3.0) < 1e-9);
+    assert_true(nld_surprise_normal(3, NLD_BELOW) < 0.001); /* the side not watched */
+    /* 1 - P(|Z| >= 10) rounds to 1.0; the surprise goes on: about z^2 / (2 ln 10) */
+    double prev = 0;
+    for (double z = 5; z < 1e6; z *= 1.7) {
+        double s = nld_surprise_normal(z, NLD_BOTH);
+        assert_true(s > prev);
+        prev = s;
+    }
+    assert_true(fabs(nld_surprise_normal(100, NLD_BOTH) - 2173.9) < 1.0); /* asymptotic */
+    assert_true(fabs(nld_surprise_normal(29.9, NLD_BOTH) - nld_surprise_normal(30.1, NLD_BOTH)) <
+                3.0); /* erfc and the series meet smoothly */
+    /* chi-square: P(X >= 3.841) = 0.05 with 1 dof; P(X >= 11.07) = 0.05 with 5 */
+    assert_true(fabs(nld_surprise_chi2(3.841458820694124, 1) - 1.3010299956639812) < 1e-6);
+    assert_true(fabs(nld_surprise_chi2(11.070497693516351, 5) - 1.3010299956639812) < 1e-6);
+    assert_true(nld_surprise_chi2(2000, 5) > nld_surprise_chi2(1000, 5));
+    /* scores: S / (S + 1), and back */
+    assert_true(nld_score_of(0) == 0 && nld_score_of(1) == 0.5 && nld_score_of(9) == 0.9);
+    assert_true(nld_score_of(INFINITY) == 1);
+    assert_true(fabs(nld_surprise_of(0.99) - 99) < 1e-9);
+}
+
+static void params(nld_params_t *p, unsigned algos)
+{
+    nld_params_default(p);
+    p->algos = algos;
+    p->n = 100;
+    p->min = 20;
+}
+
+/* A noisy level, then a lasting shift of one robust sd: a single value of it is ordinary,
+ * but cusum's sum reaches h within about h / (1 - k) values; one wild spike cannot hold it
+ * (z is clipped at 4), and after an alarm it starts again. */
+static void test_cusum(void **state)
+{
+    (void)state;
+    nld_params_t p;
+    params(&p, 1u << NLD_CUSUM);
+    nld_bank_t b;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    nld_verdict_t v[NLD_ALGOS];
+    uint64_t rs = 3;
+    int flagged_before = 0;
+    for (int i = 0; i < 300; i++) {
+        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
+        step(&b, 100 + 10 * (u - 0.5), v); /* uniform +-5: IQR 5, spread 3.7 */
+        flagged_before += v[NLD_CUSUM].state == NLD_HIGH || v[NLD_CUSUM].state == NLD_LOW;
+    }
+    assert_true(flagged_before <= 3);
+    int first = -1;
+    for (int i = 0; i < 40 && first < 0; i++) {
+        step(&b, 104, v); /* about +1.1 spread */
+        if (v[NLD_CUSUM].state == NLD_HIGH) first = i;
+    }
+    assert_true(first >= 4 && first <= 12);
+    assert_true(v[NLD_CUSUM].score > 0);
+    nld_bank_free(&b);
+
+    /* one spike, however large: g = 4 - k = 3.5 < h, not flagged; its score still ranks it
+     * (the Shewhart part) */
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    rs = 3;
+    for (int i = 0; i < 300; i++) {
+        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
+        step(&b, 100 + 10 * (u - 0.5), v);
+    }
+    step(&b, 1e6, v);
+    assert_int_equal(v[NLD_CUSUM].state, NLD_NORMAL);
+    assert_true(v[NLD_CUSUM].score > 0.99);
+    nld_bank_free(&b);
+}
+
+/* Relative entropy: a window drawn like the history is ordinary; a window whose values all
+ * sit in the history's top bin is not, though no single value is extreme. */
+static void test_relent(void **state)
+{
+    (void)state;
+    nld_params_t p;
+    params(&p, 1u << NLD_RELENT);
+    nld_bank_t b;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    nld_verdict_t v[NLD_ALGOS];
+    for (int i = 0; i < 400; i++) step(&b, (double)(i * 37 % 100), v); /* 0..99, mixed */
+    assert_int_equal(v[NLD_RELENT].state, NLD_NORMAL);
+    double ordinary = v[NLD_RELENT].score;
+    int flagged = 0;
+    for (int i = 0; i < 24; i++) {
+        step(&b, 90 + (i % 9), v); /* inside the range, but only its top tenth */
+        flagged |= v[NLD_RELENT].state == NLD_HIGH;
+    }
+    assert_true(flagged);
+    assert_true(v[NLD_RELENT].score > ordinary);
+    nld_bank_free(&b);
+    /* warming up until the window is full */
+    p.min = 2;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    for (int i = 0; i < 10; i++) step(&b, i, v);
+    assert_int_equal(v[NLD_RELENT].state, NLD_WARMUP);
+    nld_bank_free(&b);
+}
+
+/* threshold=: reported flags follow the score; the histories (and so the scores) do not
+ * depend on it. */
+static void test_threshold(void **state)
+{
+    (void)state;
+    nld_params_t p, q;
+    params(&p, 1u << 7 | 1u << 3); /* cdf-hu, msd-hu */
+    q = p;
+    q.threshold = 0.9;
+    nld_bank_t a, b;
+    assert_int_equal(nld_bank_init(&a, &p), 0);
+    assert_int_equal(nld_bank_init(&b, &q), 0);
+    uint64_t rs = 9;
+    int hits = 0;
+    for (int i = 0; i < 2000; i++) {
+        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
+        double x = 100 + 10 * (u - 0.5) + (i % 97 == 0 ? 40 : 0);
+        nld_verdict_t va[NLD_ALGOS], vb[NLD_ALGOS];
+        step(&a, x, va);
+        step(&b, x, vb);
+        for (int k = 3; k <= 7; k += 4) {
+            assert_true(va[k].score == vb[k].score);
+            if (vb[k].state == NLD_WARMUP) continue;
+            int flag = vb[k].state == NLD_LOW || vb[k].state == NLD_HIGH;
+            assert_int_equal(flag, vb[k].score >= 0.9);
+            hits += flag;
+        }
+    }
+    assert_true(hits > 20);
+    nld_bank_free(&a);
+    nld_bank_free(&b);
+}
+
+/* relearn=: a lasting new level enters a heuristic history after R flagged values (without
+ * it the history keeps the old level and flags for ever), and restarts a static one. */
+static void test_relearn(void **state)
+{
+    (void)state;
+    for (int algo = 0; algo < 8; algo += 3) { /* msd-ss, msd-hu, cdf-hs */
+        for (int r = 0; r <= 5; r += 5) {
+            nld_params_t p;
+            params(&p, 1u << algo);
+            p.relearn = (uint32_t)r;
+            p.admit = 4; /* as a stream sets it: a CDF heuristic history otherwise narrows */
+            nld_bank_t b;
+            assert_int_equal(nld_bank_init(&b, &p), 0);
+            nld_verdict_t v[NLD_ALGOS];
+            for (int i = 0; i < 200; i++) step(&b, 100 + (i * 7 % 11) - 5, v);
+            int late = 0;
+            for (int i = 0; i < 400; i++) {
+                step(&b, 200 + (i * 7 % 11) - 5, v);
+                if (i >= 300) late += v[algo].state == NLD_HIGH;
+            }
+            if (r > 0 && late != 0) /* learned */
+                fail_msg("%s relearn=%d: %d late flags", nld_algo_name(algo), r, late);
+            if (r == 0 && late != 100) /* still judged against the old level */
+                fail_msg("%s: %d late flags without relearn", nld_algo_name(algo), late);
+            nld_bank_free(&b);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +629,11 @@ int main(void)
         cmocka_unit_test(test_against_model_admit),
         cmocka_unit_test(test_admit_short_runs),
         cmocka_unit_test(test_scores_monotone),
+        cmocka_unit_test(test_surprise),
+        cmocka_unit_test(test_cusum),
+        cmocka_unit_test(test_relent),
+        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_relearn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
