@@ -8,7 +8,9 @@
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
 {
     nld_bank_t b;
-    if (nld_bank_init(&b, p)) return -1;
+    nld_params_t q = *p;
+    q.want_scores = 1;
+    if (nld_bank_init(&b, &q)) return -1;
     double last = NAN;
     for (size_t i = 0; i < s->n; i++) {
         if (!isnan(s->v[i])) last = s->v[i];

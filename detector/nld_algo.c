@@ -235,12 +235,17 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
         out->lo = nld_hist_quantile(h, tail);
         out->hi = nld_hist_quantile(h, 1.0 - tail);
     }
-    double dev = 0;
-    out->score = nld_score_of(surprise_of(b, i, h, v, &dev));
     int low = v < out->lo && p->side != NLD_ABOVE;
     int high = v > out->hi && p->side != NLD_BELOW;
     out->own = out->state = low ? NLD_LOW : high ? NLD_HIGH : NLD_NORMAL;
-    if (p->threshold > 0) out->state = out->score >= p->threshold ? side_state(p, dev) : NLD_NORMAL;
+    /* the score costs a tail and, for CDF, three more tree descents: only when it is used
+     * (threshold=, scores wanted, or a flag to report) */
+    if (p->threshold > 0 || p->want_scores || out->own != NLD_NORMAL) {
+        double dev = 0;
+        out->score = nld_score_of(surprise_of(b, i, h, v, &dev));
+        if (p->threshold > 0)
+            out->state = out->score >= p->threshold ? side_state(p, dev) : NLD_NORMAL;
+    }
     if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
 }
 

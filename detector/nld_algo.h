@@ -61,6 +61,9 @@ typedef struct nld_params {
     uint32_t relent_w;    /* relative entropy: window of values (24) */
     uint32_t relent_bins; /* ... equal-frequency bins of the history (6) */
     double relent_p;      /* ... flags when the chi-square tail is below this (0.001) */
+    int want_scores;      /* score every value (else, for the paper's eight, only flagged
+                             ones, unless threshold= needs them all): set by the engine when
+                             scores are written or combined */
 } nld_params_t;
 
 /* One algorithm's verdict on one value. */

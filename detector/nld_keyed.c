@@ -194,7 +194,9 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     k->def = def;
     k->last = d->now;
     if (kind == NLD_K_STREAM) {
-        if (nld_bank_init(&k->u.s.bank, &d->cfg->s[def].p)) goto fail;
+        nld_params_t p = d->cfg->s[def].p;
+        p.want_scores = d->cfg->scores || d->cfg->s[def].comb.on;
+        if (nld_bank_init(&k->u.s.bank, &p)) goto fail;
     } else {
         nl_mom_init(&k->u.w.base);
         k->u.w.since = -1;

@@ -254,6 +254,7 @@ static double score_after_history(int algo, double x, int side)
     p.n = 60;
     p.min = 20;
     p.side = side;
+    p.want_scores = 1;
     assert_int_equal(nld_bank_init(&b, &p), 0);
     nld_verdict_t v[NLD_ALGOS];
     for (int i = 0; i < 60; i++) step(&b, 100 + (i * 7 % 11) - 5, v);
@@ -480,6 +481,7 @@ static void params(nld_params_t *p, unsigned algos)
     p->algos = algos;
     p->n = 100;
     p->min = 20;
+    p->want_scores = 1;
 }
 
 /* A noisy level, then a lasting shift of one robust sd: a single value of it is ordinary,
@@ -554,7 +556,7 @@ static void test_relent(void **state)
 }
 
 /* threshold=: reported flags follow the score; the histories (and so the scores) do not
- * depend on it. */
+ * depend on it. Without want_scores, a value the own rule leaves alone is not scored. */
 static void test_threshold(void **state)
 {
     (void)state;
@@ -584,6 +586,14 @@ static void test_threshold(void **state)
     assert_true(hits > 20);
     nld_bank_free(&a);
     nld_bank_free(&b);
+    p.want_scores = 0;
+    assert_int_equal(nld_bank_init(&a, &p), 0);
+    nld_verdict_t va[NLD_ALGOS];
+    for (int i = 0; i < 100; i++) step(&a, 100 + (i * 7 % 11) - 5, va);
+    assert_true(va[3].state == NLD_NORMAL && va[3].score == 0);
+    step(&a, 1000, va);
+    assert_true(va[3].state == NLD_HIGH && va[3].score > 0.9);
+    nld_bank_free(&a);
 }
 
 /* relearn=: a lasting new level enters a heuristic history after R flagged values (without
