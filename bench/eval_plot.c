@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define W 1200.0   /* plot area width */
 #define LEFT 90.0  /* room for row names */
@@ -85,7 +86,7 @@ int ep_svg(const char *path, const ep_plot_t *p)
                 "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\" "
                 "fill-opacity=\"0.4\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
                 lx, ay + 12, kind_color[k < 6 ? k : 5], lx + 16, ay + 22, p->kind_names[k]);
-        lx += 110;
+        lx += 30 + 7 * (double)strlen(p->kind_names[k]); /* room for the name */
     }
     fprintf(f,
             "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"black\"/>"

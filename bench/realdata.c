@@ -129,6 +129,8 @@ static double **replay_one(const char *words, const char *col, const char *tmp)
  * bench/README.md, "bench-realdata"); the table's per-algorithm rows use its history and
  * relearn. */
 #define DEFAULT_WORDS "combine=default"
+#define DEFAULT_ALGOS "cusum" /* NLD_DEFAULT_ALGOS by name */
+#define DEFAULT_RELEARN_TEXT "10m" /* NLD_DEFAULT_RELEARN(_S) as the grid writes it */
 #define DEFAULT_HISTORY NLD_DEFAULT_HISTORY
 #define DEFAULT_RELEARN NLD_DEFAULT_RELEARN
 
@@ -137,7 +139,7 @@ static const char *const grid_algos[] = {"cdf-hu",       "msd-hu",        "cusum
                                          "relent",       "cdf-hu,msd-hu", "cdf-hu,cusum",
                                          "cdf-hu,msd-hu,cusum,relent"};
 static const uint32_t grid_history[] = {150, 300, 600};
-static const uint32_t grid_relearn[] = {1, 2, 5};
+static const char *const grid_relearn[] = {"1", "2", "5", "10m", "30m", "1h", "2h"}; /* values, or time */
 /* hold-offs: negative = that many values (holdoff=N), else event time in usec (holdoff=DUR) */
 #define HOUR 3600000000LL
 static const int64_t grid_holdoff[] = {0, -3, HOUR, 3 * HOUR, 6 * HOUR};
@@ -149,11 +151,16 @@ typedef struct choice {
     int a, hi, ri, oi;
 } choice_t;
 
-static int params_for(const char *algos, uint32_t hist, uint32_t relearn, nld_params_t *p)
+static int params_for(const char *algos, uint32_t hist, const char *relearn, nld_params_t *p)
 {
     nld_params_default(p);
     p->n = hist;
-    p->relearn = relearn;
+    char *end;
+    double r = strtod(relearn, &end); /* a count of values, or with m / h event time */
+    if (*end == 'm' || *end == 'h')
+        p->relearn_s = r * (*end == 'm' ? 60 : 3600);
+    else
+        p->relearn = (uint32_t)r;
     p->admit = 0;
     return nld_algo_parse(algos, &p->algos, NULL);
 }
@@ -189,7 +196,7 @@ static double nested_score(double *const *sc, const unsigned char *train, int64_
 static void two_fold(const unsigned char *half[2])
 {
     choice_t best[2] = {{-1e9, 0, 0, 0, 0, 0, 0}, {-1e9, 0, 0, 0, 0, 0, 0}}, both = {0};
-    double nested_best[2] = {-1e9, -1e9}, both_best = -1e9, both_held[2] = {0, 0}, both_ns[2] = {0, 0}, cur[2][2];
+    double nested_best[2] = {-1e9, -1e9}, both_best = -1e9, both_held[2] = {0, 0}, both_ns[2] = {0, 0}, cur[2][2], both_t[2] = {0, 0};
     double **sc = alloc_scores(), **tmp = alloc_scores(), **det = alloc_scores();
     unsigned char *rest = malloc((size_t)nser);
     for (size_t a = 0; a < NG(grid_algos); a++)
@@ -213,14 +220,20 @@ static void two_fold(const unsigned char *half[2])
                                                       &nab_standard, tmp, &r);
                         if (getenv("RD_VERBOSE"))
                             fprintf(stderr,
-                                    "%s h=%u r=%u o=%s fold=%d nested=%.1f train=%.1f t=%.4f "
+                                    "%s h=%u r=%s o=%s fold=%d nested=%.1f train=%.1f t=%.4f "
                                     "held=%.1f\n",
                                     grid_algos[a], grid_history[hi], grid_relearn[ri],
                                     grid_holdoff_text[oi], f,
                                     ns, tr, t, held);
                         cur[f][0] = ns;
                         cur[f][1] = held;
-                        if (f == 1 && cur[0][0] + cur[1][0] > both_best) {
+                        /* the default must mean the same for hourly metrics and 1 s
+                         * summaries: its relearn and holdoff are given in event time */
+                        int scale_free = strpbrk(grid_relearn[ri], "mh") &&
+                                         strchr(grid_holdoff_text[oi], 'h');
+                        if (f == 0) both_t[0] = t;
+                        if (f == 1 && scale_free && cur[0][0] + cur[1][0] > both_best) {
+                            both_t[1] = both_t[0];
                             both_best = cur[0][0] + cur[1][0];
                             both = (choice_t){0, 0, 0, (int)a, (int)hi, (int)ri, (int)oi};
                             both_held[0] = cur[1][1]; /* half A, threshold from half B */
@@ -241,16 +254,27 @@ static void two_fold(const unsigned char *half[2])
     printf("| chosen on | configuration | nested | threshold | score there | held-out half |\n");
     printf("|---|---|---:|---:|---:|---:|\n");
     for (int f = 0; f < 2; f++)
-        printf("| half %c | algo=%s history=%u relearn=%u holdoff=%s | %.1f | %.4f | %.1f | "
+        printf("| half %c | algo=%s history=%u relearn=%s holdoff=%s | %.1f | %.4f | %.1f | "
                "%.1f |\n",
                'A' + f, grid_algos[best[f].a], grid_history[best[f].hi],
                grid_relearn[best[f].ri], grid_holdoff_text[best[f].oi], nested_best[f], best[f].t,
                best[f].train, best[f].held);
-    printf("\nThe default: the configuration with the best nested score summed over both "
-           "halves: algo=%s history=%u relearn=%u holdoff=%s (nested %.1f + %.1f); held out, "
-           "with the threshold chosen on the other half: half A %.1f, half B %.1f.\n",
+    /* its threshold: the best for the whole data set (what combine=default is given) */
+    nld_params_t p;
+    params_for(grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri], &p);
+    for (int k = 0; k < nser; k++)
+        if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
+    double whole, t = rd_best_start_threshold(&corpus, ser, nser, sc, NULL,
+                                              grid_holdoff[both.oi], &nab_standard, tmp, &whole);
+    printf("\nThe default: of the configurations whose relearn and holdoff are event time (so "
+           "that it means the same for hourly metrics and 1 s summaries), the best nested score "
+           "summed over both halves: algo=%s history=%u relearn=%s holdoff=%s (nested %.1f + "
+           "%.1f); held out, with the threshold chosen on the other half: half A %.1f, half B "
+           "%.1f; threshold chosen on half A %.4f, on the whole data set %.4f (%.1f there); "
+           "combine=default has %g (see bench/README.md: the larger loses simulated faults).\n",
            grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri],
-           grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1]);
+           grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1],
+           both_t[1], t, whole, NLD_DEFAULT_THRESHOLD);
     free_scores(sc);
     free_scores(tmp);
     free_scores(det);
@@ -267,7 +291,7 @@ static const char *const algo_names[] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
  * half (the best score there, threshold swept), scored on the other half with that
  * threshold, and for the table the setting best on both halves together. */
 static const uint32_t algo_history[] = {150, 300, 600};
-static const uint32_t algo_relearn[] = {1, 2, 3, 5, 10};
+static const char *const algo_relearn[] = {"1", "2", "5", "10", "10m", "1h"};
 
 static void per_algorithm(double **wg, const unsigned char *half[2])
 {
@@ -283,7 +307,8 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
     double **sc = alloc_scores(), **keep = alloc_scores();
     for (int a = 0; a < 10; a++) {
         double best_sum = -1e9, held[2] = {0, 0};
-        uint32_t bh = 0, br = 0;
+        uint32_t bh = 0;
+        const char *br = "";
         for (size_t hi = 0; hi < NG(algo_history); hi++)
             for (size_t ri = 0; ri < NG(algo_relearn); ri++) {
                 nld_params_t p;
@@ -306,7 +331,7 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
         nab_result_t r[3];
         for (int q = 0; q < 3; q++)
             if (nab_score(&corpus, keep, NULL, profiles[q], &r[q])) exit(1);
-        printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% | history=%u relearn=%u | %7.1f "
+        printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% | history=%u relearn=%s | %7.1f "
                "| %7.1f |\n",
                algo_names[a], r[0].score, r[1].score, r[2].score,
                1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
@@ -367,18 +392,18 @@ static size_t rows_all(void)
     return n;
 }
 
-static int params_for(const char *algos, uint32_t hist, uint32_t relearn, nld_params_t *p);
+static int params_for(const char *algos, uint32_t hist, const char *relearn, nld_params_t *p);
 
 /* The default as nl-detect reports it, on the whole set and each half. */
 static void default_rows(const char *tmp, double **wg, const unsigned char *half[2])
 {
     double **st = replay_one(DEFAULT_WORDS, "start.default", tmp);
     double **sc = replay_one(DEFAULT_WORDS, "score.default", tmp);
-    printf("\nThe recommended default, `%s` (= algo=cusum history=%d relearn=%d threshold=%g "
+    printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%s threshold=%g "
            "holdoff=%gs episode.min=1), as nl-detect reports it, beside the anchor in the same "
            "run:\n\n",
-           DEFAULT_WORDS, NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, NLD_DEFAULT_THRESHOLD,
-           NLD_DEFAULT_HOLDOFF_S);
+           DEFAULT_WORDS, DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT,
+           NLD_DEFAULT_THRESHOLD, NLD_DEFAULT_HOLDOFF_S);
     header("detector, series");
     const char *what[3] = {"whole data set", "half A (even folders)", "half B (odd folders)"};
     for (int h = 0; h < 3; h++) {
@@ -407,7 +432,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     }
     size_t sdiff = 0;
     nld_params_t p;
-    params_for("cusum", NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, &p);
+    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, &p);
     for (int k = 0; k < nser; k++) {
         double *ns = realloc(sim, (ser[k].n ? ser[k].n : 1) * sizeof *ns);
         if (!ns || rd_bank_scores(&ser[k], &p, ns)) break;
@@ -415,6 +440,14 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
         for (size_t i = 0; i < ser[k].n; i++) sdiff += sim[i] != sc[k][i];
     }
     free(sim);
+    double **tmpb = alloc_scores(), bw;
+    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL,
+                                        (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), &nab_standard,
+                                        tmpb, &bw);
+    free_scores(tmpb);
+    printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
+           "combine=default has %g).",
+           bt, bw, NLD_DEFAULT_THRESHOLD);
     printf("\nThe choosing procedure's fast path against nl-detect: of %zu rows, %zu scores "
            "differ; of nl-detect's %zu reports, %zu rows differ from the starts computed from "
            "its scores.\n",
@@ -469,7 +502,7 @@ static int plot(const char *name, const char *out, double **wg)
         }
     }
     nld_params_t p;
-    params_for("cusum", NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN, &p);
+    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, &p);
     if (rd_bank_scores(s, &p, sc)) return 1;
     size_t nep[2];
     int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
@@ -481,8 +514,8 @@ static int plot(const char *name, const char *out, double **wg)
     static const char *const rows[] = {"nl-detect", "anchor"};
     char title[256];
     snprintf(title, sizeof title,
-             "%s: labelled anomalies and windows; nl-detect combine=default episodes; windowed "
-             "Gaussian (anchor) at its best threshold",
+             "%s: labels and NAB windows; nl-detect combine=default; windowed Gaussian at its "
+             "best threshold",
              name);
     const em_span_t *const eps[2] = {ep[0], ep[1]};
     ep_plot_t pl = {title, "value", y, s->n, inj, kind, ninj, kinds, 3, eps, nep, rows, 2,
@@ -543,6 +576,8 @@ static void try_words(const char *words, const char *tmp)
             free(only);
         }
     }
+    for (int j = 0; j < n; j++) free_scores(dst[j]);
+    free_scores(tmpb);
 }
 
 int main(int argc, char **argv)
@@ -594,11 +629,13 @@ int main(int argc, char **argv)
     printf("bench-realdata: %d series in %d folders from %s: %zu rows (%zu empty values: the "
            "last value carried forward), %zu windows, %zu after probation\n",
            nser, nfold, data, rows, empty, all_w, scored_w);
+    int rc = 0;
+    double **wg = NULL;
     if (try) {
         try_words(try, tmp);
-        return 0;
+        goto done;
     }
-    double **wg = alloc_scores();
+    wg = alloc_scores();
     for (int k = 0; k < nser; k++) {
         double *x = malloc(ser[k].n * sizeof *x), last = 0;
         if (!x) return 1;
@@ -608,13 +645,21 @@ int main(int argc, char **argv)
         free(x);
     }
     const unsigned char *halves[2] = {half[0], half[1]};
-    if (plot_name) return plot(plot_name, plot_out, wg);
-    if (quick == 2) { /* the choice alone */
+    if (plot_name) {
+        rc = plot(plot_name, plot_out, wg);
+    } else if (quick == 2) { /* the choice alone */
         two_fold(halves);
-        return 0;
+    } else {
+        if (!quick) table(tmp, wg, halves);
+        default_rows(tmp, wg, halves);
+        if (!quick) two_fold(halves);
     }
-    if (!quick) table(tmp, wg, halves);
-    default_rows(tmp, wg, halves);
-    if (!quick) two_fold(halves);
-    return 0;
+done:
+    free_scores(wg);
+    free(half[0]);
+    free(half[1]);
+    nab_corpus_free(&corpus);
+    for (int k = 0; k < nser; k++) rd_series_free(&ser[k]);
+    free(ser);
+    return rc;
 }

@@ -18,7 +18,7 @@ int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
         if (isnan(last)) continue;
         nld_verdict_t v[NLD_ALGOS];
         int err;
-        nld_bank_step(&b, last, v, &err);
+        nld_bank_step_at(&b, last, s->ts[i], v, &err);
         if (err) {
             nld_bank_free(&b);
             return -1;

@@ -179,8 +179,17 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
         s = 2 * p->cusum_k * g / M_LN10; /* the log10 likelihood ratio of a 2k-sd shift */
         out->lo = m - p->cusum_h * sd;   /* what the statistic is held to, in value units */
         out->hi = m + p->cusum_h * sd;
-        flag = g > p->cusum_h;
-        if (flag) b->cusum = (nld_cusum_t){0}; /* Page's restart after an alarm */
+        double z = (v - m) / sd;
+        if (g > p->cusum_h) { /* an alarm: Page's restart, and the alarm holds ... */
+            flag = 1;
+            b->cusum = (nld_cusum_t){.alarm = dir};
+        } else if (b->cusum.alarm && z * b->cusum.alarm > p->cusum_k) {
+            flag = 1; /* ... while values stay beyond the allowance on its side */
+            dir = b->cusum.alarm;
+        } else {
+            flag = 0;
+            b->cusum.alarm = 0;
+        }
     } else {
         double g = nld_relent_g(&b->relent, h, p->relent_bins, m, &dir);
         if (isnan(g)) {
@@ -254,12 +263,24 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
  * R > 0, a run that outlasts R values is a new normal rather than an anomaly: from then on
  * its values enter the history, which otherwise would keep judging a changed level
  * against the old one for ever. */
+/* Count v into algorithm i's run of flags (or end it); whether the run has outlasted
+ * relearn (values, or event time since its first flag). */
+static int run_outlasts(nld_bank_t *b, int i, int state)
+{
+    if (state != NLD_LOW && state != NLD_HIGH) {
+        b->held[i].run = 0;
+        return 0;
+    }
+    if (b->held[i].run++ == 0) b->held[i].run_t0 = b->now;
+    if (b->p.relearn && b->held[i].run > b->p.relearn) return 1;
+    return b->p.relearn_s > 0 && b->now != INT64_MIN &&
+           (double)(b->now - b->held[i].run_t0) > b->p.relearn_s * 1e6;
+}
+
 static int heur_update(nld_bank_t *b, int i, double v, int state)
 {
     int rc = 0;
-    if (state == NLD_LOW || state == NLD_HIGH) b->held[i].run++;
-    else b->held[i].run = 0;
-    if (b->p.relearn && b->held[i].run > b->p.relearn) return nld_hist_add(&b->heur[i], v);
+    if (run_outlasts(b, i, state)) return nld_hist_add(&b->heur[i], v);
     if (state == NLD_WARMUP || state == NLD_NORMAL) {
         if (!b->held[i].long_run)
             for (uint32_t j = 0; j < b->held[i].n && !rc; j++)
@@ -277,6 +298,13 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
 
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
 {
+    return nld_bank_step_at(b, x, INT64_MIN, out, err);
+}
+
+double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t out[NLD_ALGOS],
+                        int *err)
+{
+    b->now = ts_usec;
     double s = nl_ewma_add(&b->ew, x);
     unsigned m = b->p.algos;
     if (fabs(x) > b->absmax && isfinite(x)) b->absmax = fabs(x);
@@ -296,15 +324,10 @@ double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int 
      * restarts it: the next N values are the new reference. */
     for (int raw = 0; raw < 2; raw++) {
         if (!b->stat[raw].cap) continue;
-        if (b->p.relearn) {
+        if (b->p.relearn || b->p.relearn_s > 0) {
             int msd = raw, cdf = 4 + raw, over = 0;
-            for (int a = msd; a <= cdf; a += 4) {
-                if (!(m >> a & 1)) continue;
-                b->held[a].run = out[a].own == NLD_LOW || out[a].own == NLD_HIGH
-                                     ? b->held[a].run + 1
-                                     : 0;
-                over |= b->held[a].run > b->p.relearn;
-            }
+            for (int a = msd; a <= cdf; a += 4)
+                if (m >> a & 1) over |= run_outlasts(b, a, out[a].own);
             if (over) {
                 nld_hist_clear(&b->stat[raw]);
                 b->held[msd].run = b->held[cdf].run = 0;

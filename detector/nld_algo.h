@@ -54,6 +54,7 @@ typedef struct nld_params {
     uint32_t min;   /* history values needed before flagging (30, at most N) */
     uint32_t admit; /* runs of at most this many flags still enter heuristic histories (0) */
     uint32_t relearn; /* a run of flags longer than this enters them from then on (0: never) */
+    double relearn_s; /* ... or a run lasting longer than this in event time, seconds (0) */
     int side;       /* enum nld_side */
     double threshold; /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
     double cusum_k;   /* CUSUM allowance in robust sds (0.5) */
@@ -85,6 +86,7 @@ typedef struct nld_bank {
     nld_hist_t stat[2]; /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
     nld_hist_t heur[NLD_ALGOS]; /* heuristic histories, by algorithm (used if cap != 0) */
     double absmax;      /* largest |x| so far: the scale of last resort (nld_algo.c) */
+    int64_t now;        /* event time of the value being judged (INT64_MIN: unknown) */
     nld_hist_t cal[2];  /* cusum's and relent's recent statistics, to score against */
     int cal_err;
     nld_cusum_t cusum;
@@ -93,7 +95,8 @@ typedef struct nld_bank {
         double v[NLD_ADMIT_MAX];
         uint32_t n;
         int long_run; /* it outgrew admit: a sustained anomaly, kept out */
-        uint32_t run; /* its length so far */
+        uint32_t run;   /* its length so far */
+        int64_t run_t0; /* event time of its first flag */
     } held[NLD_ALGOS];
 } nld_bank_t;
 
@@ -117,5 +120,8 @@ void nld_bank_free(nld_bank_t *b);
 /* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
  * the EWMA value. Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err);
+/* nld_bank_step for a value with its event time (usec), which relearn=DUR needs. */
+double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t out[NLD_ALGOS],
+                        int *err);
 
 #endif

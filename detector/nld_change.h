@@ -4,8 +4,10 @@
  *   cusum   Page's CUSUM (Page 1954; Basseville & Nikiforov 1993) for level shifts, on
  *           values standardised by the history's median and robust spread and clipped to
  *           +-4 (so one spike cannot hold an alarm): g+ = max(0, g+ + z - k),
- *           g- = max(0, g- - z - k); flags when max(g+, g-) > h. Its surprise is the log
- *           likelihood ratio of a 2k-sd shift, g / ln 10. O(log N) per value.
+ *           g- = max(0, g- - z - k); an alarm when max(g+, g-) > h, after which the sums
+ *           start again (Page's restart) and the values are flagged for as long as they
+ *           stay beyond k on the alarm's side, so a lasting shift is one episode. Its
+ *           surprise is the log likelihood ratio of a 2k-sd shift, g / ln 10. O(log N).
  *   relent  the relative-entropy (metric distribution) test of Wang et al., "Online
  *           detection of utility cloud anomalies using metric distributions" (NOMS 2010):
  *           the last w values binned into B equal-frequency bins of the history; with
@@ -27,6 +29,7 @@
 
 typedef struct nld_cusum {
     double gp, gn;
+    int alarm; /* +1 / -1 after an alarm, while values stay beyond k on that side; else 0 */
 } nld_cusum_t;
 
 typedef struct nld_relent {

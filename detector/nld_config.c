@@ -211,8 +211,18 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "alpha")) {
             bad = parse_num(v, &d->p.alpha, 0);
         } else if (!strcmp(o, "relearn")) {
-            bad = parse_u32(v, &d->p.relearn);
+            /* like holdoff: a bare count is values, with a unit event time */
+            char *end;
+            double n = strtod(v, &end);
             relearn_set = 1;
+            d->p.relearn = 0;
+            d->p.relearn_s = 0;
+            if (*end == '\0' && end != v) {
+                bad = !(n >= 0 && n <= 1e9 && n == (uint32_t)n);
+                if (!bad) d->p.relearn = (uint32_t)n;
+            } else {
+                bad = (d->p.relearn_s = nl__parse_dur(v)) <= 0;
+            }
         } else if (!strcmp(o, "threshold")) {
             bad = parse_num(v, &d->p.threshold, 0);
             thr_set = 1;
@@ -275,7 +285,10 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
      * series (bench-realdata): its parameters apply unless given */
     if (comb && !strcmp(comb, "default")) {
         if (!hist_set) d->p.n = NLD_DEFAULT_HISTORY;
-        if (!relearn_set) d->p.relearn = NLD_DEFAULT_RELEARN;
+        if (!relearn_set) {
+            d->p.relearn = NLD_DEFAULT_RELEARN;
+            d->p.relearn_s = NLD_DEFAULT_RELEARN_S;
+        }
         if (!thr_set) d->p.threshold = NLD_DEFAULT_THRESHOLD;
         if (!hold_set) d->holdoff_s = NLD_DEFAULT_HOLDOFF_S;
         if (!epmin_set) d->episode_min = 1;

@@ -144,7 +144,8 @@ static void seed_add(void *ctx, double x)
     }
     nld_verdict_t v[NLD_ALGOS];
     int err;
-    nld_bank_step(sd->bank, x, v, &err); /* as if watched: histories, EWMA; verdicts unused */
+    nld_bank_step(sd->bank, x, v, &err); /* as if watched: histories, EWMA; verdicts unused
+                                            (past values come without their times) */
 }
 
 /* Start a new key from the archive's past values, when its definition asks to. */
@@ -336,7 +337,7 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
     d->n.values++;
     nld_verdict_t v[NLD_ALGOS];
     int err;
-    double s = nld_bank_step(&k->u.s.bank, x, v, &err);
+    double s = nld_bank_step_at(&k->u.s.bank, x, r->ts_usec, v, &err);
     if (err) d->n.oom++;
     const nld_sdef_t *sd = &d->cfg->s[def];
     unsigned m = sd->p.algos, agree = 0;

@@ -11,14 +11,16 @@ enum { MSD_SS, MSD_SU, MSD_HS, MSD_HU, CDF_SS, CDF_SU, CDF_HS, CDF_HU };
 /* Verdicts from a pattern: 'L' low, 'H' high, '.' normal, 'w' warming up; one per algo. */
 static void pattern(const char *p, nld_verdict_t v[NLD_ALGOS])
 {
+    size_t n = strlen(p); /* algorithms beyond the pattern: normal (and not enabled) */
     for (int a = 0; a < NLD_ALGOS; a++) {
-        v[a] = (nld_verdict_t){.state = p[a] == 'L'   ? NLD_LOW
-                                        : p[a] == 'H' ? NLD_HIGH
-                                        : p[a] == 'w' ? NLD_WARMUP
-                                                      : NLD_NORMAL,
-                               .score = p[a] == '.'   ? 0.2
-                                        : p[a] == 'w' ? 0
-                                                      : 0.9};
+        char c = (size_t)a < n ? p[a] : '.';
+        v[a] = (nld_verdict_t){.state = c == 'L'   ? NLD_LOW
+                                        : c == 'H' ? NLD_HIGH
+                                        : c == 'w' ? NLD_WARMUP
+                                                   : NLD_NORMAL,
+                               .score = c == '.'   ? 0.2
+                                        : c == 'w' ? 0
+                                                   : 0.9};
     }
 }
 
@@ -86,6 +88,28 @@ static void test_weighted_vote(void **state)
     assert_int_equal(nld_combine_weights("msd-ss:-1", &c, &bad), NL_EINVAL);
 }
 
+/* The combined score: any (and default) the largest, all the smallest, a vote the mean. */
+static void test_combined_score(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *mode;
+        double want;
+    } cases[] = {{"any", 0.9}, {"default", 0.9}, {"all", 0.2}, {"majority", (0.9 + 3 * 0.2) / 4}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nld_combine_t c;
+        unsigned m = 0xfu; /* msd-ss .. msd-hu */
+        assert_int_equal(nld_combine_parse(cases[i].mode, &c, &m, 1), 0);
+        nld_verdict_t v[NLD_ALGOS];
+        pattern("..H.....", v);
+        unsigned ag;
+        double score;
+        nld_combine_judge(&c, 0xfu, v, &ag, &score);
+        if (fabs(score - cases[i].want) > 1e-12)
+            fail_msg("%s: score %g, want %g", cases[i].mode, score, cases[i].want);
+    }
+}
+
 static void test_presets(void **state)
 {
     (void)state;
@@ -106,6 +130,7 @@ int main(void)
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_weighted_vote),
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_combined_score),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

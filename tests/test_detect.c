@@ -486,8 +486,8 @@ static void test_holdoff(void **state)
     }
 }
 
-/* combine=default: the recommended setting as a whole (cusum, history 150, threshold,
- * holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
+/* combine=default: the recommended setting as a whole (msd-hu and cdf-hu, history 300,
+ * threshold, holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
  * combined score on nl.anomaly.score lines; ranking scores far into the tail. */
 static void test_default_preset(void **state)
 {
@@ -498,10 +498,10 @@ static void test_default_preset(void **state)
     assert_int_equal(nld_cfg_parse(&c,
                                    "stream a event=m combine=default\n"
                                    "stream b event=m combine=default history=40 threshold=0.5 "
-                                   "holdoff=3 episode.min=2 algo=cdf-hu\n",
+                                   "holdoff=3 episode.min=2 algo=cdf-hu relearn=10m\n",
                                    "c", err, sizeof err),
                      0);
-    assert_int_equal(c.s[0].p.algos, 1u << NLD_CUSUM);
+    assert_int_equal(c.s[0].p.algos, NLD_DEFAULT_ALGOS);
     assert_int_equal(c.s[0].p.n, NLD_DEFAULT_HISTORY);
     assert_true(c.s[0].p.threshold == NLD_DEFAULT_THRESHOLD);
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
@@ -511,6 +511,7 @@ static void test_default_preset(void **state)
     assert_int_equal(c.s[1].p.n, 40);
     assert_true(c.s[1].p.threshold == 0.5 && c.s[1].holdoff_n == 3 && c.s[1].holdoff_s == 0);
     assert_int_equal(c.s[1].episode_min, 2);
+    assert_true(c.s[1].p.relearn == 0 && c.s[1].p.relearn_s == 600);
     nld_cfg_free(&c);
 
     run_t r;

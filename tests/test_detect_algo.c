@@ -625,6 +625,38 @@ static void test_relearn(void **state)
     }
 }
 
+/* relearn=DUR: a run of flags lasting longer than DUR of event time is learned; shorter
+ * recurring ones (a 20 s hog every minute, 1 s values) stay anomalies. */
+static void test_relearn_time(void **state)
+{
+    (void)state;
+    nld_params_t p;
+    params(&p, 1u << 3); /* msd-hu */
+    p.relearn_s = 30;
+    nld_bank_t b;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    nld_verdict_t v[NLD_ALGOS];
+    int err, t = 0, last_hog_flags = 0;
+    for (; t < 200; t++) nld_bank_step_at(&b, 100 + (t * 7 % 11) - 5, (int64_t)t * 1000000, v, &err);
+    for (int minute = 0; minute < 10; minute++) { /* 20 s at 150, 40 s at the old level */
+        int flags = 0;
+        for (int s = 0; s < 60; s++, t++) {
+            double x = (s < 20 ? 150 : 100) + (t * 7 % 11) - 5;
+            nld_bank_step_at(&b, x, (int64_t)t * 1000000, v, &err);
+            flags += s < 20 && v[3].state == NLD_HIGH;
+        }
+        last_hog_flags = flags;
+    }
+    assert_int_equal(last_hog_flags, 20); /* the tenth hog is as anomalous as the first */
+    int late = 0;
+    for (int s = 0; s < 200; s++, t++) { /* a lasting shift: learned after 30 s */
+        nld_bank_step_at(&b, 150 + (t * 7 % 11) - 5, (int64_t)t * 1000000, v, &err);
+        if (s >= 150) late += v[3].state == NLD_HIGH;
+    }
+    assert_int_equal(late, 0);
+    nld_bank_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_relent),
         cmocka_unit_test(test_threshold),
         cmocka_unit_test(test_relearn),
+        cmocka_unit_test(test_relearn_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
