@@ -446,7 +446,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
                                         tmpb, &bw);
     free_scores(tmpb);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
-           "combine=default has %g).",
+           "combine=default has %g).\n",
            bt, bw, NLD_DEFAULT_THRESHOLD);
     printf("\nThe choosing procedure's fast path against nl-detect: of %zu rows, %zu scores "
            "differ; of nl-detect's %zu reports, %zu rows differ from the starts computed from "
@@ -525,7 +525,22 @@ static int plot(const char *name, const char *out, double **wg)
     pl.per_unit = 86400.0 / (step_s > 0 ? step_s : 3600);
     pl.step = s->n / pl.per_unit > 20 ? 7 : 1;
     int rc = ep_svg(out, &pl);
-    printf("plot: %s (%zu nl-detect episodes, %zu anchor spans)\n", out, nep[0], nep[1]);
+    /* windows found in this series, each at the threshold used for the picture */
+    unsigned char *only = calloc((size_t)nser, 1);
+    nab_result_t rd, ra;
+    if (!only) return 1;
+    only[k] = 1;
+    double **one = alloc_scores(), **tmpb = alloc_scores();
+    memcpy(one[k], sc, s->n * sizeof *sc);
+    rd_starts_score(&corpus, ser, nser, one, only, NLD_DEFAULT_THRESHOLD, hold, &nab_standard,
+                    tmpb, &rd);
+    nab_score_at(&corpus, wg, only, &nab_standard, r.threshold, &ra);
+    free_scores(one);
+    free_scores(tmpb);
+    free(only);
+    printf("plot: %s (%zu nl-detect episodes, %zu anchor spans; windows found after probation: "
+           "nl-detect %zu of %zu, anchor %zu)\n",
+           out, nep[0], nep[1], rd.found, rd.windows, ra.found);
     free(y);
     free(sc);
     free(inj);

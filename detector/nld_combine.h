@@ -9,10 +9,9 @@
  *   shifts     the static family (msd-ss, msd-su, cdf-ss, cdf-su), any of them
  *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
  *   default    the recommended setting for real metrics, chosen by bench-realdata's two-fold
- *              procedure on labelled operations series (bench/README.md): msd-hu and
- *              cdf-hu, the larger score, over the last 300 values, relearn=1,
- *              threshold=NLD_DEFAULT_THRESHOLD, holdoff=1h, episode.min=1 — each unless
- *              given. (Until 2026-11 it was a majority of the paper's eight, chosen on the
+ *              procedure on labelled operations series (bench/README.md): cusum over the
+ *              last 300 values, relearn=10m, threshold=NLD_DEFAULT_THRESHOLD, holdoff=1h,
+ *              episode.min=1 — each unless given. (Until 2026-11 it was a majority of the paper's eight, chosen on the
  *              simulator; that is algo=all combine=majority.) */
 #ifndef NLKIT_NLD_COMBINE_H
 #define NLKIT_NLD_COMBINE_H

@@ -486,7 +486,7 @@ static void test_holdoff(void **state)
     }
 }
 
-/* combine=default: the recommended setting as a whole (msd-hu and cdf-hu, history 300,
+/* combine=default: the recommended setting as a whole (cusum, history 300, relearn 10m,
  * threshold, holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
  * combined score on nl.anomaly.score lines; ranking scores far into the tail. */
 static void test_default_preset(void **state)
