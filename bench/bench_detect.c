@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_detect.c — how fast the detector judges values: each of the ten algorithms
  * alone, the bank of the paper's eight, of all ten, and combine=default's (cusum over 150
  * values); history N = 1800 unless said, on VALUES values (default 1M) of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_load.c — events/s archived into a fresh SQLite file by nl-load, beside what a user
  * would do without it: convert to CSV and let sqlite3's own `.import` load it into one flat
  * table. Both run as programs on the same data, in the same run, alternating, median of R.

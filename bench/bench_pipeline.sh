@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench_pipeline.sh — events/s through the whole collection pipeline, sustained, with the
 # loss count: a program writing through nlkit's x-syslog:// destination at a fixed rate ->
 # host syslog-ng (nlkit-host.conf, disk buffer) -> TCP -> central syslog-ng

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // bench_spdlog.cpp — the spdlog writer of bench-throughput (see bench_spdlog.h): the same
 // lines as nlkit's, through spdlog's multi-threaded file sink, its timestamp in UTC.
 #include <memory>

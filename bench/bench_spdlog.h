@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_spdlog.h — spdlog as bench-throughput's baseline, behind a C interface (spdlog is
  * C++): bench_spdlog.cpp when the build found spdlog, bench_spdlog_none.c otherwise. */
 #ifndef NLKIT_BENCH_SPDLOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_spdlog_none.c — bench-throughput built without spdlog (libspdlog-dev missing, or
  * a sanitizer build): it says so and leaves the spdlog row out. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_util.h — what every benchmark here needs: a monotonic clock, medians, and running
  * one of the project's programs with its output in a file. */
 #ifndef NLKIT_BENCH_UTIL_H

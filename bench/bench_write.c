@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_write.c — ns per call of nl_write for the Figure 2 loop's end event, beside
  * fprintf writing an identical line (what a C programmer writes by hand: clock_gettime,
  * gmtime_r, one fprintf), both to /dev/null, in the same run, rounds interleaved.

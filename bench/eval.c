@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* eval.c — bench-eval: the paper's detection-quality tables, reproducible. For each
  * scenario of workload.h it writes the summary log and the ground truth, runs the real
  * nl-detect with all eight algorithms over it, reads the anomaly episodes back and scores

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* eval_match.c — scoring episodes against injections (see eval_match.h). Quadratic in
  * the number of injections times episodes, which is a few hundred each at most. */
 #include "eval_match.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* eval_match.h — scoring anomaly episodes against injected faults, as the paper did.
  *
  * An injection is found (Correct) when an episode overlaps it; one that no episode

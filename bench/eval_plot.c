@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* eval_plot.c — Figure 6 as SVG (see eval_plot.h). Coordinates are printed with one
  * decimal, so the same run gives the same file byte for byte. */
 #include "eval_plot.h"

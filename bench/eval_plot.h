@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* eval_plot.h — the paper's Figure 6 for one evaluated run, as an SVG file written
  * directly (no plotting tool needed): the watched series, the injected faults as shaded
  * spans, and under it one row per algorithm with its anomaly episodes. */

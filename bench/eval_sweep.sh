@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # eval_sweep.sh — how nl-detect's defaults were chosen: bench-eval over a grid of stream
 # options, seeds 1-3 each; prints the configurations ranked by summed badness (each
 # algorithm's badness on each scenario, averaged over the seeds and capped at 10, summed

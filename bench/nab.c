@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nab.c — NAB-style scoring of per-row anomaly scores (see nab.h). */
 #include "nab.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nab.h — scoring a streaming detector on labelled series the NAB way (Lavin & Ahmad 2015),
  * as ../shared/datasets/README.md specifies it: anomaly windows around each labelled run,
  * a probation period per series, one threshold for the whole corpus, the first detection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* peers.c — bench-peers: how well nl-peers names the misbehaving host. For each seed it
  * simulates a pool of identical servers (summary lines of disk.read, disk.write,
  * network.read and network.write every second, each host with its own bias and noise,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* perturb.c — the paper's Figure 3 on today's machine: how much does instrumenting every
  * iteration of a loop slow the loop down? An outer loop is calibrated to run at a target
  * rate (200 ... 40,000 iterations/s) without logging; each iteration wraps a kernel of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pipeline_gen.c — the load of bench-pipeline: events written at a steady rate through
  * nlkit (destination from NL_DEST, as any instrumented program), then a line saying how
  * many were written, how many the library could not deliver, and the CPU time it used.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # plot_perturb.sh — the paper's Figure 3 from bench-perturb's CSV: perturbation (%) of the
 # loop against its rate (iterations/s, log scale), one line per kernel and logging mode,
 # with 95% confidence intervals as error bars. Needs gnuplot (apt install gnuplot-nox).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata.c — bench-realdata: nl-detect on real, expert-labelled operations series
  * (../shared/datasets/cloud-monitoring), scored the NAB way (bench/nab.h) for the three
  * profiles, beside the windowed Gaussian anchor in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_anchor.c — the windowed Gaussian of ../shared/datasets/README.md: the simple
  * textbook detector every row of bench-realdata is compared against. */
 #include "realdata_anchor.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_anchor.h — the anchor row of bench-realdata: NAB's windowed Gaussian (mean and
  * population sd of the last 6400 values, all while fewer, refreshed every 100 new values
  * once full; score 1 - Q(|x - m| / sd), Q the standard normal upper tail; 0 for the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_bank.c — scores from the algorithm bank and the starts they give (see
  * realdata_bank.h). */
 #include "realdata_bank.h"

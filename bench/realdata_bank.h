@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_bank.h — the fast path of bench-realdata, for choosing settings: per-value
  * scores straight from nl-detect's algorithm bank (the same code the engine runs, without
  * its line parsing and output), and the episode starts that threshold=T episode.min=1

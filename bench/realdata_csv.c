@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_csv.c — the labelled series' CSV files (see realdata_csv.h). */
 #include "realdata_csv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_csv.h — reading the labelled series of ../shared/datasets (TimeStamp,Value,Label
  * with a header; fields may be quoted; timestamps ISO 8601 with a space or a T, with or
  * without Z, taken as UTC; an empty Value is kept as NaN). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_replay.c — a labelled series through nl-detect's engine (see realdata_replay.h). */
 #include "realdata_replay.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* realdata_replay.h — one labelled series through nl-detect's engine, as a user would feed
  * it: one event line per row (ts = the row's time, event=rd.sample, value=V), in event
  * time, with the configuration a user would write. What the engine writes back (one

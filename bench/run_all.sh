@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # run_all.sh — every benchmark in bench/, one after the other, each printing its table;
 # CSVs (and, when gnuplot is installed, the perturbation plot) go to OUT.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* throughput.c — the paper's Table I on today's machine: the Figure 2 loop's events (a
  * start and an end per iteration, ~100-byte lines, a guid per thread) written by nlkit in
  * full to /dev/null, in full to a file and summarized every second, and beside them, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* workload.c — the paper's evaluation workloads, simulated (see workload.h).
  *
  * The transfer is a TCP flow simulated one round trip at a time, which is what gives real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* workload.h — seeded simulator of the paper's evaluation workloads: one summary line per
  * activity per second, with injected faults and a ground-truth file naming each injection.
  *

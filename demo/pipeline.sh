@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # pipeline.sh — the main demo, live, on one machine: four GridFTP-like servers
 # (nl-gridftp-sim) wrap every disk write in a start/end pair, summarized in process every
 # 0.25 s, and log through nlkit's x-syslog:// destination to a host syslog-ng

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_detect.c — the nl-detect program: options, inputs, live time, exit report. */
 #include <errno.h>
 #include <getopt.h>

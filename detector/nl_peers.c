@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_peers.c — nl-peers: find the misbehaving host among identical peers from their
  * summary lines (the engine is nlp_run.c; the arithmetic nlp_score.c). Reads files or
  * standard input with the tools' shared line reader; optionally first a known-good run for

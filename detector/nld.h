@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld.h — the detector engine behind nl-detect: feed it event lines (and the passing of
  * time), it writes nl.anomaly*, nl.missing* and nl.alert.* lines to nlkit logs.
  *

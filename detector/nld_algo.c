@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_algo.c — MSD and CDF tests over static and heuristic histories (see nld_algo.h). */
 #include "nld_algo.h"
 

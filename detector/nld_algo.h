@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_algo.h — the paper's eight anomaly detection algorithms, the two beyond it
  * (nld_change.h: cusum, relent), and the bank that runs any subset of them over one stream
  * of values.

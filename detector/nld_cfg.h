@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_cfg.h — what nl-detect watches: streams, missing-event rules and subscriptions, from
  * a config file (or built from command-line flags). One directive per line, '#' comments:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_change.c — CUSUM and the relative-entropy test (see nld_change.h). */
 #include "nld_change.h"
 

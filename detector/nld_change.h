@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_change.h — the detectors beyond the paper's eight, each judged against the same
  * kind of history (the last N values that were not flagged, with order statistics):
  *

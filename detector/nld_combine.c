@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_combine.c — combined verdicts over several algorithms (see nld_combine.h). */
 #include "nld_combine.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_combine.h — one verdict per value from several algorithms (the paper: "robust
  * anomaly detection should use multiple algorithms in parallel"). A weighted vote: the
  * value is anomalous when the algorithms flagging it in the same direction carry at least

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_config.c — the nl-detect configuration language (see nld_cfg.h). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_hist.c — static and sliding histories (see nld_hist.h). */
 #include "nld_hist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_hist.h — one algorithm's history H: the values a new value is judged against.
  *
  * Static: the first `cap` values added, then frozen. Sliding (the heuristic history): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_int.h — private: the engine's state, shared by nld_run.c (input, time), nld_keyed.c
  * (streams and subscription states), nld_missing.c and nld_out.c. */
 #ifndef NLKIT_NLD_INT_H

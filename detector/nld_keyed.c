@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_keyed.c — per-key state: one algorithm bank per (stream, key) with its anomaly
  * episodes, and one condition tracker per (subscription, key). Created on first sight,
  * kept in LRU order, dropped when idle for `expire` of event time or when max-streams

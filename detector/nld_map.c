@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_map.c — see nld_map.h. */
 #include "nld_map.h"
 

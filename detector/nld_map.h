@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_map.h — a hash map from byte-string keys to pointers: streams by key, pending starts
  * by identity, activities by name. Keys are copied; values are the caller's. Seeded hash,
  * chains, doubling when the load passes 1, so lookups stay O(1) whatever the key set. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_missing.c — ends that never came. Every .start of a watched activity is remembered
  * by its identity (activity, guid, *.id fields — the summarizer's pairing rule) until its
  * .end; when event time passes start + timeout it is reported as nl.missing, and an end

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_out.c — output lines of the detector, built with the library's encoder. */
 #include <string.h>
 

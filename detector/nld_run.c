@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_run.c — the engine's entry points: parse a line, move event time, route the event to
  * the missing-end tracker, the streams and the subscriptions that select it. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_seed_db.c — past values from the archive (see nld_seed_db.h). */
 #include "nld_seed_db.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_seed_db.h — nl-detect's history.from=db / baseline.from=db: past values of a stream's
  * key read from the SQLite archive nl-load keeps (summaries only: the value must be a
  * summary column or a derived rate, and the key at most `host`). Linked into the nl-detect

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_sel.c — selectors: which lines a stream or subscription watches, its value, its key
  * (see nld_cfg.h). */
 #include <fnmatch.h>

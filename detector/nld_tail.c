@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_tail.c — tail probabilities as surprises (see nld_tail.h). */
 #include "nld_tail.h"
 

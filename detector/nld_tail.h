@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_tail.h — how surprising a value is, on one scale for every algorithm.
  *
  * Each algorithm judges a value by the probability P, under its own model of the history,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nlp.h — the peer-comparison engine behind nl-peers: feed it summary lines of many hosts
  * running the same program; per window it compares each host's profile (the share of its
  * activity time per activity) with its peers', and writes nl.peer.suspect,

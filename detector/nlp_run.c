@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nlp_run.c — the peer-comparison engine (see nlp.h): windows of summary lines per host,
  * judged against the host's peers when each window ends in event time. */
 #include <math.h>

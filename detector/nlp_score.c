@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nlp_score.c — peer comparison arithmetic (see nlp_score.h). Host counts are small (tens
  * to hundreds), so selections copy and sort rather than keep clever structures. */
 #include "nlp_score.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nlp_score.h — the arithmetic of peer comparison (nl-peers), apart from reading lines:
  * profiles, distances, suspect scores, the culprit, the k-of-(2k-1) verdict and the
  * fail-stop rule. Mirgorodskiy, Maruyama & Miller (SC'06) and Kasick et al. (PVFS).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_cstr.h — the fuzz input as a NUL-terminated string, for targets whose parser takes
  * one (a NUL inside ends it early, as it would for the real caller). */
 #ifndef NLKIT_FUZZ_CSTR_H

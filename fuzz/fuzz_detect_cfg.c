@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_detect_cfg.c — nl-detect's configuration language (streams, missing rules,
  * subscriptions, set) on any bytes. */
 #include <stdint.h>

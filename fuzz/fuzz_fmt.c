@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_fmt.c — nl_write's format parser ("name=TYPE ...") on any bytes. */
 #include <stdint.h>
 #include <stdlib.h>

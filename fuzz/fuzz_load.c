@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_load.c — nl-load's line-to-rows path on any bytes, against an in-memory archive:
  * each input line is parsed and inserted (or rejected) inside a transaction that is then
  * rolled back, so the database stays small and every input starts alike. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_parse.c — the line parser on any bytes, strict and lenient: it must never crash,
  * never read past the line, and whatever it accepts strictly must survive a round trip
  * through the encoder (the same fields, byte for byte). */

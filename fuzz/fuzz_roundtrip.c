@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_roundtrip.c — the encoder on any bytes: the input is cut into field values (at
  * 0xff bytes), each written with nl_enc_str; the line must come out as exactly one line
  * (one '\n', at the end), parse strictly, and give every value back byte for byte — so no

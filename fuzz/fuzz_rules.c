@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_rules.c — summarization rules (NL_SUMMARY, rules files) on any bytes. */
 #include <stdint.h>
 #include <stdlib.h>

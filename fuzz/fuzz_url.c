@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_url.c — the destination URL parser (nl_open, NL_DEST) on any bytes. */
 #include <stdint.h>
 #include <stdlib.h>

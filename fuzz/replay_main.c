@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* replay_main.c — runs a fuzz target's function over files (or every file of
  * directories) without libFuzzer: ctest replays the seed corpus and every crash input ever
  * found (regress/) on every build, so a fixed bug stays fixed. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # install.cmake — libnlkit for programs outside this tree, included by the top-level
 # CMakeLists once the summarizer has added its sources to the static library:
 #   libnlkit.so.0 (the same sources, exporting only nl_[a-z]* through nlkit.map),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_buf.h — private: hot-path helpers of the encoder, shared by nl_enc.c and nl_log.c. */
 #ifndef NLKIT_NL_BUF_H
 #define NLKIT_NL_BUF_H

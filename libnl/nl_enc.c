@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_enc.c — the line encoder: the only code that writes event lines. */
 #include <stdlib.h>
 

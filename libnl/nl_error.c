@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_error.c — text for nl_status codes. */
 #include "nlkit/nl_bp.h"
 

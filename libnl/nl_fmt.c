@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_fmt.c — parse nl_write formats once, and find them again by content. NetLogger cached
  * one template per event name and silently reused it when the format changed; here the key
  * is the format text itself, so a changed format is a new template. */

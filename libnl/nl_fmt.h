@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_fmt.h — private: nl_write format templates ("name=TYPE ...") and their per-log cache. */
 #ifndef NLKIT_NL_FMT_H
 #define NLKIT_NL_FMT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_fork.c — every open log survives fork() in both processes (see nl_fork.h).
  *
  * The handlers take each log's locks in the order the rest of the library takes them:

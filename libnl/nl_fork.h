@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_fork.h — private: keeping every open log usable across fork().
  *
  * A program that forks while other threads write (a forking server, a batch job that runs

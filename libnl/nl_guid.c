@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_guid.c — GUIDs: RFC 4122 UUIDs from libuuid. */
 #include <uuid/uuid.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_guid.h — private GUID helpers. */
 #ifndef NLKIT_NL_GUID_H
 #define NLKIT_NL_GUID_H

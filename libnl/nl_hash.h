@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_hash.h — private: a fast 64-bit hash for short keys (identities, event names).
  * Eight bytes per step, so a 40-byte key costs a handful of multiplications; seeded per log
  * so keys chosen by a hostile peer cannot be aimed at one chain in advance. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_level.c — level names, as written in lines and read from level files. */
 #include <strings.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_levelfile.c — the level file (NL_CFG): lets an operator turn a running program's
  * detail up or down by editing a file. Re-read by the flusher thread when its mtime
  * changes; problems are written into the log itself, where the operator is looking. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_log.c — nl_open/nl_write/nl_close: the application-facing core. The write path takes
  * no lock until the finished line is handed to the sink: the template comes from a
  * lock-free cache, the constants from an immutable head, the line is built on the stack. */

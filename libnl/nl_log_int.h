@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_log_int.h — private: the inside of an nl_log_t, shared by the modules that make it. */
 #ifndef NLKIT_NL_LOG_INT_H
 #define NLKIT_NL_LOG_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_moments.c — the parts of nl_moments.h that are not on the hot path. */
 #include "nlkit/nl_moments.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_num.c — doubles to and from text in the C locale. The application may have called
  * setlocale(LC_NUMERIC, ...) (a German locale writes "1,5"); log lines must not change
  * with it. One immutable "C" locale object is created once (pthread_once) and used through

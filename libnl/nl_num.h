@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_num.h — private: locale-independent number text. */
 #ifndef NLKIT_NL_NUM_H
 #define NLKIT_NL_NUM_H

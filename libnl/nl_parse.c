@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_parse.c — the line parser: the only code that reads event lines. Strict by default,
  * lenient on request (see NL_PARSE_LENIENT in nl_bp.h for what it recovers). Values are
  * zero-copy unless they contain escapes. */

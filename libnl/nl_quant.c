@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_quant.c — the order-statistic treap behind nl_quant.h.
  *
  * Invariant: for every node, keys in its left subtree are <= its key <= keys in its right

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_reader.c — bounded line reader (see nl_reader.h). */
 #include "nl_reader.h"
 

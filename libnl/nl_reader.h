@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_reader.h — a line reader over a file descriptor that never holds more than one
  * maximum-size line: a line longer than NL_LINE_MAX (binary junk, a missing newline in a
  * huge file) is skipped up to its newline and reported as too long, not loaded into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_sink.c — destinations: buffered byte streams (file, stdout/stderr, TCP) and datagrams
  * (UDP, syslog). The rules that keep the application safe:
  *   - a writer never waits on the network longer than the URL's timeout, and after one

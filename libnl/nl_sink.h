@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_sink.h — private: a log's destination. Owns the output buffer, the connection, the
  * retry schedule and the count of lines it could not deliver. All functions are
  * thread-safe. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_sock.c — connect helpers for nl_sink.c. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_sock.h — private: sockets for network destinations, always non-blocking and
  * close-on-exec, so no nlkit socket ever blocks the application or leaks into children. */
 #ifndef NLKIT_NL_SOCK_H

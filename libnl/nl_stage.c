@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_stage.c — per-thread staging of a stream sink's lines (see nl_stage.h).
  *
  * A stage is shared by two owners, counted in refs: the sink's list (until the stage is

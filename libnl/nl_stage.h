@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_stage.h — private: per-thread staging of a stream sink's lines.
  *
  * Every thread that writes to a sink appends its lines to its own small buffer (a stage),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_time.c — the wall clock and ISO-8601 timestamps, without gmtime/strftime/strptime:
  * those take locks or consult the locale, and nl_write formats a timestamp on every call. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_url.c — parse destination URLs: strict, so a typo is an error at nl_open rather than
  * a log that silently goes nowhere. */
 #include <stdlib.h>

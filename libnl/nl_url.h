@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_url.h — private: destination URLs of nl_open. */
 #ifndef NLKIT_NL_URL_H
 #define NLKIT_NL_URL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_baseline.c — the nl-baseline program: what is normal for an event, from the archive's
  * summaries, as event lines (to feed other tools) or a table (for people). */
 #include <getopt.h>

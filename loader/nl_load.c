@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_load.c — the nl-load program: event lines from files or standard input into the
  * SQLite archive, in batched transactions, each file exactly once. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll.h — the loader's modules (static library nlload): the SQLite archive's schema and
  * upgrades, turning event lines into rows, exactly-once file positions, retention, and
  * baselines. Used by nl-load, nl-baseline, nl-detect (baselines from history) and the

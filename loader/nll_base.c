@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_base.c — baselines from the archive's summaries: the same numbers as the SQL views
  * (schemas/002-summary.sql), computed from one indexed range scan with the library's
  * statistics, for one event (and host, hour, weekday) over any period. */

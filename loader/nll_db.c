@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_db.c — opening the archive, and upgrading its schema in place step by step. */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_feed.c — the reading thread (see nll_feed.h). */
 #include "nll_feed.h"
 

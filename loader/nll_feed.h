@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_feed.h — nl-load's reading thread: reads an input, parses and types every line
  * (nll_parse_line) and hands the results over in chunks, in order, so that parsing runs
  * beside the inserts instead of before them. At most a few chunks are in flight: a fast

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_parse.c — one event line into a record ready to store: parsed, each field typed
  * and assigned to its table (ident, value, or a summary column). The work that needs no
  * database, so nl-load can do it in a thread of its own while the other one inserts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_pos.c — how far each file has been loaded. The row is written in the transaction
  * that inserts the lines, so after a crash the position and the rows agree. */
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_prune.c — retention: raw events age out, summaries (the history baselines read)
  * stay. */
 #include "nll.h"

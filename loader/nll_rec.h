@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_rec.h — private to the loader: the record nll_parse_line() appends to a batch and
  * nll_rows_store() inserts. Host byte order, read and written with memcpy (records are not
  * aligned); never leaves the process. */

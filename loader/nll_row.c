@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_row.c — a parsed record into rows: `event`, `ident` (guid, *.id), `value` (the rest)
  * and, for NAME.summary events, the typed `summary` row. Prepared statements, reused. */
 #include <errno.h>

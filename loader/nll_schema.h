@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_schema.h — private: the schema steps in schemas/NNN-*.sql, compiled in by CMake
  * (nll_schema_steps.c is generated from those files, so they are the one source). */
 #ifndef NLKIT_NLL_SCHEMA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_when.c — points in time on the tools' command lines. */
 #include <stdio.h>
 #include <string.h>

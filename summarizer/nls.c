@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls.c — the summarizer's two entry points: nls_event on the writer's hot path (no
  * formatting beyond the identity key, no allocation, no system call besides the clock, and
  * no lock but the identity's own), and nls_tick on the flusher thread, which closes

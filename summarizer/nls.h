@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls.h — private: what the library core (nl_log.c) and the tests see of the summarizer.
  * The public face is nl_summarize() and nl_summary_file() in nlkit/nl.h. */
 #ifndef NLKIT_NLS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_config.c — where rules come from: NL_SUMMARY, a rules file (NL_SUMMARY_FILE or
  * nl_summary_file, re-read when it changes, so an operator can turn summaries on in a
  * running server), and nl_summarize(). The three sources are merged in that order, so on

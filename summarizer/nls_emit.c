@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_emit.c — write NAME.summary lines (DESIGN.md, "Summaries"). Runs on the flusher
  * thread or in nl_flush/nl_close, never on a writer's hot path, so it may format freely.
  *

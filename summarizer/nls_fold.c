@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_fold.c — fold start/end pairs of one identity into interval accumulators, and close
  * intervals. Pure arithmetic on an nls_ident_t whose lock the caller holds: no clock, no
  * I/O, so the tests can drive it with hand-picked times.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_fork.c — the summarizer across fork() (see libnl/nl_fork.h). Writers fold under the
  * identities' spin locks, which the handlers do not take: in the child no other thread
  * is left to hold one, and every identity starts afresh there anyway, so a lock held (or a

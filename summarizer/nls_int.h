@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_int.h — private: the inside of one log's summarizer, shared by its modules.
  *
  *   nls_names.c   event name -> activity (+ start/end) through a lock-free cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_names.c — from an event name to its activity, fast. Event names are nearly always
  * string literals, so the cache is indexed by the name's address and confirmed by its
  * content (a reused buffer with new text simply misses). Entries are immutable and only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_rules.c — parse and match summarization rules (see nls_rules.h). */
 #include <fnmatch.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_rules.h — summarization rules: which activities are summarized, how, how often.
  *
  * Text form (the NL_SUMMARY environment variable, a rules file, one rule per line or

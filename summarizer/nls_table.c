@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_table.c — the bounded table of identities. Lookups take no table-wide lock: a
  * writer probes an array of 64-bit tags, locks the one entry whose tag matches and checks
  * the key under that entry's lock. Only adding an identity (first sight) and evicting one

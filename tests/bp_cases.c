@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bp_cases.c — reader for the conformance cases, with the small JSON subset their
  * expectations use: an array of [name, value] string pairs. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bp_cases.h — load the line-format conformance cases (bp-cases/valid, bp-cases/invalid)
  * so every consumer of the format can be checked against all of them. */
 #ifndef NLKIT_BP_CASES_H

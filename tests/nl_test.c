@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_test.c — helpers for the tests (see nl_test.h). */
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_test.h — helpers shared by the cmocka tests: temporary files, reading lines back. */
 #ifndef NLKIT_NL_TEST_H
 #define NLKIT_NL_TEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_combine.c — combined verdicts on hand-made flag patterns: any, majority, all, a
  * weighted vote, directions, warm-up, presets and their parsing. */
 #include <math.h>

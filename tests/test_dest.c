@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dest.c — destinations that fail: a TCP collector that closes mid-stream and comes
  * back, UDP, a syslog socket that disappears and returns, a full disk, a reader-less pipe
  * on stdout. Nothing crashes or hangs, every loss is counted, and reported once the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_detect.c — the detector engine on hand-made event streams: missing ends (fixed and
  * learned timeouts, late arrivals), subscriptions that start and clear on event time,
  * episodes grouping consecutive flags, bad lines counted and reported with their line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_detect_algo.c — the eight detection algorithms: hand-computed cases (a 3-sigma
  * outlier flagged and a 1-sigma value not, CDF tails on a known history, static vs
  * heuristic on a drift, EWMA delaying a step by exactly the predicted number of values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_detect_cli.c — the nl-detect program itself (path in argv[1]): a replay run twice
  * gives byte-identical reports; usage and configuration errors exit 2 with a message that
  * says where; an unreadable input exits 1; an over-long line of binary junk is skipped and

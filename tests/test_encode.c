@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_encode.c — the encoder: random byte strings round-trip through the parser unchanged,
  * every line is exactly one line, numbers and timestamps are written exactly. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_eval_match.c — the evaluation's scoring on hand-made episodes: found / FP / FN,
  * the grace after an injection, weak injections, badness, precision, recall and how much
  * of a lasting fault the episodes cover. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_eval_repro.sh — bench-eval is reproducible: the same seed and options give the same
 # tables and the same plots byte for byte, and another seed gives other ones.
 #   test_eval_repro.sh BENCH_EVAL

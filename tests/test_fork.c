@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_fork.c — fork() in an instrumented program. While three threads write raw lines and
  * summarized pairs as fast as they can (so locks are held at the moment of the fork), the
  * main thread forks twenty children that each write their own lines and pairs: no child

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_install.sh — the installed tree works for a program outside this project: install
 # into a scratch prefix, check the library's SONAME, that it exports only the public nl_*
 # API and that the man pages and lnav files are there, then build a tiny program against it twice — with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_lnav.sh — Debian's lnav reads nlkit logs with the files in lnav/: the format loads
 # and every sample in it parses with the level it claims (lnav checks them at load), and, on
 # the log of a real instrumented run (nl-gridftp-sim, summarized) plus a line of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_load.c — the loader's modules against a real SQLite file: NetLogger's
  * event/ident/value split, a round trip of every field of every event, summary typing,
  * baselines (nll_base_get and the SQL views) against values computed here, an in-place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_load_cli.c — the nl-load, nl-baseline and nl-detect programs (paths in argv[1-3]):
  * exactly once across kill -9 at random moments, appended files, bad lines reported with
  * file:line and copied to the reject file, standard input committed while still open (and

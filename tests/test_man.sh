@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_man.sh — every man page in the tree renders with man(1) without a single warning.
 #   test_man.sh SOURCE_DIR
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_moments.c — the shared statistics accumulator: exact on hand-computed series,
  * no cancellation near large offsets, no drift over ten million nanosecond durations, and
  * merging per-thread accumulators gives the single-accumulator result. */

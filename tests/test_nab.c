@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_nab.c — bench-realdata's NAB scorer on hand-made series whose answers are worked out
  * by hand from the protocol (../shared/datasets/README.md): windows and probation, the
  * reward of an early or late first detection, the cost of a detection before any window

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_parse.c — the line parser against the conformance cases (every one of them, from
  * tests/data/bp-cases and, when present, ../shared/bp-cases), NetLogger-style input,
  * lenient recovery, error positions, and hostile input read from exact-size buffers so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_peers.c — nl-peers' arithmetic on hand-made profiles (exact distances and k-th
  * neighbour scores, medians, culprit, k-of-(2k-1), fail-stop with and without skew), and
  * its engine on hand-made summary lines: a slowed host is named with its culprit, a

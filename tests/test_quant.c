@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_quant.c — the order-statistic multiset agrees with a sorted array (the brute-force
  * answer) on 100k random adds and removes, with many duplicates; quantiles follow R's
  * type 7 on hand-computed cases; bad input is refused without changing anything. */

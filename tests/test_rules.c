@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_rules.c — summarization rules: the NL_SUMMARY syntax, precedence of globs, errors
  * with line and column, all-or-nothing parsing, activity names. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_stage.c — per-thread staging in front of a sink. The module alone, with a put
  * function that records chunks: lines go out in order, in chunks that never split a line,
  * counted once. Then through the log: threads that exit leave no line behind and no stage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_summary.c — the summarizer end to end through nl_write, against hand-computed
  * expectations. Time comes from an injected clock and the flusher's work is run by the
  * test (nl__summ_tick), so every interval boundary is exact and nothing sleeps, except

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_summary_threads.c — the summarizer under concurrency: 8 threads, each with its own
  * guid, fold the same pairs as one thread folding them all, and the per-guid summaries are
  * identical. Each thread keeps its own injected time, so the durations do not depend on

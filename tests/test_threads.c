@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_threads.c — many threads, one log: 8 threads x 100k lines into one file, every line
  * intact, every (thread, seq) present exactly once and each thread's lines in the order it
  * wrote them (the sink's two buffers must go out oldest first); while they write, another thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_url.c — destination URLs: every accepted form, and the malformed ones rejected. */
 #include <string.h>
 #include <syslog.h>

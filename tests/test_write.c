@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_write.c — nl_write end to end into a file, read back with the parser: every fmt
  * type, malformed fmts, the fmt cache, constants, GUIDs, levels, the level file, NL_DEST. */
 #include <stdio.h>

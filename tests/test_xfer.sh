@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_xfer.sh — nl-xfer moves a file intact over loopback TCP, and both sides log the
 # paper's Table II events (disk.read / network.write on the sender, network.read /
 # disk.write on the receiver) in full with one shared guid and the byte counts as values;

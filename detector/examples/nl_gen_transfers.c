@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_gen_transfers.c — synthetic input for nl-detect with anomalies at known times: the
  * summary lines a fleet of GridFTP-like servers would write every second (throughput with
  * noise), plus one job per 20 s whose start/end pairs the missing-end detector watches.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fig2_loop.c — the instrumented loop of the paper's Figure 2: every iteration of the work
  * loop is wrapped in a start/end pair, the end event carrying the event value (here the
  * bytes processed). Destination and detail are chosen at run time (NL_DEST, NL_CFG).

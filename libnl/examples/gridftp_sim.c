@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gridftp_sim.c — a GridFTP-like transfer server for the live demo: it serves one transfer
  * after another, each a run of 4 MiB disk writes, every write wrapped in a start/end pair
  * (gridftp.disk.write, value = bytes) and every transfer in its own pair

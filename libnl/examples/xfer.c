@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* xfer.c — nl-xfer, a real instrumented file transfer (a GridFTP stand-in): a sender and
  * a receiver over TCP, 256 KiB blocks, every disk and network read and write wrapped in a
  * start/end pair named as in the paper's Table II — disk.read and network.write on the

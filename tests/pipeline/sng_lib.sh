@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # sng_lib.sh — what the syslog-ng pipeline test and benchmark share: daemons with their
 # own pid/persist/control files in $T, waiting, queries of $T/archive.db, and a central
 # daemon started on a free loopback port. Source it after setting T, SNG, CONF, NL_LOAD,

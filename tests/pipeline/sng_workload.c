@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sng_workload.c — the instrumented program of the syslog-ng pipeline test: PAIRS work
  * iterations, each wrapped in a start/end pair carrying the bytes "moved", with a slowdown
  * injected between two iterations; destination and summarization come from the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test_syslog_ng.sh — the whole pipeline with real daemons, on loopback, unprivileged paths:
 # an instrumented program (summaries every 50 ms, a slowdown injected) logs through the
 # library's x-syslog:// destination to a host syslog-ng (syslog-ng.conf.d/nlkit-host.conf),

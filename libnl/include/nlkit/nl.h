@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nl.h — nlkit logging API: open a log on a destination, write events, close it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nl_bp.h — the nlkit line format ("BP", NetLogger best practices): one event per line of
  * ASCII name=value pairs. This header is the one encoder and the one parser that every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nl_moments.h — running count, sum, min, max, mean and standard deviation of a series,
  * numerically careful and cheap to update, and an exponentially weighted moving average:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nl_quant.h — an order-statistic multiset of doubles: add, remove, k-th smallest, rank and
  * empirical quantiles, each in O(log n). The detector's CDF algorithms keep their history
