@@ -192,7 +192,7 @@ int main(int argc, char **argv)
         case O_STATS: stats = 1; break;
         case O_DB: db = optarg; break;
         case 'h': usage(stdout); return 0;
-        case O_VERSION: puts("nl-detect (nlkit) 0.1.0"); return 0;
+        case O_VERSION: puts("nl-detect (nlkit) " NLKIT_VERSION); return 0;
         default: usage(stderr); return 2;
         }
         if (key) {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "nld_cfg.h"
+#include "nld_config.h"
 #include "nlkit/nl.h"
 
 typedef struct nld nld_t;

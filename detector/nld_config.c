@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nld_config.c — the nl-detect configuration language (see nld_cfg.h). */
+/* nld_config.c — the nl-detect configuration language (see nld_config.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "nl_num.h"
-#include "nld_cfg.h"
+#include "nld_config.h"
 
 #define WORDS_MAX 64
 

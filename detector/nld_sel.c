@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_sel.c — selectors: which lines a stream or subscription watches, its value, its key
- * (see nld_cfg.h). */
+ * (see nld_config.h). */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "nld_cfg.h"
+#include "nld_config.h"
 
 #define EVENT_MAX 512 /* longer event names match no glob */
 

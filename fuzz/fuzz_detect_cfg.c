@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nld_cfg.h"
+#include "nld_config.h"
 #include "fuzz_cstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

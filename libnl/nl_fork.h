@@ -41,7 +41,8 @@ void nl__fork_register(nl_log_t *log);
 void nl__fork_unregister(nl_log_t *log);
 
 /* In a child, the first call on an inherited log: start its flusher thread again and
- * refresh the pid constant set by nl_const_std. Cheap to test for: see nl__fork_stale. */
+ * refresh the pid constant set by nl_const_std. Cheap to test for: the log's generation
+ * against nl__fork_gen, two relaxed loads (fork_check in nl_log.c, on every call). */
 void nl__fork_resume(nl_log_t *log);
 
 #endif

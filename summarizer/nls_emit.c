@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nls_emit.c — write NAME.summary lines (DESIGN.md, "Summaries"). Runs on the flusher
+/* nls_emit.c — write NAME.summary lines (the project's shared design notes, "Summaries";
+ * the fields: summarizer/README.md). Runs on the flusher
  * thread or in nl_flush/nl_close, never on a writer's hot path, so it may format freely.
  *
  * Fields: ts (the interval's end) event level guid, the log's constants, the identity's

@@ -18,6 +18,10 @@ so=$(find "$T/p" -name 'libnlkit.so.0' | head -n1)
 libdir=$(dirname "$so")
 [ -f "$libdir/libnlkit.a" ] || fail "no libnlkit.a beside it"
 [ -f "$T/p/include/nlkit/nl.h" ] || fail "no include/nlkit/nl.h"
+# the version is generated from project(): installed as made, not as its template
+grep -Eq '^#define NLKIT_VERSION "[0-9]+\.[0-9]+\.[0-9]+"$' "$T/p/include/nlkit/nl_version.h" ||
+    fail "no generated include/nlkit/nl_version.h"
+[ ! -e "$T/p/include/nlkit/nl_version.h.in" ] || fail "the version template was installed"
 for f in nl_open nl_close nl_write nl_writel nl_summarize nl_stats nl_set_guid; do
     page=$T/p/share/man/man3/$f.3
     [ -e "$page" ] || fail "no man page $f(3)"

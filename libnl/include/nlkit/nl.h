@@ -47,12 +47,11 @@
 #include <stdint.h>
 
 #include "nl_bp.h"
+#include "nlkit/nl_version.h" /* NLKIT_VERSION, generated from the build's project() */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define NLKIT_VERSION "0.1.0"
 
 /** Default TCP/UDP port of x-netlog:// destinations (NetLogger's netlogd port). */
 #define NL_DEFAULT_PORT 14380

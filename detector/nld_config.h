@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nld_cfg.h — what nl-detect watches: streams, missing-event rules and subscriptions, from
+/* nld_config.h — what nl-detect watches: streams, missing-event rules and subscriptions, from
  * a config file (or built from command-line flags). One directive per line, '#' comments:
  *
  *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.5]
@@ -27,8 +27,8 @@
  * baseline.n), no older than DUR if given — instead of waiting for live values. A
  * subscription baseline the archive fills (baseline.min values or more) stays as given;
  * live values only complete one that the archive could not fill. */
-#ifndef NLKIT_NLD_CFG_H
-#define NLKIT_NLD_CFG_H
+#ifndef NLKIT_NLD_CONFIG_H
+#define NLKIT_NLD_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
