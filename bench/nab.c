@@ -94,6 +94,16 @@ static double fp_weight(const nab_window_t *prev, size_t i, const nab_profile_t 
     return p->a_fp * sigma((double)(i - prev->e) / wm1);
 }
 
+/* Walking a series' rows in order: the window that holds row i, or NULL; *prev becomes the
+ * latest window that ended before i (what a false detection's cost is measured from). *wi
+ * starts at 0 and only moves forward. */
+static const nab_window_t *window_at(const nab_series_t *s, size_t i, size_t *wi,
+                                     const nab_window_t **prev)
+{
+    while (*wi < s->nw && s->w[*wi].e < i) *prev = &s->w[(*wi)++];
+    return *wi < s->nw && s->w[*wi].s <= i ? &s->w[*wi] : NULL;
+}
+
 typedef struct ev {
     double score, delta;
 } ev_t;
@@ -143,12 +153,11 @@ int nab_score(const nab_corpus_t *c, double *const *score, const unsigned char *
         size_t wi = 0;
         const nab_window_t *prev = NULL;
         for (size_t i = s->probation; i < s->n;) {
-            while (wi < s->nw && s->w[wi].e < i) prev = &s->w[wi++];
-            if (wi < s->nw && s->w[wi].s <= i) {
+            const nab_window_t *w = window_at(s, i, &wi, &prev);
+            if (w) {
                 /* A window: only its records (a score above every earlier one in it) can
                  * be its first detection at some threshold; from the latest record down,
                  * each lowers the threshold at which the window is found, earlier. */
-                const nab_window_t *w = &s->w[wi];
                 size_t nr = 0;
                 double best = -INFINITY;
                 for (size_t j = i; j <= w->e; j++)
@@ -204,9 +213,8 @@ void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned ch
         const nab_window_t *prev = NULL;
         out->rows += s->n - s->probation;
         for (size_t i = s->probation; i < s->n;) {
-            while (wi < s->nw && s->w[wi].e < i) prev = &s->w[wi++];
-            if (wi < s->nw && s->w[wi].s <= i) {
-                const nab_window_t *w = &s->w[wi];
+            const nab_window_t *w = window_at(s, i, &wi, &prev);
+            if (w) {
                 for (size_t j = i; j <= w->e; j++)
                     if (x[j] >= thr) {
                         raw += tp_weight(w, j, p) + p->a_fn;

@@ -18,6 +18,9 @@
  * one stream configuration, every score column it gives (for exploring; not a result).
  * --plot SERIES OUT.svg: one series ("folder/file.csv") with its labels, the default's
  * episodes and the anchor's flags, as SVG.
+ * Environment: RD_VERBOSE=1 prints every configuration of the choice on stderr (nested,
+ * chosen-half and held-out scores, threshold); with --try, RD_FOLDERS=HOLDOFF (e.g. 1h)
+ * breaks that hold-off's starts down by folder.
  *
  * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
@@ -417,34 +420,31 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
         snprintf(label, sizeof label, "windowed Gaussian, %s", what[h]);
         row_swept(label, wg, only);
     }
-    /* the fast path used for choosing must be what the engine does */
-    size_t differ = 0, reports = 0;
-    double *sim = NULL;
-    for (int k = 0; k < nser; k++) {
-        double *ns = realloc(sim, (ser[k].n ? ser[k].n : 1) * sizeof *ns);
-        if (!ns) break;
-        sim = ns;
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, NLD_DEFAULT_THRESHOLD,
-                     (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), sim);
-        for (size_t i = 0; i < ser[k].n; i++) {
-            differ += sim[i] != st[k][i];
-            reports += st[k][i] != 0;
-        }
-    }
-    size_t sdiff = 0;
+    /* the fast path used for choosing must be what the engine does: its scores from the
+     * bank, and the starts it derives from the engine's scores (out of memory ends the run,
+     * so no row goes uncompared) */
+    size_t differ = 0, reports = 0, sdiff = 0;
+    int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
     nld_params_t p;
     params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, &p);
+    double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
-        double *ns = realloc(sim, (ser[k].n ? ser[k].n : 1) * sizeof *ns);
-        if (!ns || rd_bank_scores(&ser[k], &p, ns)) break;
-        sim = ns;
-        for (size_t i = 0; i < ser[k].n; i++) sdiff += sim[i] != sc[k][i];
+        rd_starts_at(sc[k], ser[k].ts, ser[k].n, NLD_DEFAULT_THRESHOLD, hold, sim[k]);
+        if (rd_bank_scores(&ser[k], &p, bank[k])) {
+            fprintf(stderr, "bench-realdata: out of memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < ser[k].n; i++) {
+            differ += sim[k][i] != st[k][i];
+            reports += st[k][i] != 0;
+            sdiff += bank[k][i] != sc[k][i];
+        }
     }
-    free(sim);
+    free_scores(sim);
+    free_scores(bank);
     double **tmpb = alloc_scores(), bw;
-    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL,
-                                        (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), &nab_standard,
-                                        tmpb, &bw);
+    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, hold, &nab_standard, tmpb,
+                                        &bw);
     free_scores(tmpb);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
            "combine=default has %g).\n",

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "bench_util.h"
+
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
 {
     nld_bank_t b;
@@ -68,12 +70,6 @@ double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
     return res->score;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
                                double *const *score, const unsigned char *only, int64_t h,
                                const nab_profile_t *prof, double **tmp, double *best)
@@ -87,7 +83,7 @@ double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int 
     for (int k = 0; k < nser; k++)
         if (!only || only[k])
             for (size_t i = 0; i < s[k].n; i++) all[j++] = score[k][i];
-    qsort(all, total, sizeof *all, cmp_d);
+    qsort(all, total, sizeof *all, bench_cmp_d);
     double prev = NAN;
     /* candidates: the scores at quantiles 0.9 .. 0.99999, log-spaced in 1 - u */
     for (int q = 0; q < 200 && total; q++) {

@@ -172,15 +172,15 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
     out->own = out->state = NLD_NORMAL;
     if (nld_robust_ref(h, &m, &sd)) return;
     sd = floor_spread(b, sd);
+    double z = (v - m) / sd; /* the value, standardised against the history */
     out->centre = m;
     nld_hist_t *cal = &b->cal[i - NLD_CUSUM];
     int flag;
     if (i == NLD_CUSUM) {
-        double g = nld_cusum_step(&b->cusum, (v - m) / sd, p->cusum_k, &dir);
+        double g = nld_cusum_step(&b->cusum, z, p->cusum_k, &dir);
         s = 2 * p->cusum_k * g / M_LN10; /* the log10 likelihood ratio of a 2k-sd shift */
         out->lo = m - p->cusum_h * sd;   /* what the statistic is held to, in value units */
         out->hi = m + p->cusum_h * sd;
-        double z = (v - m) / sd;
         if (g > p->cusum_h) { /* an alarm: Page's restart, and the alarm holds ... */
             flag = 1;
             b->cusum = (nld_cusum_t){.alarm = dir};
@@ -211,7 +211,7 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
         cs = nld_surprise_normal((s - cm) / fmax(csd, 1e-3), NLD_ABOVE);
     if (nld_hist_add(cal, s)) b->cal_err = 1;
     if (flag < 0) flag = cs > -log10(p->relent_p);
-    double vs = nld_surprise_normal((v - m) / sd, p->side);
+    double vs = nld_surprise_normal(z, p->side);
     if (vs > cs) cs = vs;
     out->own = out->state = flag ? side_state(p, dir) : NLD_NORMAL;
     out->score = nld_score_of(cs);

@@ -102,6 +102,8 @@ uint64_t t_rand(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+double t_unit(uint64_t *s) { return ((double)(t_rand(s) >> 11) + 0.5) / 9007199254740992.0; }
+
 void t_rb_load(t_readback_t *rb, const char *path)
 {
     rb->text = t_slurp(path, NULL);

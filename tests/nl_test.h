@@ -25,6 +25,8 @@ void t_sleep_ms(int ms);
 double t_now_s(void);
 /* Deterministic pseudo-random numbers for reproducible tests. */
 uint64_t t_rand(uint64_t *state);
+/* The next of them as a double strictly inside (0, 1) (53 bits, centred in its step). */
+double t_unit(uint64_t *state);
 
 #include <sys/types.h>
 

@@ -372,7 +372,7 @@ static void against_model(uint32_t admit)
     for (int t = 0; t < N; t++) {
         uint64_t r = t_rand(&rs);
         double u1 = ((double)(r >> 11) + 0.5) / 9007199254740992.0;
-        double u2 = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
+        double u2 = t_unit(&rs);
         double x = 100 + 10 * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
         if (r % 50 == 0) x += 80;          /* spikes */
         if (t > 2000 && t < 2300) x -= 40; /* a dip */
@@ -488,6 +488,19 @@ static void params(nld_params_t *p, unsigned algos)
 /* A noisy level, then a lasting shift of one robust sd: a single value of it is ordinary,
  * but cusum's sum reaches h within about h / (1 - k) values; one wild spike cannot hold it
  * (z is clipped at 4), and after an alarm it starts again. */
+/* 300 values uniform in 100 +- 5 (IQR 5, robust spread 3.7), the same every time; how many
+ * of them cusum flagged. */
+static int noisy_level(nld_bank_t *b, nld_verdict_t *v)
+{
+    uint64_t rs = 3;
+    int flagged = 0;
+    for (int i = 0; i < 300; i++) {
+        step(b, 100 + 10 * (t_unit(&rs) - 0.5), v);
+        flagged += v[NLD_CUSUM].state == NLD_HIGH || v[NLD_CUSUM].state == NLD_LOW;
+    }
+    return flagged;
+}
+
 static void test_cusum(void **state)
 {
     (void)state;
@@ -496,14 +509,7 @@ static void test_cusum(void **state)
     nld_bank_t b;
     assert_int_equal(nld_bank_init(&b, &p), 0);
     nld_verdict_t v[NLD_ALGOS];
-    uint64_t rs = 3;
-    int flagged_before = 0;
-    for (int i = 0; i < 300; i++) {
-        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
-        step(&b, 100 + 10 * (u - 0.5), v); /* uniform +-5: IQR 5, spread 3.7 */
-        flagged_before += v[NLD_CUSUM].state == NLD_HIGH || v[NLD_CUSUM].state == NLD_LOW;
-    }
-    assert_true(flagged_before <= 3);
+    assert_true(noisy_level(&b, v) <= 3);
     int first = -1;
     for (int i = 0; i < 40 && first < 0; i++) {
         step(&b, 104, v); /* about +1.1 spread */
@@ -516,11 +522,7 @@ static void test_cusum(void **state)
     /* one spike, however large: g = 4 - k = 3.5 < h, not flagged; its score still ranks it
      * (the Shewhart part) */
     assert_int_equal(nld_bank_init(&b, &p), 0);
-    rs = 3;
-    for (int i = 0; i < 300; i++) {
-        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
-        step(&b, 100 + 10 * (u - 0.5), v);
-    }
+    noisy_level(&b, v);
     step(&b, 1e6, v);
     assert_int_equal(v[NLD_CUSUM].state, NLD_NORMAL);
     assert_true(v[NLD_CUSUM].score > 0.99);
@@ -571,8 +573,7 @@ static void test_threshold(void **state)
     uint64_t rs = 9;
     int hits = 0;
     for (int i = 0; i < 2000; i++) {
-        double u = ((double)(t_rand(&rs) >> 11) + 0.5) / 9007199254740992.0;
-        double x = 100 + 10 * (u - 0.5) + (i % 97 == 0 ? 40 : 0);
+        double x = 100 + 10 * (t_unit(&rs) - 0.5) + (i % 97 == 0 ? 40 : 0);
         nld_verdict_t va[NLD_ALGOS], vb[NLD_ALGOS];
         step(&a, x, va);
         step(&b, x, vb);
