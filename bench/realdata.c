@@ -144,6 +144,11 @@ static const char *const grid_algos[] = {"cdf-hu",       "msd-hu",        "cusum
                                          "cdf-hu,msd-hu,cusum,relent"};
 static const uint32_t grid_history[] = {150, 300, 600};
 static const char *const grid_relearn[] = {"1", "2", "5", "10m", "30m", "1h", "2h"}; /* values, or time */
+/* the seasonal baseline: off, or a day (its levels weighing about the last four days) */
+static const struct {
+    const char *text;
+    double period_s, alpha;
+} grid_season[] = {{"off", 0, 0.25}, {"1d", 86400, 0.25}};
 /* hold-offs: negative = that many values (holdoff=N), else event time in usec (holdoff=DUR) */
 #define HOUR 3600000000LL
 static const int64_t grid_holdoff[] = {0, -3, HOUR, 3 * HOUR, 6 * HOUR};
@@ -152,12 +157,15 @@ static const char *const grid_holdoff_text[] = {"0", "3", "1h", "3h", "6h"};
 
 typedef struct choice {
     double train, held, t;
-    int a, hi, ri, oi;
+    int a, hi, ri, si, oi;
 } choice_t;
 
-static int params_for(const char *algos, uint32_t hist, const char *relearn, nld_params_t *p)
+static int params_for(const char *algos, uint32_t hist, const char *relearn, size_t season,
+                      nld_params_t *p)
 {
     nld_params_default(p);
+    p->season_s = grid_season[season].period_s;
+    p->season_alpha = grid_season[season].alpha;
     p->n = hist;
     char *end;
     double r = strtod(relearn, &end); /* a count of values, or with m / h event time */
@@ -199,15 +207,16 @@ static double nested_score(double *const *sc, const unsigned char *train, int64_
  * whole half; both are scored on the other half. */
 static void two_fold(const unsigned char *half[2])
 {
-    choice_t best[2] = {{-1e9, 0, 0, 0, 0, 0, 0}, {-1e9, 0, 0, 0, 0, 0, 0}}, both = {0};
+    choice_t best[2] = {{-1e9, 0, 0, 0, 0, 0, 0, 0}, {-1e9, 0, 0, 0, 0, 0, 0, 0}}, both = {0};
     double nested_best[2] = {-1e9, -1e9}, both_best = -1e9, both_held[2] = {0, 0}, both_ns[2] = {0, 0}, cur[2][2], both_t[2] = {0, 0};
     double **sc = alloc_scores(), **tmp = alloc_scores(), **det = alloc_scores();
     unsigned char *rest = malloc((size_t)nser);
     for (size_t a = 0; a < NG(grid_algos); a++)
         for (size_t hi = 0; hi < NG(grid_history); hi++)
-            for (size_t ri = 0; ri < NG(grid_relearn); ri++) {
+            for (size_t ri = 0; ri < NG(grid_relearn); ri++)
+                for (size_t si = 0; si < NG(grid_season); si++) {
                 nld_params_t p;
-                params_for(grid_algos[a], grid_history[hi], grid_relearn[ri], &p);
+                params_for(grid_algos[a], grid_history[hi], grid_relearn[ri], si, &p);
                 for (int k = 0; k < nser; k++)
                     if (rd_bank_scores(&ser[k], &p, sc[k])) {
                         fprintf(stderr, "bench-realdata: out of memory\n");
@@ -224,10 +233,10 @@ static void two_fold(const unsigned char *half[2])
                                                       &nab_standard, tmp, &r);
                         if (getenv("RD_VERBOSE"))
                             fprintf(stderr,
-                                    "%s h=%u r=%s o=%s fold=%d nested=%.1f train=%.1f t=%.4f "
-                                    "held=%.1f\n",
+                                    "%s h=%u r=%s season=%s o=%s fold=%d nested=%.1f train=%.1f "
+                                    "t=%.4f held=%.1f\n",
                                     grid_algos[a], grid_history[hi], grid_relearn[ri],
-                                    grid_holdoff_text[oi], f,
+                                    grid_season[si].text, grid_holdoff_text[oi], f,
                                     ns, tr, t, held);
                         cur[f][0] = ns;
                         cur[f][1] = held;
@@ -239,7 +248,7 @@ static void two_fold(const unsigned char *half[2])
                         if (f == 1 && scale_free && cur[0][0] + cur[1][0] > both_best) {
                             both_t[1] = both_t[0];
                             both_best = cur[0][0] + cur[1][0];
-                            both = (choice_t){0, 0, 0, (int)a, (int)hi, (int)ri, (int)oi};
+                            both = (choice_t){0, 0, 0, (int)a, (int)hi, (int)ri, (int)si, (int)oi};
                             both_held[0] = cur[1][1]; /* half A, threshold from half B */
                             both_held[1] = cur[0][1];
                             both_ns[0] = cur[0][0];
@@ -247,37 +256,40 @@ static void two_fold(const unsigned char *half[2])
                         }
                         if (ns <= nested_best[f]) continue;
                         nested_best[f] = ns;
-                        best[f] = (choice_t){tr, held, t, (int)a, (int)hi, (int)ri, (int)oi};
+                        best[f] = (choice_t){tr, held, t, (int)a, (int)hi, (int)ri, (int)si, (int)oi};
                     }
             }
     printf("\nTwo-fold choice over %zu configurations (algorithms x history x relearn x "
-           "holdoff; threshold swept), standard profile: on each half the configuration with "
+           "season x holdoff; threshold swept), standard profile: on each half the configuration with "
            "the best nested (leave-one-folder-out) score, its threshold chosen on that half, "
            "then scored on the other half:\n\n",
-           NG(grid_algos) * NG(grid_history) * NG(grid_relearn) * NG(grid_holdoff));
+           NG(grid_algos) * NG(grid_history) * NG(grid_relearn) * NG(grid_season) *
+               NG(grid_holdoff));
     printf("| chosen on | configuration | nested | threshold | score there | held-out half |\n");
     printf("|---|---|---:|---:|---:|---:|\n");
     for (int f = 0; f < 2; f++)
-        printf("| half %c | algo=%s history=%u relearn=%s holdoff=%s | %.1f | %.4f | %.1f | "
-               "%.1f |\n",
+        printf("| half %c | algo=%s history=%u relearn=%s season=%s holdoff=%s | %.1f | %.4f | "
+               "%.1f | %.1f |\n",
                'A' + f, grid_algos[best[f].a], grid_history[best[f].hi],
-               grid_relearn[best[f].ri], grid_holdoff_text[best[f].oi], nested_best[f], best[f].t,
+               grid_relearn[best[f].ri], grid_season[best[f].si].text,
+               grid_holdoff_text[best[f].oi], nested_best[f], best[f].t,
                best[f].train, best[f].held);
     /* its threshold: the best for the whole data set (what combine=default is given) */
     nld_params_t p;
-    params_for(grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri], &p);
+    params_for(grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri], both.si, &p);
     for (int k = 0; k < nser; k++)
         if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
     double whole, t = rd_best_start_threshold(&corpus, ser, nser, sc, NULL,
                                               grid_holdoff[both.oi], &nab_standard, tmp, &whole);
     printf("\nThe default: of the configurations whose relearn and holdoff are event time (so "
            "that it means the same for hourly metrics and 1 s summaries), the best nested score "
-           "summed over both halves: algo=%s history=%u relearn=%s holdoff=%s (nested %.1f + "
+           "summed over both halves: algo=%s history=%u relearn=%s season=%s holdoff=%s (nested "
+           "%.1f + "
            "%.1f); held out, with the threshold chosen on the other half: half A %.1f, half B "
            "%.1f; threshold chosen on half A %.4f, on the whole data set %.4f (%.1f there); "
            "combine=default has %g (see bench/README.md: the larger loses simulated faults).\n",
            grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri],
-           grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1],
+           grid_season[both.si].text, grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1],
            both_t[1], t, whole, NLD_DEFAULT_THRESHOLD);
     free_scores(sc);
     free_scores(tmp);
@@ -309,14 +321,17 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
            "----------------------------------------------");
     row_swept("windowed Gaussian (anchor)", wg, NULL);
     double **sc = alloc_scores(), **keep = alloc_scores();
-    for (int a = 0; a < 10; a++) {
+    /* the ten, then the seasonal baseline under the algorithm combine=default uses */
+    for (int a = 0; a < 11; a++) {
+        const char *algo = a < 10 ? algo_names[a] : DEFAULT_ALGOS;
+        size_t season = a < 10 ? 0 : 1;
         double best_sum = -1e9, held[2] = {0, 0};
         uint32_t bh = 0;
         const char *br = "";
         for (size_t hi = 0; hi < NG(algo_history); hi++)
             for (size_t ri = 0; ri < NG(algo_relearn); ri++) {
                 nld_params_t p;
-                params_for(algo_names[a], algo_history[hi], algo_relearn[ri], &p);
+                params_for(algo, algo_history[hi], algo_relearn[ri], season, &p);
                 for (int k = 0; k < nser; k++)
                     if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
                 nab_result_t tr[2], ho[2];
@@ -337,8 +352,8 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
             if (nab_score(&corpus, keep, NULL, profiles[q], &r[q])) exit(1);
         printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% | history=%u relearn=%s | %7.1f "
                "| %7.1f |\n",
-               algo_names[a], r[0].score, r[1].score, r[2].score,
-               1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
+               a < 10 ? algo_names[a] : DEFAULT_ALGOS " season=1d", r[0].score, r[1].score,
+               r[2].score, 1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
                100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1), bh, br,
                held[0], held[1]);
         fflush(stdout);
@@ -396,18 +411,28 @@ static size_t rows_all(void)
     return n;
 }
 
-static int params_for(const char *algos, uint32_t hist, const char *relearn, nld_params_t *p);
+static int params_for(const char *algos, uint32_t hist, const char *relearn, size_t season,
+                      nld_params_t *p);
+
+/* combine=default's bank, as the grid writes it (its season is the grid's "1d" or "off") */
+static void default_params(nld_params_t *p)
+{
+    size_t si = 0;
+    for (size_t i = 0; i < NG(grid_season); i++)
+        if (grid_season[i].period_s == NLD_DEFAULT_SEASON_S && grid_season[i].alpha == 0.25) si = i;
+    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, si, p);
+}
 
 /* The default as nl-detect reports it, on the whole set and each half. */
 static void default_rows(const char *tmp, double **wg, const unsigned char *half[2])
 {
     double **st = replay_one(DEFAULT_WORDS, "start.default", tmp);
     double **sc = replay_one(DEFAULT_WORDS, "score.default", tmp);
-    printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%s threshold=%g "
-           "holdoff=%gs episode.min=1), as nl-detect reports it, beside the anchor in the same "
-           "run:\n\n",
+    printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%s season=%gs "
+           "threshold=%g holdoff=%gs episode.min=1), as nl-detect reports it, beside the anchor "
+           "in the same run:\n\n",
            DEFAULT_WORDS, DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT,
-           NLD_DEFAULT_THRESHOLD, NLD_DEFAULT_HOLDOFF_S);
+           NLD_DEFAULT_SEASON_S, NLD_DEFAULT_THRESHOLD, NLD_DEFAULT_HOLDOFF_S);
     header("detector, series");
     const char *what[3] = {"whole data set", "half A (even folders)", "half B (odd folders)"};
     for (int h = 0; h < 3; h++) {
@@ -426,7 +451,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     size_t differ = 0, reports = 0, sdiff = 0;
     int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
     nld_params_t p;
-    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, &p);
+    default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
         rd_starts_at(sc[k], ser[k].ts, ser[k].n, NLD_DEFAULT_THRESHOLD, hold, sim[k]);
@@ -503,7 +528,7 @@ static int plot(const char *name, const char *out, double **wg)
         }
     }
     nld_params_t p;
-    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, &p);
+    default_params(&p);
     if (rd_bank_scores(s, &p, sc)) return 1;
     size_t nep[2];
     int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);

@@ -33,7 +33,9 @@ void nld_params_default(nld_params_t *p)
                         .cusum_h = 5,
                         .relent_w = 24,
                         .relent_bins = 6,
-                        .relent_p = 0.001};
+                        .relent_p = 0.001,
+                        .season_slots = 24,
+                        .season_alpha = 0.25};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -62,6 +64,10 @@ int nld_params_check(const nld_params_t *p, const char **why)
     else if (p->relent_w < 4 || p->relent_w > NLD_RELENT_W_MAX || p->relent_bins < 2 ||
              p->relent_bins > NLD_RELENT_B_MAX || !(p->relent_p > 0 && p->relent_p < 1))
         w = "relent.w must be 4..256, relent.bins 2..32, relent.p in (0, 1)";
+    else if (!(p->season_s >= 0 && p->season_s <= 1e8) || p->season_slots < 2 ||
+             p->season_slots > NLD_SEASON_SLOTS_MAX ||
+             !(p->season_alpha > 0 && p->season_alpha <= 1))
+        w = "season must be a period up to 1e8 s, season.slots 2..1440, season.alpha in (0, 1]";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -115,6 +121,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
             goto oom;
     for (int i = NLD_CUSUM; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && nld_hist_init(&b->cal[i - NLD_CUSUM], p->n, 1, 1)) goto oom;
+    if (nld_season_init(&b->season, p->season_s, p->season_slots, p->season_alpha)) goto oom;
     return 0;
 oom:
     nld_bank_free(b);
@@ -127,6 +134,7 @@ void nld_bank_free(nld_bank_t *b)
     for (int i = 0; i < NLD_ALGOS; i++) nld_hist_free(&b->heur[i]);
     for (int i = 0; i < 2; i++) nld_hist_free(&b->cal[i]);
     nld_relent_free(&b->relent);
+    nld_season_free(&b->season);
 }
 
 /* A history of one repeated value has no spread, and every other value would be infinitely
@@ -264,24 +272,23 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
  * R > 0, a run that outlasts R values is a new normal rather than an anomaly: from then on
  * its values enter the history, which otherwise would keep judging a changed level
  * against the old one for ever. */
-/* Count v into algorithm i's run of flags (or end it); whether the run has outlasted
- * relearn (values, or event time since its first flag). */
-static int run_outlasts(nld_bank_t *b, int i, int state)
+/* Count a value into a run of flags (or end it); whether the run has outlasted relearn
+ * (values, or event time since its first flag). */
+static int run_outlasts(const nld_bank_t *b, uint32_t *run, int64_t *t0, int state)
 {
     if (state != NLD_LOW && state != NLD_HIGH) {
-        b->held[i].run = 0;
+        *run = 0;
         return 0;
     }
-    if (b->held[i].run++ == 0) b->held[i].run_t0 = b->now;
-    if (b->p.relearn && b->held[i].run > b->p.relearn) return 1;
-    return b->p.relearn_s > 0 && b->now != INT64_MIN &&
-           (double)(b->now - b->held[i].run_t0) > b->p.relearn_s * 1e6;
+    if ((*run)++ == 0) *t0 = b->now;
+    if (b->p.relearn && *run > b->p.relearn) return 1;
+    return b->p.relearn_s > 0 && b->now != INT64_MIN && (double)(b->now - *t0) > b->p.relearn_s * 1e6;
 }
 
 static int heur_update(nld_bank_t *b, int i, double v, int state)
 {
     int rc = 0;
-    if (run_outlasts(b, i, state)) return nld_hist_add(&b->heur[i], v);
+    if (run_outlasts(b, &b->held[i].run, &b->held[i].run_t0, state)) return nld_hist_add(&b->heur[i], v);
     if (state == NLD_WARMUP || state == NLD_NORMAL) {
         if (!b->held[i].long_run)
             for (uint32_t j = 0; j < b->held[i].n && !rc; j++)
@@ -297,6 +304,27 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
     return 0;
 }
 
+/* The seasonal levels learn from values no algorithm flagged by its own rule, and from a
+ * flagged run once it outlasts relearn (a new normal, as for the histories); reports show
+ * values and bounds as observed, so the offset goes back on. */
+static void season_step(nld_bank_t *b, double x_obs, double off, nld_verdict_t out[NLD_ALGOS])
+{
+    int flagged = NLD_NORMAL;
+    for (int i = 0; i < NLD_ALGOS; i++)
+        if ((b->p.algos >> i & 1) && (out[i].own == NLD_LOW || out[i].own == NLD_HIGH))
+            flagged = out[i].own;
+    if (run_outlasts(b, &b->season.run, &b->season.run_t0, flagged) || flagged == NLD_NORMAL)
+        nld_season_learn(&b->season, x_obs);
+    if (off == 0) return;
+    for (int i = 0; i < NLD_ALGOS; i++) {
+        if (!(b->p.algos >> i & 1)) continue;
+        out[i].v = IS_RAW(i) ? x_obs : out[i].v + off;
+        out[i].centre += off;
+        out[i].lo += off;
+        out[i].hi += off;
+    }
+}
+
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
 {
     return nld_bank_step_at(b, x, INT64_MIN, out, err);
@@ -306,9 +334,12 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
                         int *err)
 {
     b->now = ts_usec;
-    double s = nl_ewma_add(&b->ew, x);
     unsigned m = b->p.algos;
     if (fabs(x) > b->absmax && isfinite(x)) b->absmax = fabs(x);
+    /* with a seasonal baseline the algorithms judge the value less its slot's offset */
+    double x_obs = x, off = nld_season_offset(&b->season, ts_usec);
+    x -= off;
+    double s = nl_ewma_add(&b->ew, x);
     *err = 0;
     b->cal_err = 0;
     for (int i = 0; i < NLD_ALGOS; i++) {
@@ -328,7 +359,8 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         if (b->p.relearn || b->p.relearn_s > 0) {
             int msd = raw, cdf = 4 + raw, over = 0;
             for (int a = msd; a <= cdf; a += 4)
-                if (m >> a & 1) over |= run_outlasts(b, a, out[a].own);
+                if (m >> a & 1)
+                        over |= run_outlasts(b, &b->held[a].run, &b->held[a].run_t0, out[a].own);
             if (over) {
                 nld_hist_clear(&b->stat[raw]);
                 b->held[msd].run = b->held[cdf].run = 0;
@@ -336,5 +368,6 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         }
         if (nld_hist_add(&b->stat[raw], raw ? x : s)) *err = NL_ENOMEM;
     }
+    if (b->season.slot) season_step(b, x_obs, off, out);
     return s;
 }

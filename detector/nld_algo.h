@@ -31,6 +31,7 @@
 
 #include "nld_change.h"
 #include "nld_hist.h"
+#include "nld_season.h"
 
 #define NLD_ALGOS 10
 #define NLD_ALL_ALGOS 0xffu /* "all": the paper's eight, msd-ss ... cdf-hu */
@@ -63,6 +64,9 @@ typedef struct nld_params {
     uint32_t relent_w;    /* relative entropy: window of values (24) */
     uint32_t relent_bins; /* ... equal-frequency bins of the history (6) */
     double relent_p;      /* ... flags when the chi-square tail is below this (0.001) */
+    double season_s;      /* seasonal baseline: the period in seconds of event time (0: off) */
+    uint32_t season_slots; /* ... slots per period (24: hours of a day) */
+    double season_alpha;  /* ... weight of a new value in its slot's level (0.25) */
     int want_scores;      /* score every value (else, for the paper's eight, only flagged
                              ones, unless threshold= needs them all): set by the engine when
                              scores are written or combined */
@@ -92,6 +96,7 @@ typedef struct nld_bank {
     int cal_err;
     nld_cusum_t cusum;
     nld_relent_t relent;
+    nld_season_t season;
     struct {            /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;
@@ -103,7 +108,8 @@ typedef struct nld_bank {
 
 /* Defaults: all algorithms off, k 2, p 0.05, alpha 0.5, N 300, min 30, admit 0, both
  * sides (chosen by bench-eval; see bench/README.md; a stream's admit defaults to its
- * episode.min - 1); no threshold; cusum k 0.5 h 5; relent w 24, 6 bins, p 0.001. */
+ * episode.min - 1); no threshold; cusum k 0.5 h 5; relent w 24, 6 bins, p 0.001; no
+ * seasonal baseline (24 slots, weight 0.25 when a period is given). */
 void nld_params_default(nld_params_t *p);
 /* Check parameters; returns 0 or NL_EINVAL with a reason in *why. */
 int nld_params_check(const nld_params_t *p, const char **why);

@@ -187,7 +187,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     d->episode_min = 10;  /* bench-eval: shorter runs are mostly noise on 1 s summaries */
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
-        hold_set = 0, epmin_set = 0;
+        hold_set = 0, epmin_set = 0, season_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -237,6 +237,15 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             bad = parse_u32(v, &d->p.relent_bins);
         } else if (!strcmp(o, "relent.p")) {
             bad = parse_num(v, &d->p.relent_p, 1);
+        } else if (!strcmp(o, "season")) {
+            /* a period of event time, or off */
+            season_set = 1;
+            d->p.season_s = 0;
+            if (strcmp(v, "off")) bad = (d->p.season_s = nl__parse_dur(v)) <= 0;
+        } else if (!strcmp(o, "season.slots")) {
+            bad = parse_u32(v, &d->p.season_slots);
+        } else if (!strcmp(o, "season.alpha")) {
+            bad = parse_num(v, &d->p.season_alpha, 0);
         } else if (!strcmp(o, "history")) {
             bad = parse_u32(v, &d->p.n);
             hist_set = 1;
@@ -293,6 +302,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!thr_set) d->p.threshold = NLD_DEFAULT_THRESHOLD;
         if (!hold_set) d->holdoff_s = NLD_DEFAULT_HOLDOFF_S;
         if (!epmin_set) d->episode_min = 1;
+        if (!season_set) d->p.season_s = NLD_DEFAULT_SEASON_S;
     }
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */

@@ -332,6 +332,9 @@ static void test_config_errors(void **state)
         {"stream s event=m cusum.h=0\n", "c:1:8:", "cusum.h in (0, 1e6)"},
         {"stream s event=m relearn=-1\n", "c:1:18:", "bad value for relearn"},
         {"stream s event=m algo=cusum,relentx\n", "c:1:", "unknown algorithm"},
+        {"stream s event=m season=daily\n", "c:1:18:", "bad value for season"},
+        {"stream s event=m season=1d season.slots=1\n", "c:1:8:", "season.slots 2..1440"},
+        {"stream s event=m season=1d season.alpha=0\n", "c:1:8:", "season.alpha in (0, 1]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
@@ -488,7 +491,7 @@ static void test_holdoff(void **state)
 }
 
 /* combine=default: the recommended setting as a whole (cusum, history 300, relearn 10m,
- * threshold, holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
+ * a daily season, threshold, holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
  * combined score on nl.anomaly.score lines; ranking scores far into the tail. */
 static void test_default_preset(void **state)
 {
@@ -499,7 +502,8 @@ static void test_default_preset(void **state)
     assert_int_equal(nld_cfg_parse(&c,
                                    "stream a event=m combine=default\n"
                                    "stream b event=m combine=default history=40 threshold=0.5 "
-                                   "holdoff=3 episode.min=2 algo=cdf-hu relearn=10m\n",
+                                   "holdoff=3 episode.min=2 algo=cdf-hu relearn=10m season=off\n"
+                                   "stream c event=m season=1w season.slots=168\n",
                                    "c", err, sizeof err),
                      0);
     assert_int_equal(c.s[0].p.algos, NLD_DEFAULT_ALGOS);
@@ -508,6 +512,9 @@ static void test_default_preset(void **state)
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
     assert_int_equal(c.s[0].episode_min, 1);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
+    assert_true(c.s[0].p.season_s == NLD_DEFAULT_SEASON_S && NLD_DEFAULT_SEASON_S == 86400);
+    assert_true(c.s[1].p.season_s == 0); /* season=off */
+    assert_true(c.s[2].p.season_s == 7 * 86400 && c.s[2].p.season_slots == 168); /* not default */
     assert_int_equal(c.s[1].p.algos, 1u << 7);
     assert_int_equal(c.s[1].p.n, 40);
     assert_true(c.s[1].p.threshold == 0.5 && c.s[1].holdoff_n == 3 && c.s[1].holdoff_s == 0);
