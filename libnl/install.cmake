@@ -1,31 +1,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # install.cmake — libnlkit for programs outside this tree, included by the top-level
-# CMakeLists once the summarizer has added its sources to the static library:
-#   libnlkit.so.0 (the same sources, exporting only nl_[a-z]* through nlkit.map),
+# CMakeLists:
+#   libnlkit.so.0 (the same objects as libnlkit.a, exporting only nl_[a-z]* through
+#   nlkit.map),
 #   libnlkit.a, include/nlkit/*.h, nlkit.pc and the CMake package nlkit::nlkit.
 # Not under sanitizers: their runtimes do not belong in an installed library.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-get_target_property(NLKIT_SRCS nlkit SOURCES)
-get_target_property(NLKIT_DIR nlkit SOURCE_DIR)
-set(NLKIT_ABS_SRCS "")
-foreach(s IN LISTS NLKIT_SRCS)
-  if(IS_ABSOLUTE "${s}")
-    list(APPEND NLKIT_ABS_SRCS "${s}")
-  else()
-    list(APPEND NLKIT_ABS_SRCS "${NLKIT_DIR}/${s}")
-  endif()
-endforeach()
-
-add_library(nlkit_shared SHARED ${NLKIT_ABS_SRCS})
+set(NLKIT_DIR ${PROJECT_SOURCE_DIR}/libnl)
+add_library(nlkit_shared SHARED ${NLKIT_OBJECTS})
 set_target_properties(nlkit_shared PROPERTIES OUTPUT_NAME nlkit EXPORT_NAME nlkit
   VERSION ${PROJECT_VERSION} SOVERSION 0)
 target_include_directories(nlkit_shared
   PUBLIC $<BUILD_INTERFACE:${NLKIT_DIR}/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
-         $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-  PRIVATE ${NLKIT_DIR} ${PROJECT_SOURCE_DIR}/summarizer)
-target_compile_definitions(nlkit_shared PRIVATE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
+         $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+set_target_properties(nlkit_shared PROPERTIES LINKER_LANGUAGE C)
 target_link_libraries(nlkit_shared PUBLIC Threads::Threads m PRIVATE PkgConfig::UUID)
 target_link_options(nlkit_shared PRIVATE -Wl,--version-script=${NLKIT_DIR}/nlkit.map
   -Wl,--no-undefined)

@@ -2,7 +2,7 @@
 /* nl_enc.c — the line encoder: the only code that writes event lines. */
 #include <stdlib.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_num.h"
 #include "nlkit/nl_bp.h"
 
@@ -53,53 +53,6 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     for (size_t i = 2; i < len; i++)
         if (s[i] < 0x80 || s[i] > 0xbf) return 0;
     return len;
-}
-
-int nl__buf_grow(nl_buf_t *b, size_t n)
-{
-    if (b->err) return 0;
-    size_t need = b->len + n;
-    if (need > b->limit) {
-        b->err = NL_ETOOBIG;
-        return 0;
-    }
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < need) cap *= 2;
-    if (cap > b->limit) cap = b->limit;
-    char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
-    if (!p) {
-        b->err = NL_ENOMEM;
-        return 0;
-    }
-    if (!b->heap && b->len) memcpy(p, b->p, b->len);
-    b->p = p;
-    b->cap = cap;
-    b->heap = 1;
-    return 1;
-}
-
-void nl_buf_init(nl_buf_t *b, char *storage, size_t cap)
-{
-    b->p = storage;
-    b->cap = storage ? cap : 0;
-    b->len = 0;
-    b->limit = (size_t)NL_LINE_MAX + 1;
-    b->err = 0;
-    b->heap = 0;
-}
-
-void nl_buf_free(nl_buf_t *b)
-{
-    if (b->heap) free(b->p);
-    b->p = NULL;
-    b->cap = b->len = 0;
-    b->heap = 0;
-}
-
-void nl_buf_reset(nl_buf_t *b)
-{
-    b->len = 0;
-    b->err = 0;
 }
 
 int nl__name_ok(const char *name, size_t len)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_fmt.h"
 #include "nl_hash.h"
 

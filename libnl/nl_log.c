@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_fork.h"
 #include "nl_guid.h"
 #include "nl_log_int.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_num.h"
 #include "nlkit/nl_bp.h"
 

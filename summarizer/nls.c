@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_hash.h"
 #include "nl_log_int.h"
 #include "nl_num.h"

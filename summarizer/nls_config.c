@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_log_int.h"
 #include "nls_int.h"
 

@@ -11,7 +11,7 @@
  * orphan.start / orphan.end appear when not zero. */
 #include <string.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_log_int.h"
 #include "nls_int.h"
 

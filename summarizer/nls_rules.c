@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nl_buf.h"
+#include "nl_enc.h"
 #include "nl_num.h"
 #include "nls_rules.h"
 

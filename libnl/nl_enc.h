@@ -1,35 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nl_buf.h — private: hot-path helpers of the encoder, shared by nl_enc.c and nl_log.c. */
-#ifndef NLKIT_NL_BUF_H
-#define NLKIT_NL_BUF_H
+/* nl_enc.h — private: the encoder's pieces (names, values, numbers, timestamps) and the
+ * parse-error setter, shared by the encoder, the parser, nl_log.c and the summarizer. */
+#ifndef NLKIT_NL_ENC_H
+#define NLKIT_NL_ENC_H
 
 #include <stdarg.h>
-#include <string.h>
+#include <stdint.h>
 
-#include "nlkit/nl_bp.h"
-
-/* Make room for n more bytes; on failure sets b->err and returns 0. */
-int nl__buf_grow(nl_buf_t *b, size_t n);
-
-static inline int nl__buf_room(nl_buf_t *b, size_t n)
-{
-    if (b->err) return 0;
-    if (b->len + n <= b->cap) return 1;
-    return nl__buf_grow(b, n);
-}
-
-static inline void nl__put(nl_buf_t *b, const char *s, size_t n)
-{
-    if (!nl__buf_room(b, n)) return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-}
-
-static inline void nl__putc(nl_buf_t *b, char c)
-{
-    if (!nl__buf_room(b, 1)) return;
-    b->p[b->len++] = c;
-}
+#include "nl_buf.h"
 
 /* 1 if c may appear in a field name: [A-Za-z0-9_.-]. */
 static inline int nl__name_char(unsigned char c)
