@@ -6,9 +6,9 @@
  *   bench-realdata [--data DIR] [--tmp DIR] [--quick] [--try WORDS]
  *
  * 1. The table: every series replayed through the detector engine as event lines in event
- *    time (realdata_replay.h): the paper's eight algorithms and the two beyond them, each
- *    as a per-value score (the best threshold for the whole corpus) and as the episode
- *    starts of its own rule; the combine= presets; the recommended default (combine=default,
+ *    time (realdata_replay.h): the paper's eight algorithms and the two beyond them (and
+ *    cusum with the daily season), each as a per-value score (the best threshold for the
+ *    whole corpus) and as the episode starts of its own rule; the combine= presets; the recommended default (combine=default,
  *    a fixed threshold) as nl-detect reports it.
  * 2. The two-fold choice: the folders split in two halves (even and odd in name order); on
  *    each half, every configuration of a small grid declared below is scored (fast, straight
