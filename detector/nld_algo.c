@@ -360,7 +360,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
             int msd = raw, cdf = 4 + raw, over = 0;
             for (int a = msd; a <= cdf; a += 4)
                 if (m >> a & 1)
-                        over |= run_outlasts(b, &b->held[a].run, &b->held[a].run_t0, out[a].own);
+                    over |= run_outlasts(b, &b->held[a].run, &b->held[a].run_t0, out[a].own);
             if (over) {
                 nld_hist_clear(&b->stat[raw]);
                 b->held[msd].run = b->held[cdf].run = 0;
@@ -369,5 +369,5 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         if (nld_hist_add(&b->stat[raw], raw ? x : s)) *err = NL_ENOMEM;
     }
     if (b->season.slot) season_step(b, x_obs, off, out);
-    return s;
+    return s + off; /* as observed, like the verdicts */
 }

@@ -125,7 +125,8 @@ int nld_algo_parse(const char *list, unsigned *mask, const char **bad);
 int nld_bank_init(nld_bank_t *b, const nld_params_t *p);
 void nld_bank_free(nld_bank_t *b);
 /* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
- * the EWMA value. Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */
+ * the EWMA value (with season=, of the values less their offsets, given back as observed:
+ * plus the current offset). Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err);
 /* nld_bank_step for a value with its event time (usec), which relearn=DUR needs. */
 double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t out[NLD_ALGOS],

@@ -112,9 +112,10 @@ static void peaks(double season_s, int with_time, int *noon, int *night)
         int peak = (h >= 12 && h < 14) || (day == 10 && h >= 3 && h < 5);
         double x = (peak ? 200 : 100) + 6 * (t_unit(&rs) - 0.5);
         int err;
-        nld_bank_step_at(&b, x, with_time ? t : INT64_MIN, v, &err);
+        double sm = nld_bank_step_at(&b, x, with_time ? t : INT64_MIN, v, &err);
         assert_int_equal(err, 0);
-        assert_true(v[3].v == x); /* reported as observed */
+        assert_true(v[3].v == x); /* reported as observed, the smoothed value too */
+        if (day == 10 && h == 13 && !(sm > 160 && sm < 200)) fail_msg("smoothed %g at the peak", sm);
         int flagged = v[3].state == NLD_HIGH;
         if (day == 10 && h >= 12 && h < 14) *noon += flagged;
         if (day == 10 && h >= 3 && h < 5) *night += flagged;
