@@ -5,7 +5,7 @@
 #define NLKIT_NLD_INT_H
 
 #include "nld.h"
-#include "nld_map.h"
+#include "nl_map.h"
 #include "nlkit/nl_moments.h"
 
 /* An anomaly episode of one algorithm on one stream: consecutive flagged values. */
@@ -27,7 +27,7 @@ enum { NLD_K_STREAM = 0, NLD_K_SUB = 1 };
  * in one table with one LRU order, so both obey max-streams and idle expiry. */
 typedef struct nld_keyed {
     struct nld_keyed *prev, *next; /* LRU: least recently touched first */
-    nld_ment_t *ment;              /* map entry: key = kind, def index, key fields */
+    nl__ment_t *ment;              /* map entry: key = kind, def index, key fields */
     int kind, def;
     int64_t last; /* event time of the last touch */
     union {
@@ -48,7 +48,7 @@ typedef struct nld_keyed {
 typedef struct nld_pend {
     struct nld_pend *prev, *next;
     struct nld_act *act;
-    nld_ment_t *ment; /* key: activity NUL guid NUL " id=..." fields */
+    nl__ment_t *ment; /* key: activity NUL guid NUL " id=..." fields */
     int64_t start;
     int reported;
     double timeout; /* as reported */
@@ -72,11 +72,11 @@ struct nld {
     nld_opts_t opts;
     nl_rec_t rec;
     int64_t now; /* largest event time seen (usec), or INT64_MIN */
-    nld_map_t keyed;
+    nl__map_t keyed;
     nld_keyed_t *lru_head, *lru_tail;
     size_t nkeyed;
-    nld_map_t acts; /* activity name -> nld_act_t */
-    nld_map_t pend; /* identity -> nld_pend_t */
+    nl__map_t acts; /* activity name -> nld_act_t */
+    nl__map_t pend; /* identity -> nld_pend_t */
     nld_act_t *acts_all;
     size_t npend;
     nld_counts_t n;

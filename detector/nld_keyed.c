@@ -92,7 +92,7 @@ static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
         alert_end(d, k, k->last, NAN, why);
     }
     lru_unlink(d, k);
-    nld_map_del(&d->keyed, k->ment->key, k->ment->klen);
+    nl__map_del(&d->keyed, k->ment->key, k->ment->klen);
     d->nkeyed--;
     free(k);
 }
@@ -126,7 +126,7 @@ void nld__keyed_free(nld_t *d)
         free(k);
     }
     d->lru_head = d->lru_tail = NULL;
-    nld_map_free(&d->keyed);
+    nl__map_free(&d->keyed);
 }
 
 typedef struct seeding {
@@ -179,7 +179,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     nld_sel_key(sel, r, &b);
     nld_keyed_t *k = NULL;
     if (b.err == NL_ENOMEM) goto out;
-    k = nld_map_get(&d->keyed, b.p, b.len);
+    k = nl__map_get(&d->keyed, b.p, b.len);
     if (k) {
         lru_unlink(d, k);
         lru_append(d, k);
@@ -203,7 +203,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
         nl_mom_init(&k->u.w.base);
         k->u.w.since = -1;
     }
-    if (!(k->ment = nld_map_put(&d->keyed, b.p, b.len, k))) goto fail;
+    if (!(k->ment = nl__map_put(&d->keyed, b.p, b.len, k))) goto fail;
     lru_append(d, k);
     d->nkeyed++;
     if (kind == NLD_K_STREAM) d->n.streams++;

@@ -50,7 +50,7 @@ static void forget(nld_t *d, nld_pend_t *p)
         unlink_p(&a->r_head, &a->r_tail, p);
     else
         unlink_p(&a->p_head, &a->p_tail, p);
-    nld_map_del(&d->pend, p->ment->key, p->ment->klen);
+    nl__map_del(&d->pend, p->ment->key, p->ment->klen);
     d->npend--;
     free(p);
 }
@@ -58,7 +58,7 @@ static void forget(nld_t *d, nld_pend_t *p)
 /* The activity's state, created on first sight if a rule watches it; NULL if none does. */
 static nld_act_t *activity(nld_t *d, const char *name, size_t len)
 {
-    nld_act_t *a = nld_map_get(&d->acts, name, len);
+    nld_act_t *a = nl__map_get(&d->acts, name, len);
     if (a || len > NL_NAME_MAX) return a;
     char nm[NL_NAME_MAX + 1];
     memcpy(nm, name, len);
@@ -72,7 +72,7 @@ static nld_act_t *activity(nld_t *d, const char *name, size_t len)
     a->def = def;
     memcpy(a->name, nm, len + 1);
     if (!def->timeout && nld_hist_init(&a->durs, def->learn, 1, 1)) goto oom;
-    if (!nld_map_put(&d->acts, nm, len, a)) goto oom;
+    if (!nl__map_put(&d->acts, nm, len, a)) goto oom;
     a->all_next = d->acts_all;
     d->acts_all = a;
     return a;
@@ -171,13 +171,13 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
         nl_buf_free(&b);
         return;
     }
-    nld_pend_t *p = nld_map_get(&d->pend, b.p, b.len);
+    nld_pend_t *p = nl__map_get(&d->pend, b.p, b.len);
     if (kind == NLS_START) {
         if (p && !p->reported) d->n.restarted++;
         if (p) forget(d, p);
         if (d->npend >= d->cfg->max_pending) make_room(d, a);
         p = calloc(1, sizeof *p);
-        if (!p || !(p->ment = nld_map_put(&d->pend, b.p, b.len, p))) {
+        if (!p || !(p->ment = nl__map_put(&d->pend, b.p, b.len, p))) {
             free(p);
             d->n.oom++;
         } else {
@@ -230,6 +230,6 @@ void nld__missing_free(nld_t *d)
         free(a);
     }
     d->acts_all = NULL;
-    nld_map_free(&d->acts);
-    nld_map_free(&d->pend);
+    nl__map_free(&d->acts);
+    nl__map_free(&d->pend);
 }

@@ -21,9 +21,9 @@ nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char
     if (d->opts.diag_max <= 0) d->opts.diag_max = 20;
     d->now = INT64_MIN;
     nl_rec_init(&d->rec);
-    nld_map_init(&d->keyed, 0x6b65796564ULL);
-    nld_map_init(&d->acts, 0x61637473ULL);
-    nld_map_init(&d->pend, 0x70656e64ULL);
+    nl__map_init(&d->keyed, 0x6b65796564ULL);
+    nl__map_init(&d->acts, 0x61637473ULL);
+    nl__map_init(&d->pend, 0x70656e64ULL);
     d->notify = calloc((size_t)cfg->nw + 1, sizeof *d->notify);
     d->opened = calloc((size_t)cfg->nw + 1, sizeof *d->opened);
     if (!d->notify || !d->opened) {

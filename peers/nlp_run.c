@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nld_map.h"
+#include "nl_map.h"
 #include "nlp.h"
 #include "nlp_score.h"
 
@@ -44,7 +44,7 @@ struct nlp {
     nlp_opts_t o;
     nl_log_t *out;
     int phase, nslot;
-    nld_map_t acts, hosts, groups;
+    nl__map_t acts, hosts, groups;
     const char *act_name[A_MAX];
     int nacts;
     group_t **gl;
@@ -107,9 +107,9 @@ nlp_t *nlp_new(const nlp_opts_t *o, nl_log_t *out, char *err, size_t errlen)
     p->nslot = (int)ceil(o->win / o->shift - 1e-9) + 1;
     p->threshold = o->threshold;
     p->diag_left = DIAG_MAX;
-    nld_map_init(&p->acts, 0x5eed1);
-    nld_map_init(&p->hosts, 0x5eed2);
-    nld_map_init(&p->groups, 0x5eed3);
+    nl__map_init(&p->acts, 0x5eed1);
+    nl__map_init(&p->hosts, 0x5eed2);
+    nl__map_init(&p->groups, 0x5eed3);
     nl_rec_init(&p->rec);
     nl_buf_init(&p->b, p->store, sizeof p->store);
     return p;
@@ -124,8 +124,8 @@ static void free_hosts(nlp_t *p)
     free(p->hl);
     p->hl = NULL;
     p->nh = 0;
-    nld_map_free(&p->hosts);
-    nld_map_init(&p->hosts, 0x5eed2);
+    nl__map_free(&p->hosts);
+    nl__map_init(&p->hosts, 0x5eed2);
     for (size_t i = 0; i < p->ng; i++) p->gl[i]->nh = 0;
 }
 
@@ -141,12 +141,12 @@ void nlp_begin_phase(nlp_t *p, int phase)
 
 static group_t *get_group(nlp_t *p, const char *name, size_t len)
 {
-    group_t *g = nld_map_get(&p->groups, name, len);
+    group_t *g = nl__map_get(&p->groups, name, len);
     if (g) return g;
     group_t **gl = realloc(p->gl, (p->ng + 1) * sizeof *gl);
     if (!gl || !(g = calloc(1, sizeof *g))) return NULL;
     p->gl = gl;
-    nld_ment_t *e = nld_map_put(&p->groups, name, len, g);
+    nl__ment_t *e = nl__map_put(&p->groups, name, len, g);
     if (!e) {
         free(g);
         return NULL;
@@ -164,7 +164,7 @@ static host_t *get_host(nlp_t *p, const nl_field_t *gf, const nl_field_t *hf)
     if (gl) memcpy(key, gf->value, gl);
     key[gl] = '\0';
     memcpy(key + gl + 1, hf->value, hl);
-    host_t *h = nld_map_get(&p->hosts, key, gl + 1 + hl);
+    host_t *h = nl__map_get(&p->hosts, key, gl + 1 + hl);
     if (h) return h;
     if (p->nh >= HOST_MAX) {
         p->n.host_overflow++;
@@ -184,7 +184,7 @@ static host_t *get_host(nlp_t *p, const nl_field_t *gf, const nl_field_t *hf)
     }
     h = calloc(1, sizeof *h);
     double *acc = calloc((size_t)p->nslot * DIM, sizeof *acc);
-    nld_ment_t *e = h && acc ? nld_map_put(&p->hosts, key, gl + 1 + hl, h) : NULL;
+    nl__ment_t *e = h && acc ? nl__map_put(&p->hosts, key, gl + 1 + hl, h) : NULL;
     if (!e) {
         free(h);
         free(acc);
@@ -202,10 +202,10 @@ static host_t *get_host(nlp_t *p, const nl_field_t *gf, const nl_field_t *hf)
 
 static int act_index(nlp_t *p, const char *name, size_t len)
 {
-    void *v = nld_map_get(&p->acts, name, len);
+    void *v = nl__map_get(&p->acts, name, len);
     if (v) return (int)(intptr_t)v - 1;
     if (p->nacts >= A_MAX) return -1;
-    nld_ment_t *e = nld_map_put(&p->acts, name, len, (void *)(intptr_t)(p->nacts + 1));
+    nl__ment_t *e = nl__map_put(&p->acts, name, len, (void *)(intptr_t)(p->nacts + 1));
     if (!e) return -1;
     p->act_name[p->nacts] = e->key;
     return p->nacts++;
@@ -565,9 +565,9 @@ void nlp_free(nlp_t *p)
         free(p->gl[i]);
     }
     free(p->gl);
-    nld_map_free(&p->hosts);
-    nld_map_free(&p->groups);
-    nld_map_free(&p->acts);
+    nl__map_free(&p->hosts);
+    nl__map_free(&p->groups);
+    nl__map_free(&p->acts);
     nl_rec_free(&p->rec);
     nl_buf_free(&p->b);
     free(p->prof);
