@@ -54,7 +54,7 @@ say "bench-load: nl-load against sqlite3 .import"
 if [ $QUICK = 1 ]; then "$B/bench/bench-load" 20000 10000 1; else "$B/bench/bench-load"; fi
 
 say "nl-xfer bench: a real TCP file transfer with logging off, in full and summarized"
-if [ $QUICK = 1 ]; then "$B/libnl/examples/nl-xfer" bench 16 1; else "$B/libnl/examples/nl-xfer" bench; fi
+if [ $QUICK = 1 ]; then "$B/examples/nl-xfer" bench 16 1; else "$B/examples/nl-xfer" bench; fi
 
 say "bench-eval: detection quality of the eight algorithms (the paper's Tables III, V, VI)"
 if [ $QUICK = 1 ]; then

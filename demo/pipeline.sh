@@ -17,7 +17,7 @@ B=$(realpath "${1:-$ROOT/build}")
 SECS=${2:-45}
 SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
 CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
-SIM=$B/libnl/examples/nl-gridftp-sim
+SIM=$B/examples/nl-gridftp-sim
 for f in "$NL_LOAD" "$NL_DETECT" "$SIM" "$B/loader/nl-baseline" "$SNG"; do
     [ -x "$f" ] || { echo "demo: $f missing (build first; ./nlkit deps installs syslog-ng)" >&2; exit 1; }
 done

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_line.h"
 #include "nld_int.h"
-#include "nls_rules.h"
 
 #define LATE_KEEP_US ((int64_t)86400 * 1000000) /* how long a reported start awaits its end */
 
@@ -104,7 +104,7 @@ static void identity(const nl_rec_t *r, const char *act, size_t alen, nl_buf_t *
     nld__out_raw(b, "", 1);
     for (int i = 0; i < r->n; i++) {
         const nl_field_t *f = &r->f[i];
-        if (f->name_len > 3 && !memcmp(f->name + f->name_len - 3, ".id", 3)) {
+        if (nl__is_id_field(f->name, f->name_len)) {
             char nm[NL_NAME_MAX + 1];
             memcpy(nm, f->name, f->name_len);
             nm[f->name_len] = 0;
@@ -158,8 +158,8 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
 {
     const nl_field_t *ev = &r->f[r->i_event];
     size_t alen;
-    int kind = nls_activity(ev->value, ev->value_len, &alen);
-    if (kind == NLS_OTHER) return;
+    int kind = nl__event_kind(ev->value, ev->value_len, &alen);
+    if (kind != NL_KIND_START && kind != NL_KIND_END) return;
     nld_act_t *a = activity(d, ev->value, alen);
     if (!a) return;
     char st[512];
@@ -172,7 +172,7 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
         return;
     }
     nld_pend_t *p = nl__map_get(&d->pend, b.p, b.len);
-    if (kind == NLS_START) {
+    if (kind == NL_KIND_START) {
         if (p && !p->reported) d->n.restarted++;
         if (p) forget(d, p);
         if (d->npend >= d->cfg->max_pending) make_room(d, a);

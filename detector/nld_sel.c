@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nl_line.h"
 #include "nld_config.h"
 
 #define EVENT_MAX 512 /* longer event names match no glob */
@@ -17,9 +18,9 @@ int nld_sel_match(const nld_sel_t *s, const nl_rec_t *r)
     memcpy(ev, e->value, e->value_len);
     ev[e->value_len] = 0;
     if (fnmatch(s->glob, ev, 0) != 0) {
-        size_t n = e->value_len;
-        if (n <= 8 || memcmp(ev + n - 8, ".summary", 8)) return 0;
-        ev[n - 8] = 0;
+        size_t n;
+        if (nl__event_kind(ev, e->value_len, &n) != NL_KIND_SUMMARY) return 0;
+        ev[n] = 0; /* a glob for the activity matches its summaries too */
         if (fnmatch(s->glob, ev, 0) != 0) return 0;
     }
     for (int i = 0; i < s->nwhere; i++) {
@@ -39,11 +40,11 @@ static int num(const nl_rec_t *r, const char *name, double *x)
 int nld_sel_value(const nld_sel_t *s, const nl_rec_t *r, double *x)
 {
     if (s->vkind == NLD_V_FIELD) return num(r, s->value, x);
-    static const char *const num_of[] = {NULL, "v.sum", "v.sum", "dur.sum", "dur.sum"};
-    static const char *const den_of[] = {NULL, "dur.sum", "int", "int", "n"};
+    static const int num_of[] = {0, NL_SF_V_SUM, NL_SF_V_SUM, NL_SF_DUR_SUM, NL_SF_DUR_SUM};
+    static const int den_of[] = {0, NL_SF_DUR_SUM, NL_SF_INTERVAL, NL_SF_INTERVAL, NL_SF_N};
     double a, b;
-    int rc = num(r, num_of[s->vkind], &a);
-    if (!rc) rc = num(r, den_of[s->vkind], &b);
+    int rc = num(r, nl__summary_fields[num_of[s->vkind]].name, &a);
+    if (!rc) rc = num(r, nl__summary_fields[den_of[s->vkind]].name, &b);
     if (rc) return rc;
     if (b == 0 || b != b || a != a) return NL_EINVAL;
     *x = a / b;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_enc.h — private: the encoder's pieces (names, values, numbers, timestamps) and the
- * parse-error setter, shared by the encoder, the parser, nl_log.c and the summarizer. */
+ * parse-error setter, shared by the encoder, the parser, the core and the summarizer. */
 #ifndef NLKIT_NL_ENC_H
 #define NLKIT_NL_ENC_H
 

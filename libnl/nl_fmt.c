@@ -8,6 +8,7 @@
 #include "nl_enc.h"
 #include "nl_fmt.h"
 #include "nl_hash.h"
+#include "nl_line.h"
 
 static int reserved(const char *name, size_t len)
 {
@@ -65,7 +66,7 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
         memcpy(p, fmt + tmp[k].name_at, tmp[k].name_len);
         p += tmp[k].name_len;
         *p++ = '=';
-        if (tmp[k].name_len > 3 && memcmp(p - 4, ".id=", 4) == 0) t->id_mask |= 1ULL << k;
+        if (nl__is_id_field(fmt + tmp[k].name_at, tmp[k].name_len)) t->id_mask |= 1ULL << k;
         if (tmp[k].name_len == 4 && memcmp(fmt + tmp[k].name_at, "guid", 4) == 0) {
             if (tmp[k].type != 's') {
                 free(t);

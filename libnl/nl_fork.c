@@ -2,7 +2,7 @@
 /* nl_fork.c — every open log survives fork() in both processes (see nl_fork.h).
  *
  * The handlers take each log's locks in the order the rest of the library takes them:
- * fmu, cfg_mu, the summarizer's (nls_fork_prepare), then the sink's
+ * fmu, cfg_mu, the hook's (the summarizer's, through its fork_prepare), then the sink's
  * (nl__sink_fork_prepare). fmu first because the flusher holds it only while idle. */
 #include "nl_fork.h"
 
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "nl_log_int.h"
-#include "nls.h"
 
 _Atomic unsigned nl__fork_gen;
 _Atomic int nl__fork_seen;
@@ -27,8 +26,8 @@ static void before_fork(void)
     for (nl_log_t *log = reg_head; log; log = log->fork_next) {
         pthread_mutex_lock(&log->fmu);
         pthread_mutex_lock(&log->cfg_mu);
-        nls_t *summ = atomic_load(&log->summ);
-        if (summ) nls_fork_prepare(summ);
+        void *hook = atomic_load(&log->hook.ctx);
+        if (hook) log->hook.ops->fork_prepare(hook);
         nl__sink_fork_prepare(&log->sink);
     }
 }
@@ -36,8 +35,8 @@ static void before_fork(void)
 static void unlock_log(nl_log_t *log)
 {
     nl__sink_fork_parent(&log->sink);
-    nls_t *summ = atomic_load(&log->summ);
-    if (summ) nls_fork_parent(summ);
+    void *hook = atomic_load(&log->hook.ctx);
+    if (hook) log->hook.ops->fork_parent(hook);
     pthread_mutex_unlock(&log->cfg_mu);
     pthread_mutex_unlock(&log->fmu);
 }
@@ -54,8 +53,8 @@ static void after_fork_child(void)
     atomic_fetch_add(&nl__fork_gen, 1);
     for (nl_log_t *log = reg_head; log; log = log->fork_next) {
         nl__sink_fork_child(&log->sink);
-        nls_t *summ = atomic_load(&log->summ);
-        if (summ) nls_fork_child(summ);
+        void *hook = atomic_load(&log->hook.ctx);
+        if (hook) log->hook.ops->fork_child(hook);
         atomic_store(&log->filtered, 0);
         atomic_store(&log->errors, 0);
         log->has_flusher = 0;
@@ -66,7 +65,10 @@ static void after_fork_child(void)
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
         pthread_cond_init(&log->fcond, &ca);
         pthread_condattr_destroy(&ca);
-        unlock_log(log);
+        /* the sink's and the hook's fork_child released their own locks: each lock is
+         * released once (releasing them again, as this did before, is undefined) */
+        pthread_mutex_unlock(&log->cfg_mu);
+        pthread_mutex_unlock(&log->fmu);
     }
     pthread_mutex_unlock(&reg_mu);
 }

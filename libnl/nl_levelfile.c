@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "nl_log_int.h"
 
@@ -64,33 +63,6 @@ static int apply_levelfile(nl_log_t *log, int report)
     }
     atomic_store(&log->level, lvl);
     return 0;
-}
-
-int nl__watch_set(nl_watch_t *w, const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy) return NL_ENOMEM;
-    free(w->path);
-    w->path = copy;
-    w->seen = 0;
-    return 0;
-}
-
-int nl__watch_changed(nl_watch_t *w)
-{
-    struct stat st;
-    if (!w->path || stat(w->path, &st) != 0) return 0;
-    if (w->seen && st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec)
-        return 0;
-    w->mtime = st.st_mtim;
-    w->seen = 1;
-    return 1;
-}
-
-void nl__watch_free(nl_watch_t *w)
-{
-    free(w->path);
-    w->path = NULL;
 }
 
 int nl_level_file(nl_log_t *log, const char *path)

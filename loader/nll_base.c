@@ -8,6 +8,7 @@
 
 #include "nlkit/nl_moments.h"
 #include "nlkit/nl_quant.h"
+#include "nl_line.h"
 #include "nll.h"
 
 void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
@@ -22,30 +23,15 @@ void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
 
 const char *nll_base_column(const char *metric)
 {
-    static const char *const map[][2] = {
-        {"rate", "rate"},
-        {"avgrate", "avgrate"},
-        {"busy", "busy"},
-        {"mean.dur", "mean_dur"},
-        {"n", "n"},
-        {"dur.min", "dur_min"},
-        {"dur.max", "dur_max"},
-        {"dur.sum", "dur_sum"},
-        {"dur.sd", "dur_sd"},
-        {"v.min", "v_min"},
-        {"v.max", "v_max"},
-        {"v.sum", "v_sum"},
-        {"v.sd", "v_sd"},
-        {"r.min", "r_min"},
-        {"r.max", "r_max"},
-        {"r.sum", "r_sum"},
-        {"r.sd", "r_sd"},
-        {"span", "span"},
-        {"open", "open"},
-        {"int", "interval"},
-    };
-    for (size_t i = 0; metric && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(metric, map[i][0])) return map[i][1];
+    static const char *const derived[][2] = {
+        {"rate", "rate"}, {"avgrate", "avgrate"}, {"busy", "busy"}, {"mean.dur", "mean_dur"}};
+    if (!metric) return NULL;
+    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; i++)
+        if (!strcmp(metric, derived[i][0])) return derived[i][1];
+    for (int i = 0; i < NL_SF_COUNT; i++) /* a summary field with a column */
+        if (nl__summary_fields[i].type != NL_COL_NONE &&
+            !strcmp(metric, nl__summary_fields[i].name))
+            return nl__summary_fields[i].column;
     return NULL;
 }
 

@@ -10,23 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_line.h"
 #include "nl_num.h"
 #include "nll.h"
 #include "nll_rec.h"
 
-/* The summary fields that have a column, in the insert statement's parameter order after
- * event_id, ts, event, host, guid (parameters 1-5). */
-#define T(name, integer)                                                                           \
-    {                                                                                              \
-        name, sizeof name - 1, integer                                                             \
-    }
-const nll_typed_t nll__typed[] = {
-    T("n", 1),     T("dur.min", 0),      T("dur.max", 0),    T("dur.sum", 0), T("dur.sd", 0),
-    T("v.min", 0), T("v.max", 0),        T("v.sum", 0),      T("v.sd", 0),    T("r.min", 0),
-    T("r.max", 0), T("r.sum", 0),        T("r.sd", 0),       T("span", 0),    T("open", 1),
-    T("int", 0),   T("orphan.start", 1), T("orphan.end", 1),
-};
+/* The summary fields that have a column (nl_line.h's table without its NONE rows), in
+ * the insert statement's parameter order after event_id, ts, event, host, guid
+ * (parameters 1-5). */
+#define T_INT(name, column) {name, sizeof name - 1, 1, column},
+#define T_REAL(name, column) {name, sizeof name - 1, 0, column},
+#define T_NONE(name, column)
+#define T(id, name, type, column) T_##type(name, column)
+const nll_typed_t nll__typed[] = {NL_SUMMARY_FIELDS(T)};
 #undef T
+#undef T_INT
+#undef T_REAL
+#undef T_NONE
 const int nll__ntyped = (int)(sizeof nll__typed / sizeof nll__typed[0]);
 
 /* Comparisons with string literals, their lengths known at compile time (this runs for
@@ -198,10 +198,10 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
                     .event_len = (uint16_t)ev->value_len,
                     .level_len = lv ? (uint16_t)lv->value_len : 0,
                     .has_level = lv != NULL};
-    h.summary = HAS_SUFFIX(ev->value, ev->value_len, ".summary");
-    h.startend = HAS_SUFFIX(ev->value, ev->value_len, ".start") ? 0
-                 : HAS_SUFFIX(ev->value, ev->value_len, ".end") ? 1
-                                                                : 2;
+    size_t alen;
+    int ek = nl__event_kind(ev->value, ev->value_len, &alen);
+    h.summary = ek == NL_KIND_SUMMARY;
+    h.startend = ek == NL_KIND_START ? 0 : ek == NL_KIND_END ? 1 : 2;
     const nl_field_t *status = nl_rec_get(rec, "status");
     double unused;
     h.has_status = status && nll_value_type(status->value, status->value_len, &h.status, &unused) ==
@@ -223,7 +223,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
             kind = NLL_K_SUM_HOST; /* lives in summary.host only: a row fewer per summary */
         else if (h.summary && (kind = summary_kind(f, &slot, &i, &d)))
             ;
-        else if (HAS_SUFFIX(f->name, f->name_len, ".id"))
+        else if (nl__is_id_field(f->name, f->name_len))
             kind = NLL_K_IDENT;
         else
             switch (nll_value_type(f->value, f->value_len, &i, &d)) {

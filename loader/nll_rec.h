@@ -44,9 +44,10 @@ typedef struct nll_fhdr {
 
 /* The summary fields that have a column (nll_parse.c), slot order. */
 typedef struct nll_typed {
-    const char *field; /* e.g. "dur.sum"; the column is "dur_sum" ("int": "interval") */
+    const char *field; /* e.g. "dur.sum" */
     size_t len;
-    int integer; /* an INTEGER column (else REAL) */
+    int integer;        /* an INTEGER column (else REAL) */
+    const char *column; /* e.g. "dur_sum" ("int": "interval") */
 } nll_typed_t;
 extern const nll_typed_t nll__typed[];
 extern const int nll__ntyped;

@@ -38,12 +38,8 @@ int nll_rows_new(sqlite3 *db, unsigned parse_flags, nll_rows_t **out, nll_err_t 
     nl_rec_init(&r->rec);
     char sql[1024];
     int len = snprintf(sql, sizeof sql, "INSERT INTO summary (event_id, ts, event, host, guid");
-    for (int i = 0; i < nll__ntyped; i++) {
-        len += snprintf(sql + len, sizeof sql - (size_t)len, ", ");
-        for (const char *c = nll__typed[i].field; *c; c++) sql[len++] = *c == '.' ? '_' : *c;
-        if (!strcmp(nll__typed[i].field, "int"))
-            len += snprintf(sql + len, sizeof sql - (size_t)len, "erval");
-    }
+    for (int i = 0; i < nll__ntyped; i++)
+        len += snprintf(sql + len, sizeof sql - (size_t)len, ", %s", nll__typed[i].column);
     len += snprintf(sql + len, sizeof sql - (size_t)len, ") VALUES (?");
     for (int i = 1; i < NLL_SUM_FIXED + nll__ntyped; i++)
         len += snprintf(sql + len, sizeof sql - (size_t)len, ", ?");

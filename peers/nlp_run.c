@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_line.h"
 #include "nl_map.h"
 #include "nlp.h"
 #include "nlp_score.h"
@@ -481,17 +482,16 @@ int nlp_line(nlp_t *p, const char *line, size_t len, const char *src, long linen
         close_ready(p);
     }
     const nl_field_t *ev = &r->f[r->i_event];
-    static const char sfx[] = ".summary";
-    size_t sl = sizeof sfx - 1;
-    if (ev->value_len <= sl || memcmp(ev->value + ev->value_len - sl, sfx, sl)) return 1;
-    int a = act_index(p, ev->value, ev->value_len - sl);
+    size_t alen;
+    if (nl__event_kind(ev->value, ev->value_len, &alen) != NL_KIND_SUMMARY) return 1;
+    int a = act_index(p, ev->value, alen);
     if (a < 0) {
         p->n.act_overflow++;
         return 1;
     }
     double v[M_MAX] = {0};
-    int have = field_num(r, "dur.sum", &v[0]) | field_num(r, "n", &v[1]) << 1 |
-               field_num(r, "v.sum", &v[2]) << 2;
+    int have = field_num(r, NL_SF_NAME(DUR_SUM), &v[0]) | field_num(r, NL_SF_NAME(N), &v[1]) << 1 |
+               field_num(r, NL_SF_NAME(V_SUM), &v[2]) << 2;
     if (!(have & p->o.metrics)) return 1;
     double rel = t - p->t0;
     int64_t hi = (int64_t)floor(rel / p->o.shift),

@@ -2,8 +2,8 @@
 /* nls.c — the summarizer's two entry points: nls_event on the writer's hot path (no
  * formatting beyond the identity key, no allocation, no system call besides the clock, and
  * no lock but the identity's own), and nls_tick on the flusher thread, which closes
- * intervals on time and writes the summaries. Also the public nl_summarize() and
- * nl_summary_file(). */
+ * intervals on time and writes the summaries. The log calls both through the hook
+ * (nls_plug.c). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 
 #include "nl_enc.h"
 #include "nl_hash.h"
-#include "nl_log_int.h"
+#include "nl_line.h"
 #include "nl_num.h"
 #include "nls_int.h"
 
@@ -148,20 +148,20 @@ int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *a
 {
     int kind;
     nls_act_t *act = nls_event_act(s, event, &kind);
-    if (!act) return NLS_WRITE; /* NLS_ACT_MAX reached: counted by nls_event_act */
+    if (!act) return NL_HOOK_WRITE; /* NLS_ACT_MAX reached: counted by nls_event_act */
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
-    if (r->mode == NLS_FULL) return NLS_WRITE;
-    if (r->mode == NLS_OFF) return NLS_SUPPRESS;
-    if (kind == NLS_OTHER) return NLS_WRITE; /* nothing to pair: written as it is */
+    if (r->mode == NLS_FULL) return NL_HOOK_WRITE;
+    if (r->mode == NLS_OFF) return NL_HOOK_SUPPRESS;
+    if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE; /* nothing to pair: written as it is */
     char key[NLS_KEY_MAX];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
     int64_t now = nls_now(s);
     nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
     if (!e) { /* too many identities, or an identity too long: written in full, counted */
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
-        return NLS_WRITE;
+        return NL_HOOK_WRITE;
     }
-    if (kind == NLS_START) {
+    if (kind == NL_KIND_START) {
         nls_fold_start(e, now, r->interval_ns);
     } else {
         double v = 0;
@@ -169,7 +169,7 @@ int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *a
         nls_fold_end(e, now, r->interval_ns, has, v);
     }
     nls_unlock(&e->lock);
-    return r->mode == NLS_BOTH ? NLS_WRITE : NLS_FOLDED;
+    return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
 }
 
 /* ---- the flusher's work ---------------------------------------------------------------- */
@@ -230,72 +230,4 @@ int64_t nls_next_due(nls_t *s)
     }
     pthread_mutex_unlock(&s->cfg_mu);
     return due;
-}
-
-void nls_counts(nls_t *s, uint64_t *folded, uint64_t *summaries, uint64_t *overflow,
-                uint64_t *orphans, uint64_t *evicted)
-{
-    *folded = atomic_load(&s->folded);
-    *summaries = atomic_load(&s->summaries);
-    *overflow = atomic_load(&s->overflow);
-    *orphans = atomic_load(&s->orphans);
-    *evicted = atomic_load(&s->evicted);
-}
-
-/* ---- the log's side --------------------------------------------------------------------- */
-
-/* The log's summarizer, made on first need (under the log's cfg_mu). */
-static nls_t *summ_get(nl_log_t *log, int *rc)
-{
-    nls_t *s = atomic_load_explicit(&log->summ, memory_order_acquire);
-    *rc = 0;
-    if (s) return s;
-    pthread_mutex_lock(&log->cfg_mu);
-    s = atomic_load(&log->summ);
-    if (!s && (*rc = nls_new(log, &s)) == 0)
-        atomic_store_explicit(&log->summ, s, memory_order_release);
-    pthread_mutex_unlock(&log->cfg_mu);
-    return s;
-}
-
-int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
-                 const char *value_field)
-{
-    if (!log || !glob) return NL_EINVAL;
-    int rc;
-    nls_t *s = summ_get(log, &rc);
-    return s ? nls_config_add(s, glob, mode, interval_s, value_field) : rc;
-}
-
-int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
-{
-    if (!log || !path || !*path) return NL_EINVAL;
-    int rc;
-    nls_t *s = summ_get(log, &rc);
-    return s ? nls_config_file(s, path, err) : rc;
-}
-
-void nl__summ_env(nl_log_t *log)
-{
-    const char *a = getenv("NL_SUMMARY"), *b = getenv("NL_SUMMARY_FILE");
-    if ((!a || !*a) && (!b || !*b)) return; /* nothing configured: no summarizer at all */
-    int rc;
-    nls_t *s = summ_get(log, &rc);
-    if (s) nls_config_env(s);
-}
-
-int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg)
-{
-    int rc;
-    nls_t *s = summ_get(log, &rc);
-    if (!s) return rc;
-    atomic_store_explicit(&s->clock_arg, arg, memory_order_relaxed);
-    atomic_store_explicit(&s->clock, fn, memory_order_release);
-    return 0;
-}
-
-void nl__summ_tick(nl_log_t *log)
-{
-    nls_t *s = atomic_load(&log->summ);
-    if (s) nls_tick(s, 0, 0);
 }

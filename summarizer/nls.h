@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nls.h — private: what the library core (nl_log.c) and the tests see of the summarizer.
- * The public face is nl_summarize() and nl_summary_file() in nlkit/nl.h. */
+/* nls.h — private: what the tests see of the summarizer. The core sees none of it: it calls
+ * the summarizer through the hook it plugs in (nls_hook_ops, libnl/nl_hook.h). The public
+ * face is nl_open(), nl_summarize() and nl_summary_file() in nlkit/nl.h (nls_plug.c). */
 #ifndef NLKIT_NLS_H
 #define NLKIT_NLS_H
 
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "nl_fmt.h"
+#include "nl_hook.h"
 #include "nlkit/nl.h"
 
 #define NLS_IDENT_MAX                                                                              \
@@ -22,11 +24,11 @@ typedef struct nls nls_t;
 /* A clock: nanoseconds since the epoch. Durations and interval boundaries use it. */
 typedef int64_t (*nl_clock_fn)(void *arg);
 
-/* What nl_write should do with the raw line after the summarizer has seen the event. */
-enum nls_verdict { NLS_WRITE = 0, NLS_FOLDED = 1, NLS_SUPPRESS = 2 };
+/* The summarizer's procedures, as the log's hook calls them (nls_plug.c). */
+extern const nl_hook_ops_t nls_hook_ops;
 
 /* Make a summarizer for a log (rules from NL_SUMMARY and NL_SUMMARY_FILE are read by the
- * caller through nls_config_env). Returns 0 or NL_ENOMEM. */
+ * caller through nls_config_env: nls_plug.c). Returns 0 or NL_ENOMEM. */
 int nls_new(nl_log_t *log, nls_t **out);
 /* Apply NL_SUMMARY and NL_SUMMARY_FILE; problems are written into the log. */
 void nls_config_env(nls_t *s);
@@ -38,8 +40,8 @@ int nls_config_file(nls_t *s, const char *path, nl_perr_t *err);
 /* Re-read the rules file if it changed (flusher). */
 void nls_config_check(nls_t *s);
 
-/* The hot path: fold the event if a rule says so. guid is the log's (used when the
- * template has no guid field). */
+/* The hot path: fold the event if a rule says so; returns an enum nl_hook_verdict. guid is
+ * the log's (used when the template has no guid field). */
 int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid);
 
@@ -48,25 +50,20 @@ int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *a
 void nls_tick(nls_t *s, int partial, int final);
 /* The next interval boundary on the log clock, or INT64_MAX if none. */
 int64_t nls_next_due(nls_t *s);
-/* Convert a time on the log clock to CLOCK_MONOTONIC; 0 if the clock is injected. */
+/* A time on the log clock as CLOCK_MONOTONIC, for the flusher's wait; 0 if the clock is
+ * injected (tests tick by hand). */
 int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts);
 void nls_free(nls_t *s);
 
-/* Counters for nl_stats. */
-void nls_counts(nls_t *s, uint64_t *folded, uint64_t *summaries, uint64_t *overflow,
-                uint64_t *orphans, uint64_t *evicted);
-/* Read NL_SUMMARY / NL_SUMMARY_FILE at nl_open; makes the summarizer only if one is set. */
-void nl__summ_env(nl_log_t *log);
-
-/* fork() (nl_fork.c): take the summarizer's locks; release them (parent); in the child,
- * start every identity afresh (what it accumulated is the parent's to report), zero the
- * counters, then release them. */
+/* fork() (libnl/nl_fork.c, through the hook): take the summarizer's locks; release them (parent);
+ * in the child, start every identity afresh (what it accumulated is the parent's to report), zero
+ * the counters, then release them. */
 void nls_fork_prepare(nls_t *s);
 void nls_fork_parent(nls_t *s);
 void nls_fork_child(nls_t *s);
 
-/* Test hooks: replace the log's clock (before any event is written), and run the
- * flusher's work now. */
+/* Test hooks (nls_plug.c): replace the log's clock (before any event is written; plugs the
+ * summarizer in if it is not yet), and run the flusher's work now (if it is plugged in). */
 int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg);
 void nl__summ_tick(nl_log_t *log);
 

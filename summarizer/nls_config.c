@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "nl_enc.h"
-#include "nl_log_int.h"
 #include "nls_int.h"
 
 static int copy_rules(nls_rules_t *into, const nls_rules_t *from)

@@ -4,49 +4,65 @@
  * thread or in nl_flush/nl_close, never on a writer's hot path, so it may format freely.
  *
  * Fields: ts (the interval's end) event level guid, the log's constants, the identity's
- * *.id fields, then n; dur.min/max/sum/sd; v.min/max/sum/sd; r.min/max/sum/sd; span; open;
- * int. Extremes, sd and span need at least one pair and are left out when n=0; v.* and r.*
+ * *.id fields, then the summary fields in the order of ../internal/nl_line.h's table.
+ * Extremes, sd and span need at least one pair and are left out when n=0; v.* and r.*
  * are left out when no pair carried a value, and v.n / r.n appear only when fewer pairs
  * than n had one (an end without the value field; a zero duration has no rate).
  * orphan.start / orphan.end appear when not zero. */
 #include <string.h>
 
 #include "nl_enc.h"
-#include "nl_log_int.h"
+#include "nl_line.h"
 #include "nls_int.h"
 
-static void put_dbl(nl_buf_t *b, const char *name, size_t len, double v)
+/* One summary line's values, by field of nl_line.h's table: `has` marks the fields written,
+ * `is_u` those written as integers. Filled first, then written in the table's order, so
+ * the names and their order come from the table alone. */
+typedef struct sline {
+    uint32_t has, is_u;
+    uint64_t u[NL_SF_COUNT];
+    double d[NL_SF_COUNT];
+} sline_t;
+
+_Static_assert(NL_SF_COUNT <= 32, "a summary line's fields fit a 32-bit mask");
+_Static_assert(NL_SF_DUR_SD == NL_SF_DUR_MIN + 3 && NL_SF_V_MIN == NL_SF_V_N + 1 &&
+                   NL_SF_V_SD == NL_SF_V_MIN + 3 && NL_SF_R_MIN == NL_SF_R_N + 1 &&
+                   NL_SF_R_SD == NL_SF_R_MIN + 3,
+               "each series is count?, min, max, sum, sd in a row");
+
+static void set_u(sline_t *l, int f, uint64_t v)
 {
-    nl__enc_name(b, name, len);
-    nl__enc_dblv(b, v);
+    l->has |= 1u << f;
+    l->is_u |= 1u << f;
+    l->u[f] = v;
 }
 
-static void put_u64(nl_buf_t *b, const char *name, size_t len, uint64_t v)
+static void set_d(sline_t *l, int f, double v)
 {
-    nl__enc_name(b, name, len);
-    nl__enc_u64v(b, v);
+    l->has |= 1u << f;
+    l->d[f] = v;
 }
 
-#define PUT_D(b, lit, v) put_dbl(b, lit, sizeof lit - 1, v)
-#define PUT_U(b, lit, v) put_u64(b, lit, sizeof lit - 1, v)
-
-/* min/max/sum/sd of one series, as p.min p.max p.sum p.sd */
-static void put_series(nl_buf_t *b, const char *p, const nl_moments_t *m, uint64_t n)
+/* min/max/sum/sd of one series from field `min_f` on; its count in `n_f` (if >= 0) when
+ * fewer than n pairs carried it. */
+static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, uint64_t n)
 {
-    char name[8];
-    size_t pl = strlen(p);
-    if (nl_mom_count(m) != n) {
-        memcpy(name, p, pl);
-        memcpy(name + pl, ".n", 2);
-        put_u64(b, name, pl + 2, nl_mom_count(m));
-    }
-    static const char *const part[] = {".min", ".max", ".sum", ".sd"};
-    double val[] = {nl_mom_min(m), nl_mom_max(m), nl_mom_sum(m), nl_mom_sd(m)};
-    for (int i = 0; i < 4; i++) {
-        size_t l = strlen(part[i]);
-        memcpy(name, p, pl);
-        memcpy(name + pl, part[i], l);
-        put_dbl(b, name, pl + l, val[i]);
+    if (n_f >= 0 && nl_mom_count(m) != n) set_u(l, n_f, nl_mom_count(m));
+    set_d(l, min_f, nl_mom_min(m));
+    set_d(l, min_f + 1, nl_mom_max(m));
+    set_d(l, min_f + 2, nl_mom_sum(m));
+    set_d(l, min_f + 3, nl_mom_sd(m));
+}
+
+static void put_fields(nl_buf_t *b, const sline_t *l)
+{
+    for (int f = 0; f < NL_SF_COUNT; f++) {
+        if (!(l->has & 1u << f)) continue;
+        nl__enc_name(b, nl__summary_fields[f].name, nl__summary_fields[f].len);
+        if (l->is_u & 1u << f)
+            nl__enc_u64v(b, l->u[f]);
+        else
+            nl__enc_dblv(b, l->d[f]);
     }
 }
 
@@ -63,16 +79,6 @@ static void put_constants(nl_buf_t *b, const nl_head_t *h, const char *ids, size
     }
 }
 
-static void finish(nls_t *s, nl_buf_t *b, int level)
-{
-    nl_log_t *log = s->log;
-    int rc = nl_enc_end(b);
-    if (rc == 0)
-        nl__sink_write(&log->sink, b->p, b->len, level);
-    else
-        nl__sink_drop(&log->sink, 1);
-}
-
 void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
               const nls_out_t *o)
 {
@@ -84,24 +90,26 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     nl_enc_begin(&b, o->end / 1000, event, NL_LVL_INFO, NULL);
     nl__put(&b, " guid=", 6);
     nl__enc_value(&b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
-    const nl_head_t *h = atomic_load_explicit(&s->log->head, memory_order_acquire);
+    const nl_head_t *h = nl__log_head(s->log);
     put_constants(&b, h, key + guid_len, key_len - guid_len);
     nl__put(&b, key + guid_len, key_len - guid_len);
     const nls_acc_t *a = &o->acc;
-    PUT_U(&b, "n", a->n);
+    sline_t l = {0};
+    set_u(&l, NL_SF_N, a->n);
     if (a->n > 0) {
-        put_series(&b, "dur", &a->dur, a->n);
-        if (nl_mom_count(&a->v)) put_series(&b, "v", &a->v, a->n);
-        if (nl_mom_count(&a->r)) put_series(&b, "r", &a->r, a->n);
-        PUT_D(&b, "span", (double)(a->last_end - a->first_start) / 1e9);
+        set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n);
+        if (nl_mom_count(&a->v)) set_series(&l, NL_SF_V_N, NL_SF_V_MIN, &a->v, a->n);
+        if (nl_mom_count(&a->r)) set_series(&l, NL_SF_R_N, NL_SF_R_MIN, &a->r, a->n);
+        set_d(&l, NL_SF_SPAN, (double)(a->last_end - a->first_start) / 1e9);
     } else {
-        PUT_D(&b, "dur.sum", 0.0);
+        set_d(&l, NL_SF_DUR_SUM, 0.0);
     }
-    PUT_U(&b, "open", (uint64_t)o->open);
-    PUT_D(&b, "int", (double)(o->end - o->start) / 1e9);
-    if (a->orphan_start) PUT_U(&b, "orphan.start", a->orphan_start);
-    if (a->orphan_end) PUT_U(&b, "orphan.end", a->orphan_end);
-    finish(s, &b, NL_LVL_INFO);
+    set_u(&l, NL_SF_OPEN, (uint64_t)o->open);
+    set_d(&l, NL_SF_INTERVAL, (double)(o->end - o->start) / 1e9);
+    if (a->orphan_start) set_u(&l, NL_SF_ORPHAN_START, a->orphan_start);
+    if (a->orphan_end) set_u(&l, NL_SF_ORPHAN_END, a->orphan_end);
+    put_fields(&b, &l);
+    nl__log_emit(s->log, &b, NL_LVL_INFO);
     nl_buf_free(&b);
     atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);
 }
@@ -112,14 +120,14 @@ void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t 
     char stack[1024];
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
-    const nl_head_t *h = atomic_load_explicit(&s->log->head, memory_order_acquire);
+    const nl_head_t *h = nl__log_head(s->log);
     nl_enc_begin(&b, nl_now_usec(), event, level, h->guid);
     nl__put(&b, h->enc, h->coff[h->nconst]);
     if (n || total) {
-        PUT_U(&b, "n", n);
-        PUT_U(&b, "total", total);
+        nl_enc_u64(&b, "n", n);
+        nl_enc_u64(&b, "total", total);
     }
     nl_enc_str(&b, "msg", msg, strlen(msg));
-    finish(s, &b, level);
+    nl__log_emit(s->log, &b, level);
     nl_buf_free(&b);
 }

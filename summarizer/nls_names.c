@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nl_hash.h"
+#include "nl_line.h"
 #include "nls_int.h"
 
 nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len)
@@ -41,7 +42,7 @@ static nls_act_t *act_get(nls_t *s, const char *name, size_t len)
     return a;
 }
 
-static int kind_folds(int kind) { return kind == NLS_START || kind == NLS_END; }
+static int kind_folds(int kind) { return kind == NL_KIND_START || kind == NL_KIND_END; }
 
 static size_t ev_home(const char *event)
 {
@@ -52,7 +53,9 @@ static size_t ev_home(const char *event)
 static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
 {
     size_t len = strlen(event), base;
-    *kind = nls_activity(event, len, &base);
+    *kind = nl__event_kind(event, len, &base);
+    if (*kind == NL_KIND_SUMMARY) /* a summary the program wrote itself: its own activity */
+        *kind = NL_KIND_OTHER, base = len;
     pthread_mutex_lock(&s->cfg_mu);
     nls_act_t *a = act_get(s, event, base);
     if (!a) { /* too many activities: written in full; counted if it should be summarized */

@@ -208,17 +208,3 @@ const nls_rule_t *nls_rules_match(const nls_rules_t *rs, const char *activity, s
     }
     return best;
 }
-
-int nls_activity(const char *event, size_t len, size_t *base_len)
-{
-    if (len > 6 && !memcmp(event + len - 6, ".start", 6)) {
-        *base_len = len - 6;
-        return NLS_START;
-    }
-    if (len > 4 && !memcmp(event + len - 4, ".end", 4)) {
-        *base_len = len - 4;
-        return NLS_END;
-    }
-    *base_len = len;
-    return NLS_OTHER;
-}

@@ -24,7 +24,6 @@
 #include "nlkit/nl_bp.h"
 
 enum nls_mode { NLS_FULL = 0, NLS_SUMMARY = 1, NLS_BOTH = 2, NLS_OFF = 3 };
-enum nls_kind { NLS_OTHER = 0, NLS_START = 1, NLS_END = 2 };
 
 #define NLS_RULES_MAX 1024        /* rules in one set; more is an error, not a silent drop */
 #define NLS_GLOB_MAX NL_NAME_MAX  /* longest glob */
@@ -62,10 +61,6 @@ int nls_rules_parse(nls_rules_t *rs, const char *text, nl_perr_t *err);
 
 /* The rule that applies to an activity name (of len bytes), or NULL if none does. */
 const nls_rule_t *nls_rules_match(const nls_rules_t *rs, const char *activity, size_t len);
-
-/* Split an event name into activity and kind: "disk.read.start" -> "disk.read", NLS_START.
- * Returns the kind and stores the activity's length in *base_len. */
-int nls_activity(const char *event, size_t len, size_t *base_len);
 
 /* Name of a mode ("full", "summary", "both", "off"), or NULL. */
 const char *nls_mode_name(int mode);

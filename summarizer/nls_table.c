@@ -6,31 +6,11 @@
  * Slots are reused but entries are never freed before the log closes, so a writer holding
  * a stale pointer always finds memory it may lock, and the tag re-check tells it to look
  * again. */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nl_hash.h"
 #include "nls_int.h"
-
-#define SPINS_BEFORE_YIELD 64
-
-/* The lock holder is a few instructions from releasing, unless it was preempted: spin a
- * little, then give the CPU away (on a 2-core machine with 8 writers that matters). */
-void nls__spin_wait(_Atomic int *l)
-{
-    for (;;) {
-        for (int i = 0; i < SPINS_BEFORE_YIELD; i++) {
-            if (!atomic_load_explicit(l, memory_order_relaxed) &&
-                !atomic_exchange_explicit(l, 1, memory_order_acquire))
-                return;
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        }
-        sched_yield();
-    }
-}
 
 static inline uint64_t want_tag(uint64_t hash) { return hash | 2u; /* never EMPTY or FREE */ }
 

@@ -2,13 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test_walls.sh — the walls between the parts hold: every #include "..." of a part names a
 # header of its own folder, of a folder it may use, or the public nlkit/ headers.
-#   libnl/      its own, internal/                 (and, until the summarizer is a hook: nls.h)
+#   libnl/      its own, internal/
 #   summarizer/ its own, libnl/'s private ones, internal/
 #   internal/   its own
 #   detector/, loader/, peers/ (the tools): their own, internal/; nl-detect also the
-#                                  loader's (its archive histories) (and, until the line
-#                                  format has one home: nls_rules.h)
-# The exceptions in parentheses are the crossings left (issue 24); a new one fails.
+#                                  loader's (its archive histories)
+# No exception is left; a new crossing fails.
 #   test_walls.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
@@ -34,9 +33,9 @@ check() { # folder, allowed folders..., then -- and allowed extra headers
     done
 }
 check internal
-check libnl internal -- nls.h
+check libnl internal
 check summarizer libnl internal
-check detector internal loader -- nls_rules.h
+check detector internal loader
 check loader internal
 check peers internal
 [ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/ and peers/ include only what their walls allow"

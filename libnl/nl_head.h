@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_head.h — private: the parts of every line that change rarely (the GUID and the
+ * constant fields), pre-encoded once so a writer only copies them. */
+#ifndef NLKIT_NL_HEAD_H
+#define NLKIT_NL_HEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nlkit/nl.h"
+
+/* Immutable once published; replaced whole (copy on write) and kept until nl_close, so a
+ * writer holding an old one is never left with freed memory. */
+typedef struct nl_head {
+    uint32_t gen; /* increases with every replacement */
+    char guid[NL_GUID_LEN + 1];
+    int nconst;
+    char *cname[NL_CONST_MAX];     /* constant names */
+    char *cvalue[NL_CONST_MAX];    /* constant values, raw */
+    size_t coff[NL_CONST_MAX + 1]; /* const i is enc[coff[i], coff[i+1]) */
+    char *enc;                     /* " name=value" for every constant */
+    struct nl_head *older;         /* the head this one replaced */
+} nl_head_t;
+
+/* A head with a GUID and n constants (copied); NULL on no memory. */
+nl_head_t *nl__head_new(uint32_t gen, const char *guid, int n, char *const *names,
+                        char *const *values);
+/* Free h and every head it replaced. */
+void nl__head_free_all(nl_head_t *h);
+
+#endif

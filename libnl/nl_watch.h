@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_watch.h — private: a file an operator edits while the program runs (the level file,
+ * the summarizer's rules file), noticed by its modification time. */
+#ifndef NLKIT_NL_WATCH_H
+#define NLKIT_NL_WATCH_H
+
+#include <time.h>
+
+/* A watched file: its path and the modification time last applied. */
+typedef struct nl_watch {
+    char *path; /* NULL: none */
+    struct timespec mtime;
+    int seen; /* mtime holds the time of a read */
+} nl_watch_t;
+
+/* Watch `path` from now on (a copy is kept); the next nl__watch_changed reports it.
+ * Returns 0 or NL_ENOMEM. */
+int nl__watch_set(nl_watch_t *w, const char *path);
+/* 1 if the watched file exists with a modification time other than the last one seen
+ * (and records it); 0 if unchanged, missing, or nothing is watched. */
+int nl__watch_changed(nl_watch_t *w);
+void nl__watch_free(nl_watch_t *w);
+
+#endif
