@@ -8,7 +8,7 @@
  *   - identity fields: guid, and every field whose name ends in ".id" (with something
  *     before it): the summarizer pairs and groups by them, the loader files them in `ident`;
  *   - the fields of a NAME.summary line, in the order they are written, and the archive
- *     column each has (tests/test_line_format.c holds them against schemas/).
+ *     column each has (tests/lib/test_line_format.c holds them against schemas/).
  *
  * Renaming a summary field here renames it everywhere; a column added to the schema and
  * not here (or the reverse) fails that test. */

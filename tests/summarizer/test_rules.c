@@ -140,7 +140,7 @@ static void test_errors(void **state)
     nls_rules_free(&rs);
 }
 
-/* (an event's kind by its name is the line format's: tests/test_line_format.c) */
+/* (an event's kind by its name is the line format's: tests/lib/test_line_format.c) */
 static void test_mode_names(void **state)
 {
     (void)state;
