@@ -82,6 +82,10 @@ int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *l
                 }
                 return NL_RD_EOF;
             }
+            if (r->hold_partial && !r->skipping) { /* its writer may not be done with it */
+                r->partial = have;
+                return NL_RD_EOF;
+            }
             *line = r->buf + r->start; /* last line without a newline */
             *len = have;
             r->off += have;

@@ -15,10 +15,13 @@ typedef struct nl_reader {
     char *buf;
     size_t cap, start, end;
     int eof;
-    int skipping; /* inside a too-long line */
-    long lineno;  /* of the line last returned */
-    uint64_t off; /* bytes consumed through the last line returned (newline included): where
-                   * a resumed read must start to see the next line */
+    int skipping;     /* inside a too-long line */
+    long lineno;      /* of the line last returned */
+    uint64_t off;     /* bytes consumed through the last line returned (newline included): where
+                       * a resumed read must start to see the next line */
+    int hold_partial; /* set by the caller for a file still being written: a last line
+                       * without its newline is not returned but left (EOF instead) */
+    uint64_t partial; /* with hold_partial, at EOF: the bytes of that unfinished line */
 } nl_reader_t;
 
 enum { NL_RD_LINE = 1, NL_RD_TOOLONG = 2, NL_RD_AGAIN = 0, NL_RD_EOF = -1, NL_RD_ERR = -2 };

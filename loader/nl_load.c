@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,13 +46,16 @@ static void usage(FILE *f)
           "      --progress         show progress on standard error (default: if a terminal)\n"
           "      --no-progress      never\n"
           "      --max-errors N     report at most N bad lines one by one (100); all are counted\n"
+          "      --busy-timeout MS  wait up to MS milliseconds for another writer's lock (10000)\n"
           "  -q, --quiet            no report at exit unless something was rejected or lost\n"
           "  -h, --help             this text\n"
           "      --version          version\n"
           "\n"
-          "A file is remembered by path and inode with how far it was loaded, in the same\n"
-          "transaction as its rows: loading it again (after new lines were appended, or after a\n"
-          "crash) adds exactly the lines not yet loaded.\n"
+          "A file is known by its content (its first bytes, and the bytes before where its load\n"
+          "stopped), recorded in the same transaction as its rows: loading it again, under its\n"
+          "name or the one rotation gave it (after new lines were appended, or after a crash)\n"
+          "adds exactly the lines not yet loaded; a new file under an old name starts afresh.\n"
+          "A last line without its newline is left until it has one.\n"
           "Exit status: 0 done (bad lines are reported and counted, not fatal), 1 an input\n"
           "could not be read or the database failed (full, read-only, ...), 2 usage error.\n",
           f);
@@ -67,6 +71,7 @@ typedef struct load {
     long max_errors;
     unsigned parse_flags;
     int progress;
+    int quiet;
     /* counted when their transaction commits */
     uint64_t events, bad, blank;
     /* the open transaction: begun at the first line to store, so an idle loader (a quiet
@@ -91,6 +96,10 @@ typedef struct source {
     const char *name; /* as given, for messages */
     char *key;        /* absolute path, or NULL for standard input / pipes */
     uint64_t inode, size;
+    nll_file_t file;     /* key set: the file as load_file knows it (nll_pos.c) */
+    int64_t row;         /* its load_file row (0: none yet) */
+    nll_pos_t committed; /* where its row stands: this loader's last commit, or the start */
+    uint64_t partial;    /* bytes after its last newline, left for the next load */
 } source_t;
 
 static void bad_line(load_t *ld, const source_t *src, const nl_perr_t *pe, const char *line,
@@ -128,16 +137,18 @@ static int begin(load_t *ld, const nll_pos_t *at)
 /* Commit what was stored up to `at` (the last line handled), with the file's position;
  * only then are the lines counted as loaded. On failure the caller reports which lines
  * were not loaded. */
-static int commit(load_t *ld, const source_t *src, const nll_pos_t *at)
+static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
 {
     if (!ld->in_tx) return 0;
     nll_err_t err;
-    int rc = src->key ? nll_pos_set(ld->db, src->key, src->inode, at, &err) : 0;
+    int rc =
+        src->key ? nll_pos_commit(ld->db, &src->file, &src->row, &src->committed, at, &err) : 0;
     if (!rc && ld->reject && fflush(ld->reject))
         fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
     if (!rc) rc = nll_db_exec(ld->db, "COMMIT", &err);
     ld->in_tx = 0;
     if (!rc) {
+        src->committed = *at;
         ld->events += ld->t_events;
         ld->bad += ld->t_bad;
         ld->blank += ld->t_blank;
@@ -148,11 +159,12 @@ static int commit(load_t *ld, const source_t *src, const nll_pos_t *at)
     }
     sqlite3_exec(ld->db, "ROLLBACK", NULL, NULL, NULL);
     fprintf(stderr, "nl-load: %s\n", err.msg);
-    return -1;
+    return rc == NLL_CONFLICT ? NLL_CONFLICT : -1;
 }
 
-/* After a failure: the lines read since the last commit, and what becomes of them. */
-static void report_lost(const load_t *ld, const source_t *src, long last)
+/* After a failure: the lines read since the last commit (first uncommitted to `last`, the
+ * last read), and what becomes of them; `ended`: the input was read to its end. */
+static void report_lost(const load_t *ld, const source_t *src, long last, int ended)
 {
     if (last < ld->t_first_line) return;
     if (src->key)
@@ -161,8 +173,9 @@ static void report_lost(const load_t *ld, const source_t *src, long last)
                 "resumes at line %ld\n",
                 src->name, ld->t_first_line, last, ld->t_first_line);
     else
-        fprintf(stderr, "nl-load: %s: lines %ld-%ld LOST: read but not committed\n", src->name,
-                ld->t_first_line, last);
+        fprintf(stderr, "nl-load: %s: lines %ld-%ld LOST: read but not committed%s\n", src->name,
+                ld->t_first_line, last,
+                ended ? "" : "; what came after them was not read (it stays with the writer)");
 }
 
 /* One progress line: how far into the file, and the rate of this run (lines up to
@@ -178,9 +191,9 @@ static void show_progress(const source_t *src, const nll_pos_t *at, double t0, l
 }
 
 /* Store one chunk's lines in order (bad ones reported), committing every --batch lines.
- * *at follows the lines handled. 0, or -1 after a database failure (reported). */
-static int store_chunk(load_t *ld, const source_t *src, const nll_chunk_t *c, nll_pos_t *at,
-                       double t)
+ * *at follows the lines handled. 0, -1 after a database failure (reported), or
+ * NLL_CONFLICT if another loader moved the file's position (rolled back). */
+static int store_chunk(load_t *ld, source_t *src, const nll_chunk_t *c, nll_pos_t *at, double t)
 {
     size_t rec = 0, bad = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -206,16 +219,18 @@ static int store_chunk(load_t *ld, const source_t *src, const nll_chunk_t *c, nl
         }
         at->offset = l->off;
         at->lines = l->lineno;
-        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch && commit(ld, src, at))
-            return -1;
+        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch) {
+            int rc = commit(ld, src, at);
+            if (rc) return rc;
+        }
     }
     return 0;
 }
 
 /* Load one open descriptor to its end (or to a stop request): a thread reads and parses
- * (nll_feed) while this one inserts. 0, or -1 after a database or read failure (already
- * reported). */
-static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
+ * (nll_feed) while this one inserts. 0, -1 after a database or read failure (already
+ * reported), or NLL_CONFLICT (the caller finds the position again and retries). */
+static int load_fd(load_t *ld, int fd, source_t *src, nll_pos_t start)
 {
     nll_feed_t *feed = nll_feed_start(fd, start.offset, start.lines, ld->parse_flags, !src->key);
     if (!feed) {
@@ -223,6 +238,8 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
         return -1;
     }
     nll_pos_t at = start;
+    long read_last = start.lines;       /* the last line read: what a loss report ends at */
+    ld->t_first_line = start.lines + 1; /* the first one not committed: where it begins */
     int rc = 0, stopping = 0, end = NLL_FEED_MORE, err_no = 0;
     double t0 = now_s(), shown = t0;
     while (!rc && end == NLL_FEED_MORE) {
@@ -239,9 +256,11 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
         nll_chunk_t *c = nll_feed_next(feed, wait_ms);
         double t = now_s();
         if (c) {
+            if (c->n) read_last = c->lines[c->n - 1].lineno;
             rc = store_chunk(ld, src, c, &at, t);
             end = c->end;
             err_no = c->err_no;
+            if (end == NLL_FEED_EOF) src->partial = c->partial;
             nll_feed_done(feed, c);
         }
         if (!rc && ld->t_started && t - ld->t_started >= 1.0) rc = commit(ld, src, &at);
@@ -264,12 +283,13 @@ static int load_fd(load_t *ld, int fd, const source_t *src, nll_pos_t start)
         /* lines already read from a pipe are gone with us: count them into the report */
         nll_feed_stop(feed);
         for (nll_chunk_t *c; end == NLL_FEED_MORE && (c = nll_feed_next(feed, -1));) {
-            if (c->n) at.lines = c->lines[c->n - 1].lineno;
+            if (c->n) read_last = c->lines[c->n - 1].lineno;
             end = c->end;
             nll_feed_done(feed, c);
         }
     }
-    if (rc && end != NLL_FEED_ERROR) report_lost(ld, src, at.lines);
+    if (rc && rc != NLL_CONFLICT && end != NLL_FEED_ERROR)
+        report_lost(ld, src, read_last, end == NLL_FEED_EOF);
     if (ld->progress && at.lines > start.lines) show_progress(src, &at, t0, start.lines, 1);
     nll_feed_free(feed);
     return rc;
@@ -290,32 +310,59 @@ static int load_path(load_t *ld, const char *name, int reload)
         return -1;
     }
     source_t src = {.name = name};
-    nll_pos_t pos = {0, 0};
     int rc = 0;
-    if (S_ISREG(st.st_mode)) {
-        if (!(src.key = realpath(name, NULL)))
-            fprintf(stderr,
-                    "nl-load: %s: %s: loading it without a recorded position (a re-run "
-                    "would load it again)\n",
-                    name, strerror(errno));
-        src.inode = (uint64_t)st.st_ino;
-        src.size = (uint64_t)st.st_size;
-        nll_err_t err;
-        if (src.key && !reload && (rc = nll_pos_get(ld->db, src.key, src.inode, &pos, &err)))
-            fprintf(stderr, "nl-load: %s\n", err.msg);
-        if (!rc && pos.offset > src.size) {
-            fprintf(stderr,
-                    "nl-load: %s: shorter (%llu bytes) than already loaded (%llu): truncated "
-                    "and rewritten? loading it from the start\n",
-                    name, (unsigned long long)src.size, (unsigned long long)pos.offset);
-            pos = (nll_pos_t){0, 0};
-        }
-        if (!rc && pos.offset && lseek(fd, (off_t)pos.offset, SEEK_SET) < 0) {
-            fprintf(stderr, "nl-load: %s: %s\n", name, strerror(errno));
-            rc = -1;
+    if (!S_ISREG(st.st_mode)) { /* a pipe or FIFO: read as it comes, no position */
+        rc = load_fd(ld, fd, &src, (nll_pos_t){0, 0});
+        close(fd);
+        return rc;
+    }
+    if (!(src.key = realpath(name, NULL)))
+        fprintf(stderr,
+                "nl-load: %s: %s: loading it without a recorded position (a re-run "
+                "would load it again)\n",
+                name, strerror(errno));
+    src.inode = (uint64_t)st.st_ino;
+    src.size = (uint64_t)st.st_size;
+    src.file = (nll_file_t){.fd = fd, .size = src.size, .inode = src.inode, .path = src.key};
+    /* one loader per file at a time: a second one waits, then resumes where it stopped
+     * (nll_pos_commit catches what a lock cannot: the same content under two names) */
+    if (src.key && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (!ld->quiet) fprintf(stderr, "nl-load: %s: another nl-load has it: waiting\n", name);
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR && !stop_requested) {
         }
     }
-    if (!rc) rc = load_fd(ld, fd, &src, pos);
+    for (int attempt = 0; src.key && !rc; attempt++) {
+        nll_pos_t pos;
+        nll_err_t err;
+        if ((rc = nll_pos_find(ld->db, &src.file, &pos, &src.row, &err))) {
+            fprintf(stderr, "nl-load: %s\n", err.msg);
+            break;
+        }
+        src.committed = pos;
+        if (reload) pos = (nll_pos_t){0, 0}; /* the row is still checked against its place */
+        if (lseek(fd, (off_t)pos.offset, SEEK_SET) < 0) {
+            fprintf(stderr, "nl-load: %s: %s\n", name, strerror(errno));
+            rc = -1;
+            break;
+        }
+        rc = load_fd(ld, fd, &src, pos);
+        if (rc != NLL_CONFLICT) break;
+        if (attempt == 4) {
+            fprintf(stderr,
+                    "nl-load: %s: gave up after 5 tries; what was stored is stored once, "
+                    "run again for the rest\n",
+                    name);
+            rc = -1;
+            break;
+        }
+        rc = 0; /* find the position again and go on from there */
+        reload = 0;
+    }
+    if (!src.key) rc = load_fd(ld, fd, &src, (nll_pos_t){0, 0});
+    if (!rc && src.partial && !ld->quiet)
+        fprintf(stderr,
+                "nl-load: %s: its last %llu byte(s) have no newline yet: left for the next load\n",
+                name, (unsigned long long)src.partial);
     free(src.key);
     close(fd);
     return rc;
@@ -336,7 +383,17 @@ static int prune(load_t *ld, double before)
     return 0;
 }
 
-enum { O_LENIENT = 256, O_RELOAD, O_PRUNE, O_KEEP, O_PROGRESS, O_NOPROGRESS, O_MAXERR, O_VER };
+enum {
+    O_LENIENT = 256,
+    O_RELOAD,
+    O_PRUNE,
+    O_KEEP,
+    O_PROGRESS,
+    O_NOPROGRESS,
+    O_MAXERR,
+    O_BUSY,
+    O_VER
+};
 
 int main(int argc, char **argv)
 {
@@ -351,6 +408,7 @@ int main(int argc, char **argv)
         {"progress", no_argument, NULL, O_PROGRESS},
         {"no-progress", no_argument, NULL, O_NOPROGRESS},
         {"max-errors", required_argument, NULL, O_MAXERR},
+        {"busy-timeout", required_argument, NULL, O_BUSY},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VER},
@@ -358,6 +416,7 @@ int main(int argc, char **argv)
     };
     load_t ld = {.batch = 50000, .max_errors = 100, .progress = -1};
     int reload = 0, quiet = 0, c;
+    long busy_ms = 10000;
     const char *prune_arg = NULL, *keep_arg = NULL;
     char *end;
     while ((c = getopt_long(argc, argv, "d:b:r:qh", opts, NULL)) != -1) {
@@ -384,6 +443,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case O_BUSY:
+            busy_ms = strtol(optarg, &end, 10);
+            if (*end || busy_ms < 0 || busy_ms > 86400000) {
+                fprintf(stderr, "nl-load: --busy-timeout wants milliseconds, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VER: puts("nl-load (nlkit) " NLKIT_VERSION); return 0;
@@ -405,6 +471,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ld.progress < 0) ld.progress = isatty(2) && !quiet;
+    ld.quiet = quiet;
 
     struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: wake a blocked read */
     sigemptyset(&sa.sa_mask);
@@ -416,8 +483,12 @@ int main(int argc, char **argv)
      * counter update on every malloc) buy nothing here. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     nll_err_t err;
-    if (nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err) ||
-        nll_rows_new(ld.db, ld.parse_flags, &ld.rows, &err)) {
+    int open_failed = nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err);
+    if (!open_failed) {
+        sqlite3_busy_timeout(ld.db, (int)busy_ms);
+        open_failed = nll_rows_new(ld.db, ld.parse_flags, &ld.rows, &err);
+    }
+    if (open_failed) {
         fprintf(stderr, "nl-load: %s\n", err.msg);
         nll_db_close(ld.db);
         return 1;

@@ -88,11 +88,26 @@ typedef struct nll_pos {
     long lines;      /* lines read before offset */
 } nll_pos_t;
 
-/* The position recorded for (path, inode), or zeros. */
-int nll_pos_get(sqlite3 *db, const char *path, uint64_t inode, nll_pos_t *pos, nll_err_t *err);
-/* Record a position; call inside the transaction that inserted those lines' rows. */
-int nll_pos_set(sqlite3 *db, const char *path, uint64_t inode, const nll_pos_t *pos,
-                nll_err_t *err);
+/* A regular file being loaded: an open descriptor (read with pread only, so the reading
+ * thread's offset is untouched), its size when opened, and where it is. */
+typedef struct nll_file {
+    int fd;
+    uint64_t size, inode;
+    const char *path; /* absolute */
+} nll_file_t;
+
+/* A commit found the file's position moved by another loader (or the file cut short):
+ * the transaction must be rolled back and the position found again. */
+#define NLL_CONFLICT 1000
+
+/* Where a previous load of this file's content stopped (*row: its load_file row), or
+ * zeros and *row 0 if it was never loaded. */
+int nll_pos_find(sqlite3 *db, const nll_file_t *f, nll_pos_t *pos, int64_t *row, nll_err_t *err);
+/* Record that the file is loaded up to `to`, inside the transaction that inserted those
+ * lines' rows; *row is made on the first commit. NLL_CONFLICT if the file's row is no
+ * longer at `from` (where this loader's transaction began). */
+int nll_pos_commit(sqlite3 *db, const nll_file_t *f, int64_t *row, const nll_pos_t *from,
+                   const nll_pos_t *to, nll_err_t *err);
 
 /* ---- retention (nll_prune.c) ----------------------------------------------------------- */
 

@@ -53,6 +53,7 @@ static nll_chunk_t *take(nll_feed_t *f)
         c->n = 0;
         c->recs.len = c->bads.len = 0;
         c->end = NLL_FEED_MORE;
+        c->partial = 0;
     }
     return c;
 }
@@ -120,7 +121,8 @@ static void *run(void *arg)
         return NULL;
     }
     rd.lineno = f->lineno;
-    double first = 0; /* when the chunk's first line arrived (live input) */
+    rd.hold_partial = !f->live; /* a file's last line may still be being written */
+    double first = 0;           /* when the chunk's first line arrived (live input) */
     while (end == NLL_FEED_MORE) {
         if (atomic_load(&f->stop)) {
             end = NLL_FEED_STOPPED;
@@ -172,6 +174,7 @@ static void *run(void *arg)
     if (c) {
         c->end = end;
         c->err_no = err_no;
+        c->partial = end == NLL_FEED_EOF ? rd.partial : 0;
         queue(f, c);
     }
     nl__reader_free(&rd);

@@ -35,6 +35,8 @@ typedef struct nll_chunk {
     nll_batch_t bads; /* the NLL_L_BAD lines' reports, in order */
     int end;          /* NLL_FEED_*: the last chunk says why the input ended */
     int err_no;       /* NLL_FEED_ERROR: errno of the failed read */
+    uint64_t partial; /* NLL_FEED_EOF of a file: bytes after its last newline, left unread
+                       * (a line still being written is loaded once it is whole) */
 } nll_chunk_t;
 
 typedef struct nll_feed nll_feed_t;

@@ -274,11 +274,18 @@ static void test_read_only_and_full_database(void **state)
     c.as_nobody = 0;
     expect_exactly(db, 100);
 
-    /* full: the disk takes no more than ~300 KB of files from this process */
+    /* full: the disk takes no more than ~300 KB more of any file from this process (the
+     * archive is made first: its schema alone is a few hundred KB) */
     const char *full = keep(t_path(dir, "full.db")), *big = keep(t_path(dir, "big.log"));
+    const char *empty = keep(t_path(dir, "empty.log"));
+    write_events(empty, 0, 0);
+    const char *cargs[] = {"-d", full, empty, NULL};
+    assert_int_equal(t_run(load_prog, &c, cargs), 0);
+    struct stat fst;
+    assert_int_equal(stat(full, &fst), 0);
     write_events(big, 0, 20000);
     const char *fargs[] = {"-d", full, "--batch", "500", big, NULL};
-    t_child_t lim = {.err = err, .fsize_limit = 300 * 1024};
+    t_child_t lim = {.err = err, .fsize_limit = (long)fst.st_size + 300 * 1024};
     assert_int_equal(t_run(load_prog, &lim, fargs), 1);
     msg = t_slurp(err, NULL);
     assert_non_null(strstr(msg, "full.db"));
@@ -404,6 +411,48 @@ static void test_detect_starts_from_archive(void **state)
     t_rmtree(dir);
 }
 
+/* Standard input cannot be read twice: when the archive stays locked by another writer past
+ * --busy-timeout, what was read is lost, and the report must say exactly which lines (it
+ * said "lines 0-0"), and that what came after them was never read. */
+static void test_stdin_loss_is_reported_exactly(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *db = keep(t_path(dir, "lk.db")), *err = keep(t_path(dir, "err"));
+    const char *small = keep(t_path(dir, "small.log")), *big = keep(t_path(dir, "big.log"));
+    const char *empty = keep(t_path(dir, "empty.log"));
+    write_events(empty, 0, 0);
+    write_events(small, 0, 300);
+    write_events(big, 0, 20000);
+    const char *mk[] = {"-d", db, empty, NULL};
+    t_child_t plain = {0};
+    assert_int_equal(t_run(load_prog, &plain, mk), 0);
+    sqlite3 *holder;
+    assert_int_equal(sqlite3_open(db, &holder), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(holder, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    const char *args[] = {"-d", db, "--busy-timeout", "200", "-", NULL};
+    t_child_t c = {.in = small, .err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 1);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "(stdin): lines 1-300 LOST: read but not committed\n"));
+    free(msg);
+    c.in = big;
+    assert_int_equal(t_run(load_prog, &c, args), 1);
+    msg = t_slurp(err, NULL);
+    long first = 0, last = 0;
+    const char *at = strstr(msg, "(stdin): lines ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "(stdin): lines %ld-%ld LOST", &first, &last), 2);
+    assert_int_equal(first, 1);
+    assert_true(last > 1 && last <= 20000);
+    if (last < 20000) assert_non_null(strstr(msg, "was not read"));
+    free(msg);
+    sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(holder);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 0);
+    t_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -417,6 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
+        cmocka_unit_test(test_stdin_loss_is_reported_exactly),
         cmocka_unit_test(test_read_only_and_full_database),
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_detect_starts_from_archive),
