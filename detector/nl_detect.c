@@ -33,7 +33,8 @@ static void usage(FILE *f)
         "  -e, --event GLOB      a stream on the command line: events to watch\n"
         "  -v, --value NAME      its value: a field, or rate, avgrate, busy, mean.dur\n"
         "  -k, --key F1,F2       fields that split it into one stream per key\n"
-        "  -a, --algo LIST       msd-ss,msd-su,msd-hs,msd-hu,cdf-ss,cdf-su,cdf-hs,cdf-hu, all (those eight),\n"
+        "  -a, --algo LIST       msd-ss,msd-su,msd-hs,msd-hu,cdf-ss,cdf-su,cdf-hs,cdf-hu, all "
+        "(those eight),\n"
         "                        cusum, relent\n"
         "                        (default msd-hu)\n"
         "      --history N       history size (300)       --min N     values before flagging (30)\n"
@@ -82,15 +83,18 @@ static void print_stats(const nld_counts_t *c)
 {
     fprintf(
         stderr,
-        "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu "
+        "nl-detect: lines=%llu events=%llu bad=%llu values=%llu novalue=%llu nonfinite=%llu "
+        "clock.outliers=%llu "
         "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
         "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
         "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu\n",
         (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
-        (unsigned long long)c->values, (unsigned long long)c->novalue, (unsigned long long)c->flags,
-        (unsigned long long)c->episodes, (unsigned long long)c->short_runs,
-        (unsigned long long)c->streams, (unsigned long long)c->expired,
-        (unsigned long long)c->evicted, (unsigned long long)c->missing, (unsigned long long)c->late,
+        (unsigned long long)c->values, (unsigned long long)c->novalue,
+        (unsigned long long)c->nonfinite, (unsigned long long)c->clock_outliers,
+        (unsigned long long)c->flags, (unsigned long long)c->episodes,
+        (unsigned long long)c->short_runs, (unsigned long long)c->streams,
+        (unsigned long long)c->expired, (unsigned long long)c->evicted,
+        (unsigned long long)c->missing, (unsigned long long)c->late,
         (unsigned long long)c->orphan_end, (unsigned long long)c->restarted,
         (unsigned long long)c->pend_evicted, (unsigned long long)c->alerts,
         (unsigned long long)c->cleared, (unsigned long long)c->out_errors,

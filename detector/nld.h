@@ -17,31 +17,37 @@
 
 typedef struct nld nld_t;
 
+/* Event time jumps further than this only when two events in a row agree (nld_run.c). */
+#define NLD_CLOCK_JUMP_US ((int64_t)600 * 1000000)
+
 /* Counters, for the exit report and for tests. */
 typedef struct nld_counts {
-    uint64_t lines;        /* input lines seen (blank and comment lines included) */
-    uint64_t events;       /* lines parsed as events */
-    uint64_t bad;          /* lines rejected (malformed, too long) */
-    uint64_t values;       /* values fed to streams */
-    uint64_t novalue;      /* selected lines without a usable value (absent, not a number,
-                              undefined rate) */
-    uint64_t flags;        /* values flagged, over all algorithms */
-    uint64_t episodes;     /* anomaly episodes reported (nl.anomaly.start written) */
-    uint64_t short_runs;   /* runs of flags shorter than episode.min: counted, not written */
-    uint64_t streams;      /* streams created */
-    uint64_t expired;      /* streams dropped after being idle */
-    uint64_t evicted;      /* streams dropped to stay within max-streams */
-    uint64_t missing;      /* nl.missing reported */
-    uint64_t late;         /* nl.missing.late reported */
-    uint64_t orphan_end;   /* ends of watched activities without a pending start */
-    uint64_t restarted;    /* starts repeated before their end */
-    uint64_t pend_evicted; /* pending starts forgotten to stay within max-pending */
-    uint64_t alerts;       /* nl.alert.start written */
-    uint64_t cleared;      /* nl.alert.end written */
-    uint64_t out_errors;   /* output lines that could not be written (see the logs' counts) */
-    uint64_t oom;          /* updates skipped for lack of memory */
-    uint64_t seeded;       /* past values taken from the archive (history.from=db, ...) */
-    uint64_t seed_errors;  /* keys whose past values could not be read (reported) */
+    uint64_t lines;          /* input lines seen (blank and comment lines included) */
+    uint64_t events;         /* lines parsed as events */
+    uint64_t bad;            /* lines rejected (malformed, too long) */
+    uint64_t values;         /* values fed to streams */
+    uint64_t novalue;        /* selected lines without a usable value (absent, not a number,
+                                undefined rate) */
+    uint64_t nonfinite;      /* values refused for being inf, -inf or nan (a 1e400 is inf) */
+    uint64_t clock_outliers; /* events stamped over NLD_CLOCK_JUMP_US ahead, alone: event
+                                time did not jump to them */
+    uint64_t flags;          /* values flagged, over all algorithms */
+    uint64_t episodes;       /* anomaly episodes reported (nl.anomaly.start written) */
+    uint64_t short_runs;     /* runs of flags shorter than episode.min: counted, not written */
+    uint64_t streams;        /* streams created */
+    uint64_t expired;        /* streams dropped after being idle */
+    uint64_t evicted;        /* streams dropped to stay within max-streams */
+    uint64_t missing;        /* nl.missing reported */
+    uint64_t late;           /* nl.missing.late reported */
+    uint64_t orphan_end;     /* ends of watched activities without a pending start */
+    uint64_t restarted;      /* starts repeated before their end */
+    uint64_t pend_evicted;   /* pending starts forgotten to stay within max-pending */
+    uint64_t alerts;         /* nl.alert.start written */
+    uint64_t cleared;        /* nl.alert.end written */
+    uint64_t out_errors;     /* output lines that could not be written (see the logs' counts) */
+    uint64_t oom;            /* updates skipped for lack of memory */
+    uint64_t seeded;         /* past values taken from the archive (history.from=db, ...) */
+    uint64_t seed_errors;    /* keys whose past values could not be read (reported) */
 } nld_counts_t;
 
 /* Past values of one key, to start a stream's history or a subscription's baseline from

@@ -8,9 +8,8 @@
 #include "nld_tail.h"
 #include "nlkit/nl_bp.h"
 
-static const char *const algo_names[NLD_ALGOS] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
-                                                  "cdf-ss", "cdf-su", "cdf-hs", "cdf-hu",
-                                                  "cusum",  "relent"};
+static const char *const algo_names[NLD_ALGOS] = {"msd-ss", "msd-su", "msd-hs", "msd-hu", "cdf-ss",
+                                                  "cdf-su", "cdf-hs", "cdf-hu", "cusum",  "relent"};
 
 /* The paper's eight are named by their bits; cusum and relent use raw values against a
  * heuristic history with order statistics, as cdf-hu does. */
@@ -156,8 +155,7 @@ static int side_state(const nld_params_t *p, double dev)
 
 /* The surprise of v against H for a paper algorithm: MSD standardises by mean and sd, CDF
  * by median and robust spread (see nld_algo.h). */
-static double surprise_of(const nld_bank_t *b, int i, const nld_hist_t *h, double v,
-                          double *dev)
+static double surprise_of(const nld_bank_t *b, int i, const nld_hist_t *h, double v, double *dev)
 {
     double m, sd;
     if (!IS_CDF(i)) {
@@ -282,13 +280,15 @@ static int run_outlasts(const nld_bank_t *b, uint32_t *run, int64_t *t0, int sta
     }
     if ((*run)++ == 0) *t0 = b->now;
     if (b->p.relearn && *run > b->p.relearn) return 1;
-    return b->p.relearn_s > 0 && b->now != INT64_MIN && (double)(b->now - *t0) > b->p.relearn_s * 1e6;
+    return b->p.relearn_s > 0 && b->now != INT64_MIN &&
+           (double)(b->now - *t0) > b->p.relearn_s * 1e6;
 }
 
 static int heur_update(nld_bank_t *b, int i, double v, int state)
 {
     int rc = 0;
-    if (run_outlasts(b, &b->held[i].run, &b->held[i].run_t0, state)) return nld_hist_add(&b->heur[i], v);
+    if (run_outlasts(b, &b->held[i].run, &b->held[i].run_t0, state))
+        return nld_hist_add(&b->heur[i], v);
     if (state == NLD_WARMUP || state == NLD_NORMAL) {
         if (!b->held[i].long_run)
             for (uint32_t j = 0; j < b->held[i].n && !rc; j++)

@@ -34,7 +34,7 @@
 #include "nld_season.h"
 
 #define NLD_ALGOS 10
-#define NLD_ALL_ALGOS 0xffu /* "all": the paper's eight, msd-ss ... cdf-hu */
+#define NLD_ALL_ALGOS 0xffu   /* "all": the paper's eight, msd-ss ... cdf-hu */
 #define NLD_EVERY_ALGO 0x3ffu /* ... and cusum, relent */
 #define NLD_CUSUM 8
 #define NLD_RELENT 9
@@ -48,28 +48,28 @@ enum nld_state { NLD_WARMUP = 0, NLD_NORMAL = 1, NLD_LOW = 2, NLD_HIGH = 3 };
 #define NLD_ADMIT_MAX 16u
 
 typedef struct nld_params {
-    unsigned algos; /* bit i = algorithm i in name order (msd-ss ... cdf-hu) */
-    double k;       /* MSD width in standard deviations (2) */
-    double p;       /* CDF tail probability (0.05) */
-    double alpha;   /* EWMA weight of the new value (0.5) */
-    uint32_t n;     /* history size N (300) */
-    uint32_t min;   /* history values needed before flagging (30, at most N) */
-    uint32_t admit; /* runs of at most this many flags still enter heuristic histories (0) */
-    uint32_t relearn; /* a run of flags longer than this enters them from then on (0: never) */
-    double relearn_s; /* ... or a run lasting longer than this in event time, seconds (0) */
-    int side;       /* enum nld_side */
-    double threshold; /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
-    double cusum_k;   /* CUSUM allowance in robust sds (0.5) */
-    double cusum_h;   /* CUSUM decision interval (5) */
-    uint32_t relent_w;    /* relative entropy: window of values (24) */
-    uint32_t relent_bins; /* ... equal-frequency bins of the history (6) */
-    double relent_p;      /* ... flags when the chi-square tail is below this (0.001) */
-    double season_s;      /* seasonal baseline: the period in seconds of event time (0: off) */
+    unsigned algos;        /* bit i = algorithm i in name order (msd-ss ... cdf-hu) */
+    double k;              /* MSD width in standard deviations (2) */
+    double p;              /* CDF tail probability (0.05) */
+    double alpha;          /* EWMA weight of the new value (0.5) */
+    uint32_t n;            /* history size N (300) */
+    uint32_t min;          /* history values needed before flagging (30, at most N) */
+    uint32_t admit;        /* runs of at most this many flags still enter heuristic histories (0) */
+    uint32_t relearn;      /* a run of flags longer than this enters them from then on (0: never) */
+    double relearn_s;      /* ... or a run lasting longer than this in event time, seconds (0) */
+    int side;              /* enum nld_side */
+    double threshold;      /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
+    double cusum_k;        /* CUSUM allowance in robust sds (0.5) */
+    double cusum_h;        /* CUSUM decision interval (5) */
+    uint32_t relent_w;     /* relative entropy: window of values (24) */
+    uint32_t relent_bins;  /* ... equal-frequency bins of the history (6) */
+    double relent_p;       /* ... flags when the chi-square tail is below this (0.001) */
+    double season_s;       /* seasonal baseline: the period in seconds of event time (0: off) */
     uint32_t season_slots; /* ... slots per period (24: hours of a day) */
-    double season_alpha;  /* ... weight of a new value in its slot's level (0.25) */
-    int want_scores;      /* score every value (else, for the paper's eight, only flagged
-                             ones, unless threshold= needs them all): set by the engine when
-                             scores are written or combined */
+    double season_alpha;   /* ... weight of a new value in its slot's level (0.25) */
+    int want_scores;       /* score every value (else, for the paper's eight, only flagged
+                              ones, unless threshold= needs them all): set by the engine when
+                              scores are written or combined */
 } nld_params_t;
 
 /* One algorithm's verdict on one value. */
@@ -88,19 +88,19 @@ typedef struct nld_verdict {
 typedef struct nld_bank {
     nld_params_t p;
     nl_ewma_t ew;
-    nld_hist_t stat[2]; /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
+    nld_hist_t stat[2];         /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
     nld_hist_t heur[NLD_ALGOS]; /* heuristic histories, by algorithm (used if cap != 0) */
-    double absmax;      /* largest |x| so far: the scale of last resort (nld_algo.c) */
-    int64_t now;        /* event time of the value being judged (INT64_MIN: unknown) */
-    nld_hist_t cal[2];  /* cusum's and relent's recent statistics, to score against */
+    double absmax;              /* largest |x| so far: the scale of last resort (nld_algo.c) */
+    int64_t now;                /* event time of the value being judged (INT64_MIN: unknown) */
+    nld_hist_t cal[2];          /* cusum's and relent's recent statistics, to score against */
     int cal_err;
     nld_cusum_t cusum;
     nld_relent_t relent;
     nld_season_t season;
-    struct {            /* the current run of flags of a heuristic algorithm, held back */
+    struct { /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;
-        int long_run; /* it outgrew admit: a sustained anomaly, kept out */
+        int long_run;   /* it outgrew admit: a sustained anomaly, kept out */
         uint32_t run;   /* its length so far */
         int64_t run_t0; /* event time of its first flag */
     } held[NLD_ALGOS];

@@ -84,9 +84,9 @@ int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_
     /* any (and default, an "any" of its algorithms): as anomalous as the most surprised
      * algorithm; all: as the least; a vote: the weighted mean */
     *score = !strcmp(c->name, "any") || !strcmp(c->name, "default") ? smax
-             : !strcmp(c->name, "all") ? (total > 0 ? smin : 0)
-             : total > 0               ? ssum / total
-                                       : 0;
+             : !strcmp(c->name, "all")                              ? (total > 0 ? smin : 0)
+             : total > 0                                            ? ssum / total
+                                                                    : 0;
     int dir = low >= high ? NLD_LOW : NLD_HIGH;
     double got = dir == NLD_LOW ? low : high;
     *agree = dir == NLD_LOW ? lo_m : hi_m;

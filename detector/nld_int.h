@@ -71,7 +71,8 @@ struct nld {
     int nopened;
     nld_opts_t opts;
     nl_rec_t rec;
-    int64_t now; /* largest event time seen (usec), or INT64_MIN */
+    int64_t now;     /* largest event time seen (usec), or INT64_MIN */
+    int64_t jump_at; /* an event time too far ahead of now, waiting for a second to agree */
     nl__map_t keyed;
     nld_keyed_t *lru_head, *lru_tail;
     size_t nkeyed;

@@ -43,6 +43,26 @@ static void append_p(nld_pend_t **head, nld_pend_t **tail, nld_pend_t *p)
     *tail = p;
 }
 
+/* Insert p in start-time order, from the tail: starts mostly arrive in order, so this is
+ * O(1) then. The expiry scan reads from the head and stops at the first start not yet due;
+ * in arrival order, one start stamped in the future held up every report behind it. */
+static void insert_by_start(nld_pend_t **head, nld_pend_t **tail, nld_pend_t *p)
+{
+    nld_pend_t *after = *tail;
+    while (after && after->start > p->start) after = after->prev;
+    if (after == *tail) {
+        append_p(head, tail, p);
+        return;
+    }
+    p->prev = after;
+    p->next = after ? after->next : *head;
+    p->next->prev = p;
+    if (after)
+        after->next = p;
+    else
+        *head = p;
+}
+
 static void forget(nld_t *d, nld_pend_t *p)
 {
     nld_act_t *a = p->act;
@@ -183,7 +203,7 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
         } else {
             p->act = a;
             p->start = r->ts_usec;
-            append_p(&a->p_head, &a->p_tail, p);
+            insert_by_start(&a->p_head, &a->p_tail, p);
             d->npend++;
         }
     } else if (!p) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_run.c — the engine's entry points: parse a line, move event time, route the event to
  * the missing-end tracker, the streams and the subscriptions that select it. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,7 @@ void nld_free(nld_t *d)
     free(d);
 }
 
-static void set_now(nld_t *d, int64_t t)
+static void move_now(nld_t *d, int64_t t)
 {
     if (t <= d->now) return;
     d->now = t;
@@ -72,7 +73,30 @@ static void set_now(nld_t *d, int64_t t)
     nld__keyed_expire(d);
 }
 
-void nld_advance(nld_t *d, int64_t now_usec) { set_now(d, now_usec); }
+/* Event time follows the events, but one line stamped far ahead (a wrong clock) must not
+ * drag it there: every pending start would be reported missing at once, and the clock would
+ * then stand still for everything stamped right. A jump of more than NLD_CLOCK_JUMP_US is
+ * believed when the next event also lies beyond it (a real gap in the input); else the
+ * outlier is counted and time goes on from the others. */
+static void set_now(nld_t *d, int64_t t)
+{
+    if (d->now != INT64_MIN && t > d->now && t - d->now > NLD_CLOCK_JUMP_US) {
+        if (!d->jump_at) {
+            d->jump_at = t;
+            return;
+        }
+        int64_t to = t < d->jump_at ? t : d->jump_at; /* the two agree: the gap is real */
+        d->jump_at = 0;
+        move_now(d, to);
+        move_now(d, t);
+        return;
+    }
+    if (d->jump_at) d->n.clock_outliers++; /* the line that jumped was alone */
+    d->jump_at = 0;
+    move_now(d, t);
+}
+
+void nld_advance(nld_t *d, int64_t now_usec) { move_now(d, now_usec); }
 
 /* A rejected line: counted always, shown for the first diag_max. */
 static void bad_line(nld_t *d, const char *src, const nl_perr_t *e)
@@ -118,16 +142,20 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
     for (int i = 0; i < d->cfg->ns; i++) {
         const nld_sel_t *s = &d->cfg->s[i].sel;
         if (!nld_sel_match(s, r)) continue;
-        if (nld_sel_value(s, r, &x) || x != x)
+        if (nld_sel_value(s, r, &x))
             d->n.novalue++;
+        else if (!isfinite(x)) /* one inf would blind a stream's statistics for good */
+            d->n.nonfinite++;
         else
             nld__stream_value(d, i, r, x);
     }
     for (int i = 0; i < d->cfg->nw; i++) {
         const nld_sel_t *s = &d->cfg->w[i].sel;
         if (!nld_sel_match(s, r)) continue;
-        if (nld_sel_value(s, r, &x) || x != x)
+        if (nld_sel_value(s, r, &x))
             d->n.novalue++;
+        else if (!isfinite(x))
+            d->n.nonfinite++;
         else
             nld__sub_value(d, i, r, x);
     }
@@ -140,6 +168,17 @@ void nld_finish(nld_t *d)
     if (d->n.bad)
         fprintf(d->opts.diag, "nl-detect: %llu bad input line(s) skipped (%llu shown)\n",
                 (unsigned long long)d->n.bad, (unsigned long long)d->diag_shown);
+    if (d->jump_at) d->n.clock_outliers++;
+    if (d->n.clock_outliers)
+        fprintf(d->opts.diag,
+                "nl-detect: %llu event(s) stamped more than %d min ahead of the others: event "
+                "time did not follow them\n",
+                (unsigned long long)d->n.clock_outliers, (int)(NLD_CLOCK_JUMP_US / 60000000));
+    if (d->n.nonfinite)
+        fprintf(d->opts.diag,
+                "nl-detect: %llu value(s) not finite (inf, -inf, nan) refused: no statistic "
+                "takes them\n",
+                (unsigned long long)d->n.nonfinite);
     nl_flush(d->out);
     for (int i = 0; i < d->nopened; i++) nl_flush(d->opened[i]);
 }

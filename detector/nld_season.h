@@ -25,25 +25,25 @@
 #define NLD_SEASON_SLOTS_MAX 1440u /* a day in minutes */
 
 typedef struct nld_season_slot {
-    double level;   /* weighted mean over the past periods */
-    double dev2;    /* weighted mean square of a period's mean from the level */
+    double level;     /* weighted mean over the past periods */
+    double dev2;      /* weighted mean square of a period's mean from the level */
     uint32_t periods; /* periods folded in */
-    double sum;     /* of this period's values */
-    uint32_t n;     /* ... and how many */
-    int filled;     /* level is set */
-    int64_t period; /* the period the sum belongs to */
+    double sum;       /* of this period's values */
+    uint32_t n;       /* ... and how many */
+    int filled;       /* level is set */
+    int64_t period;   /* the period the sum belongs to */
 } nld_season_slot_t;
 
 typedef struct nld_season {
     nld_season_slot_t *slot; /* per slot (NULL while off) */
     uint32_t slots, nfilled;
-    double sum;             /* of the filled slots' levels */
-    double w;               /* the shrinkage factor in [0, 1] */
+    double sum; /* of the filled slots' levels */
+    double w;   /* the shrinkage factor in [0, 1] */
     int64_t period_us;
     double alpha;
-    uint32_t cur;           /* the slot of the value being judged (UINT32_MAX: none) */
-    int64_t cur_period;     /* ... and its period */
-    uint32_t run;           /* the current run of flagged values, as for relearn= */
+    uint32_t cur;       /* the slot of the value being judged (UINT32_MAX: none) */
+    int64_t cur_period; /* ... and its period */
+    uint32_t run;       /* the current run of flagged values, as for relearn= */
     int64_t run_t0;
 } nld_season_t;
 

@@ -39,13 +39,42 @@ typedef struct parse_ctx {
     size_t scratch_used;
 } parse_ctx_t;
 
+/* Messages quote input (a bad timestamp, a field name), and tools print them on a
+ * terminal: a control byte from a log line (ESC, BEL, or a C1 control as UTF-8) would be a
+ * terminal escape sequence there. Such bytes become \xHH, cut to whole escapes. */
+static void copy_printable(char *dst, size_t cap, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+        int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+        if (*p >= 0x20 && *p != 0x7f && !c1) {
+            if (o + 1 >= cap) break;
+            dst[o++] = (char)*p;
+            continue;
+        }
+        int n = c1 ? 2 : 1;
+        if (o + 4 * (size_t)n >= cap) break;
+        for (int k = 0; k < n; k++) {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[p[k] >> 4];
+            dst[o++] = hex[p[k] & 15];
+        }
+        p += n - 1;
+    }
+    dst[o] = '\0';
+}
+
 void nl__perr_vset(nl_perr_t *err, long line, int col, int code, const char *fmt, va_list ap)
 {
     if (!err) return;
     err->line = line;
     err->col = col;
     err->code = code;
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    char raw[sizeof err->msg];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    copy_printable(err->msg, sizeof err->msg, raw);
 }
 
 /* Report an error at byte offset `at` (0-based) and return `code`. */

@@ -128,6 +128,41 @@ static void test_missing_fixed(void **state)
     run_free(&r);
 }
 
+/* One start stamped 50 min ahead (a host with a wrong clock) neither reports every pending
+ * start at once nor stops the clock for the rest: event time does not follow it, the
+ * others are reported on time, and it is counted. A gap that two events in a row agree on
+ * is believed. */
+static void test_missing_clock_outlier(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "missing xfer timeout=10\n");
+    feed(&r, line_at(0, "event=xfer.start level=Info guid=a"));
+    feed(&r, line_at(1, "event=xfer.start level=Info guid=b"));
+    feed(&r, line_at(3000, "event=xfer.start level=Info guid=z")); /* 50 min ahead, alone */
+    feed(&r, line_at(2, "event=tick level=Info"));
+    nld_counts_t c;
+    nld_counts(r.d, &c);
+    assert_int_equal(c.missing, 0); /* not at 3000 s: a and b are only 2 s old */
+    feed(&r, line_at(5, "event=xfer.end level=Info guid=b")); /* in time: not missing */
+    feed(&r, line_at(50, "event=xfer.start level=Info guid=c"));
+    for (int t = 51; t < 100; t += 5) feed(&r, line_at(t, "event=tick level=Info"));
+    nld_counts(r.d, &c);
+    assert_int_equal(c.missing, 2); /* a at 10 s, c at 60 s: the clock went on */
+    assert_int_equal(c.clock_outliers, 1);
+    /* a real gap: two events in a row 40 min on; z (start 3000 s) is due at 3010 s */
+    feed(&r, line_at(2500, "event=tick level=Info"));
+    feed(&r, line_at(3100, "event=tick level=Info"));
+    run_end(&r, &c);
+    assert_int_equal(c.missing, 3);
+    assert_int_equal(c.clock_outliers, 1);
+    assert_string_equal(t_field(nth_ev(&r, "nl.missing", 0), "guid"), "a");
+    assert_string_equal(t_field(nth_ev(&r, "nl.missing", 1), "guid"), "c");
+    assert_string_equal(t_field(nth_ev(&r, "nl.missing", 1), "ts"), "2026-11-22T12:01:00.000000Z");
+    assert_string_equal(t_field(nth_ev(&r, "nl.missing", 2), "guid"), "z");
+    run_free(&r);
+}
+
 /* Learned: 20 runs of 2 s, so the timeout is 3 x 2 = 6 s; a run left open is reported 6 s
  * after its start, and an activity no rule watches is ignored. */
 static void test_missing_learned(void **state)
@@ -360,6 +395,43 @@ static void test_config_errors(void **state)
 
 /* episode.min=3: runs of one and two flags are counted, not written; a run of four is
  * written once it reaches three, with the time of its first flag. */
+/* A value that is not finite never reaches a statistic: one inf used to blind msd-hu (the
+ * default) for good, and inf then -inf filled the oom counter. Counted as nonfinite; the
+ * spike after them is flagged as if they had never come. */
+static void test_nonfinite_values_refused(void **state)
+{
+    (void)state;
+    for (int pass = 0; pass < 2; pass++) {
+        run_t r;
+        run_start(&r, pass ? "stream s event=m value=x history=20 min=20 episode.min=1\n"
+                           : "stream s event=m value=x history=20 min=20 episode.min=1 "
+                             "algo=all\n");
+        char ev[96];
+        static const char *const junk[] = {"inf", "1e400", "-inf", "nan", "-1e999", "INF"};
+        int t = 0;
+        for (; t < 30; t++) {
+            snprintf(ev, sizeof ev, "event=m level=Info x=%g", 10.0 + (t % 2));
+            feed(&r, line_at(t, ev));
+        }
+        for (size_t j = 0; j < sizeof junk / sizeof junk[0]; j++, t++) {
+            snprintf(ev, sizeof ev, "event=m level=Info x=%s", junk[j]);
+            feed(&r, line_at(t, ev));
+        }
+        for (int k = 0; k < 10; k++, t++) {
+            snprintf(ev, sizeof ev, "event=m level=Info x=%g", k == 5 ? 50.0 : 10.0 + (t % 2));
+            feed(&r, line_at(t, ev));
+        }
+        nld_counts_t c;
+        run_end(&r, &c);
+        assert_int_equal(c.nonfinite, 6);
+        assert_int_equal(c.values, 40);
+        assert_int_equal(c.oom, 0);
+        assert_true(c.flags >= 1); /* the spike is seen */
+        assert_true(count_ev(&r, "nl.anomaly.start") >= 1);
+        run_free(&r);
+    }
+}
+
 static void test_episode_min(void **state)
 {
     (void)state;
@@ -491,8 +563,8 @@ static void test_holdoff(void **state)
 }
 
 /* combine=default: the recommended setting as a whole (cusum, history 300, relearn 10m,
- * a daily season, threshold, holdoff 1h, episode.min 1), each part overridable; one report for a spike, with the
- * combined score on nl.anomaly.score lines; ranking scores far into the tail. */
+ * a daily season, threshold, holdoff 1h, episode.min 1), each part overridable; one report for a
+ * spike, with the combined score on nl.anomaly.score lines; ranking scores far into the tail. */
 static void test_default_preset(void **state)
 {
     (void)state;
@@ -513,7 +585,7 @@ static void test_default_preset(void **state)
     assert_int_equal(c.s[0].episode_min, 1);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
     assert_true(c.s[0].p.season_s == NLD_DEFAULT_SEASON_S && NLD_DEFAULT_SEASON_S == 86400);
-    assert_true(c.s[1].p.season_s == 0); /* season=off */
+    assert_true(c.s[1].p.season_s == 0);                                         /* season=off */
     assert_true(c.s[2].p.season_s == 7 * 86400 && c.s[2].p.season_slots == 168); /* not default */
     assert_int_equal(c.s[1].p.algos, 1u << 7);
     assert_int_equal(c.s[1].p.n, 40);
@@ -527,9 +599,9 @@ static void test_default_preset(void **state)
     char ev[96];
     for (int t = 0; t < 300; t++) {
         double x = 100 + (t * 7 % 11) - 5;
-        if (t == 250) x = 400;       /* a spike: reported */
-        if (t == 251) x = 300;       /* still high: the same episode */
-        if (t == 270) x = 1e9;       /* within the hour's hold-off: no second report */
+        if (t == 250) x = 400; /* a spike: reported */
+        if (t == 251) x = 300; /* still high: the same episode */
+        if (t == 270) x = 1e9; /* within the hour's hold-off: no second report */
         snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
         feed(&r, line_at(t, ev));
     }
@@ -609,13 +681,21 @@ static void test_history_from_archive(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_missing_fixed), cmocka_unit_test(test_missing_learned),
-        cmocka_unit_test(test_subscription),  cmocka_unit_test(test_subscription_baseline),
-        cmocka_unit_test(test_episodes),      cmocka_unit_test(test_episode_min),
-        cmocka_unit_test(test_bad_lines),     cmocka_unit_test(test_config_errors),
-        cmocka_unit_test(test_stream_bounds), cmocka_unit_test(test_default_episode_min),
+        cmocka_unit_test(test_missing_fixed),
+        cmocka_unit_test(test_missing_clock_outlier),
+        cmocka_unit_test(test_missing_learned),
+        cmocka_unit_test(test_subscription),
+        cmocka_unit_test(test_subscription_baseline),
+        cmocka_unit_test(test_episodes),
+        cmocka_unit_test(test_episode_min),
+        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_stream_bounds),
+        cmocka_unit_test(test_default_episode_min),
         cmocka_unit_test(test_holdoff),
-        cmocka_unit_test(test_default_preset),       cmocka_unit_test(test_history_from_archive),
+        cmocka_unit_test(test_nonfinite_values_refused),
+        cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_history_from_archive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,24 @@ static void test_mutations(void **state)
     nl_rec_free(&rec);
 }
 
+/* An error message quotes the input, and the tools print it on a terminal: ESC, BEL and
+ * C1 controls (as UTF-8) in a log line come out as \xHH, never raw. */
+static void test_error_messages_printable(void **state)
+{
+    (void)state;
+    static const char line[] = "ts=\"2026-11-23T10:00:00Z\\x1b[31mRED\\x07\\xc2\\x9b2J\" event=a";
+    nl_rec_t r;
+    nl_rec_init(&r);
+    nl_perr_t e;
+    assert_int_equal(nl_parse(&r, line, strlen(line), 1, NL_PARSE_STRICT, &e), NL_ETS);
+    for (const unsigned char *p = (const unsigned char *)e.msg; *p; p++) {
+        assert_true(*p >= 0x20 && *p != 0x7f);
+        assert_false(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+    }
+    assert_non_null(strstr(e.msg, "\\x1b[31mRED\\x07\\xc2\\x9b2J"));
+    nl_rec_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc && ncase_dirs < 4; i++) case_dirs[ncase_dirs++] = argv[i];
@@ -286,9 +304,13 @@ int main(int argc, char **argv)
         return 2;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bp_valid),         cmocka_unit_test(test_bp_invalid),
-        cmocka_unit_test(test_error_positions),  cmocka_unit_test(test_netlogger_style),
-        cmocka_unit_test(test_lenient_recovery), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_bp_valid),
+        cmocka_unit_test(test_bp_invalid),
+        cmocka_unit_test(test_error_positions),
+        cmocka_unit_test(test_netlogger_style),
+        cmocka_unit_test(test_lenient_recovery),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_error_messages_printable),
         cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

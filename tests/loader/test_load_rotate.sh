@@ -81,8 +81,9 @@ fresh partial
 emit app.log 5
 printf 'ts=2026-11-23T11:00:00.000000Z event=rot.line level=Info seq=%d note=hal' "$seq_next" >>app.log
 load app.log
-grep -q "no newline yet" "$T/stderr.log" || "$NL_LOAD" -d "$DB" app.log 2>&1 | grep -q "no newline" ||
-    fail "the unfinished line was not reported"
+"$NL_LOAD" -d "$DB" app.log 2>"$T/partial.err" || fail "nl-load failed: $(cat "$T/partial.err")"
+grep -q "no newline yet: left for the next load" "$T/partial.err" ||
+    fail "the unfinished line was not reported: $(cat "$T/partial.err")"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM event")" = 5 ] || fail "an unfinished line was stored"
 printf 'f-written\n' >>app.log
 seq_next=$((seq_next + 1))
