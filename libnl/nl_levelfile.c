@@ -41,13 +41,21 @@ static int parse_levelfile(const char *text, int *lineno)
 /* Read and apply the file; caller holds cfg_mu. report: write problems into the log. */
 static int apply_levelfile(nl_log_t *log, int report)
 {
-    FILE *f = fopen(log->level_file.path, "re");
-    if (!f) return 0; /* missing: level unchanged, retried when it appears */
-    char *text = malloc(LEVELFILE_MAX + 1);
-    size_t n = text ? fread(text, 1, LEVELFILE_MAX, f) : 0;
-    fclose(f);
-    if (!text) return NL_ENOMEM;
-    text[n] = '\0';
+    char *text;
+    size_t n;
+    int rd = nl__read_small_file(log->level_file.path, LEVELFILE_MAX, &text, &n);
+    if (rd == NL_EIO) return 0; /* missing: level unchanged, retried when it appears */
+    if (rd == NL_EINVAL || rd == NL_ETOOBIG) {
+        if (report) { /* a FIFO would hang nl_open and the flusher: refused, said */
+            char msg[NL_URL_PATH_MAX + 64];
+            snprintf(msg, sizeof msg, "%s: %s", log->level_file.path,
+                     rd == NL_EINVAL ? "not a regular file (a FIFO, device or directory)"
+                                     : "larger than 64 KiB");
+            nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
+        }
+        return rd;
+    }
+    if (rd) return rd;
     int lineno;
     int lvl = parse_levelfile(text, &lineno);
     free(text);

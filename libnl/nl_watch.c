@@ -3,9 +3,12 @@
  * comparison of modification times: cheap enough for the flusher to ask every interval. */
 #include "nl_watch.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "nlkit/nl.h"
 
@@ -34,4 +37,51 @@ void nl__watch_free(nl_watch_t *w)
 {
     free(w->path);
     w->path = NULL;
+}
+
+int nl__read_small_file(const char *path, size_t max, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return NL_EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NL_EIO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return NL_EINVAL;
+    }
+    char *buf = malloc(max + 2);
+    if (!buf) {
+        close(fd);
+        return NL_ENOMEM;
+    }
+    size_t n = 0;
+    while (n <= max) { /* one byte more than max tells "too long" */
+        ssize_t r = read(fd, buf + n, max + 1 - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            errno = e;
+            return NL_EIO;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > max) {
+        free(buf);
+        return NL_ETOOBIG;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
 }

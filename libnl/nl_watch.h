@@ -21,4 +21,11 @@ int nl__watch_set(nl_watch_t *w, const char *path);
 int nl__watch_changed(nl_watch_t *w);
 void nl__watch_free(nl_watch_t *w);
 
+/* Read a small file an operator edits into *text (malloc'd, NUL-terminated; *len bytes)
+ * without ever blocking: it is opened non-blocking and refused unless it is a regular file
+ * (a FIFO with no writer would hang the caller: nl_open, the flusher, nl_close). Returns 0;
+ * NL_EIO with errno set if it cannot be opened or read; NL_EINVAL if it is not a regular
+ * file; NL_ETOOBIG if longer than max; NL_ENOMEM. */
+int nl__read_small_file(const char *path, size_t max, char **text, size_t *len);
+
 #endif

@@ -72,17 +72,14 @@ static int file_err(nl_perr_t *err, int code, const char *fmt, ...)
 /* Read the rules file into file_rules, all or nothing (caller holds cfg_mu). */
 static int load_file(nls_t *s, nl_perr_t *err)
 {
-    FILE *f = fopen(s->rules_file.path, "re");
-    if (!f) return file_err(err, NL_EIO, "cannot open: %s", strerror(errno));
-    char *text = malloc(NLS_FILE_MAX + 2);
-    size_t n = text ? fread(text, 1, NLS_FILE_MAX + 1, f) : 0;
-    fclose(f);
-    if (!text) return NL_ENOMEM;
-    if (n > NLS_FILE_MAX) {
-        free(text);
-        return file_err(err, NL_ETOOBIG, "larger than %d bytes", NLS_FILE_MAX);
-    }
-    text[n] = '\0';
+    char *text;
+    size_t n;
+    int rd = nl__read_small_file(s->rules_file.path, NLS_FILE_MAX, &text, &n);
+    if (rd == NL_EIO) return file_err(err, NL_EIO, "cannot open: %s", strerror(errno));
+    if (rd == NL_EINVAL) /* a FIFO would block the program: only regular files */
+        return file_err(err, NL_EINVAL, "not a regular file (a FIFO, device or directory)");
+    if (rd == NL_ETOOBIG) return file_err(err, NL_ETOOBIG, "larger than %d bytes", NLS_FILE_MAX);
+    if (rd) return rd;
     if (memchr(text, '\0', n)) {
         free(text);
         return file_err(err, NL_EPARSE, "binary data (a NUL byte) in a rules file");

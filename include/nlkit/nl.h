@@ -179,7 +179,8 @@ int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
  *  re-read it whenever its modification time changes; a bad version is reported in the
  *  log ("event=nl.summary.config") and the previous rules stay. Returns 0, or an error
  *  (NL_EIO, NL_EPARSE, NL_ENAME, NL_EINVAL, NL_ETOOBIG) with the line and column in *err
- *  if err is not NULL; then no rule of the file is applied. */
+ *  if err is not NULL; then no rule of the file is applied. Only a regular file is read,
+ *  never blocking: a FIFO, device or directory is refused with NL_EINVAL. */
 int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err);
 
 /** Set the log's level threshold: events with a level numerically above it are not
@@ -192,7 +193,10 @@ int nl_get_level(const nl_log_t *log);
  *  name, optionally written "level=NAME" (e.g. "level=Debug"). The file is read now and
  *  re-read by the log's flusher whenever its modification time changes, so an operator can
  *  turn detail up or down without a restart. A missing file leaves the level unchanged and
- *  is retried. Returns 0, NL_ELEVEL for an unknown level in the file, or NL_EINVAL. */
+ *  is retried. Only a regular file is read, never blocking: a FIFO, device or directory is
+ *  refused and reported in the log ("nl.log.config"), as is a file over 64 KiB. Returns 0,
+ *  NL_ELEVEL for an unknown level in the file, NL_ETOOBIG, or NL_EINVAL (also for a file
+ *  that is not a regular one). */
 int nl_level_file(nl_log_t *log, const char *path);
 
 /** Add (or replace) a constant field written on every line after the guid, e.g.

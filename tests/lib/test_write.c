@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nl_test.h"
@@ -288,6 +289,47 @@ static void test_level_file(void **state)
     t_rmtree(dir);
 }
 
+/* A level file or rules file that is a FIFO (no writer) hung nl_open, the flusher and
+ * nl_close. Now both are refused for not being regular files, said in the log, and nl_open
+ * returns at once. alarm() turns a hang into a failure. */
+static void test_config_fifo_never_blocks(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512], lvl[512], rules[512], url[600];
+    snprintf(path, sizeof path, "%s", t_path(dir, "a.log"));
+    snprintf(lvl, sizeof lvl, "%s", t_path(dir, "level.fifo"));
+    snprintf(rules, sizeof rules, "%s", t_path(dir, "rules.fifo"));
+    assert_int_equal(mkfifo(lvl, 0600), 0);
+    assert_int_equal(mkfifo(rules, 0600), 0);
+    snprintf(url, sizeof url, "file://%s?flush=20", path);
+    setenv("NL_CFG", lvl, 1);
+    setenv("NL_SUMMARY_FILE", rules, 1);
+    alarm(10);
+    double t0 = t_now_s();
+    nl_log_t *log = nl_open(url);
+    unsetenv("NL_CFG");
+    unsetenv("NL_SUMMARY_FILE");
+    assert_non_null(log);
+    assert_true(t_now_s() - t0 < 2);
+    assert_int_equal(nl_get_level(log), NL_LVL_INFO);
+    nl_perr_t err;
+    assert_int_equal(nl_summary_file(log, rules, &err), NL_EINVAL);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    assert_int_equal(nl_level_file(log, lvl), NL_EINVAL);
+    t_sleep_ms(100); /* a few flusher rounds: none may block on the FIFOs */
+    nl_close(log);
+    alarm(0);
+    size_t len;
+    char *text = t_slurp(path, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "event=nl.log.config level=Error"));
+    assert_non_null(strstr(text, "level.fifo: not a regular file"));
+    assert_non_null(strstr(text, "event=nl.summary.config level=Error"));
+    free(text);
+    t_rmtree(dir);
+}
+
 static void test_env_overrides(void **state)
 {
     (void)state;
@@ -361,15 +403,11 @@ static void test_flush_and_too_big(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_type),
-        cmocka_unit_test(test_bad_fmt),
-        cmocka_unit_test(test_fmt_cache),
-        cmocka_unit_test(test_consts_and_guid),
-        cmocka_unit_test(test_levels),
-        cmocka_unit_test(test_write_line),
-        cmocka_unit_test(test_level_file),
-        cmocka_unit_test(test_env_overrides),
-        cmocka_unit_test(test_flush_and_too_big),
+        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_bad_fmt),
+        cmocka_unit_test(test_fmt_cache),     cmocka_unit_test(test_consts_and_guid),
+        cmocka_unit_test(test_levels),        cmocka_unit_test(test_write_line),
+        cmocka_unit_test(test_level_file),    cmocka_unit_test(test_config_fifo_never_blocks),
+        cmocka_unit_test(test_env_overrides), cmocka_unit_test(test_flush_and_too_big),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
