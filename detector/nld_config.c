@@ -323,6 +323,14 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     if (quorum &&
         (parse_num(quorum, &d->comb.quorum, 1) || !(d->comb.quorum > 0) || d->comb.quorum > 1))
         return fail(x, quorum_col, "bad value for quorum: '%s' (0 < Q <= 1)", quorum);
+    if (d->comb.on) { /* a vote needs some weight to agree: with none it could never report */
+        double tw = 0;
+        for (int a = 0; a < NLD_ALGOS; a++)
+            if (d->p.algos >> a & 1) tw += d->comb.weight[a];
+        if (!(tw > 0))
+            return fail(x, weights ? weights_col : comb_col,
+                        "every algorithm of combine=%s has weight 0: it could never report", comb);
+    }
     if (!d->sel.glob) return fail(x, name_col, "stream %s needs event=GLOB", name);
     if (!d->sel.value && !(d->sel.value = strdup("value"))) return NL_ENOMEM;
     const char *why;
@@ -533,11 +541,6 @@ int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen)
     int rc = 0;
     for (;;) {
         if (len + 4096 + 1 > cap) {
-            if (cap > ((size_t)16 << 20)) {
-                snprintf(err, errlen, "%s: larger than 16 MiB", path);
-                rc = NL_ETOOBIG;
-                break;
-            }
             char *nt = realloc(text, cap = cap * 2 + 8192);
             if (!nt) {
                 rc = NL_ENOMEM;
@@ -547,6 +550,11 @@ int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen)
         }
         size_t got = fread(text + len, 1, cap - len - 1, f);
         len += got;
+        if (len > ((size_t)16 << 20)) { /* on what was read, not on the buffer's size */
+            snprintf(err, errlen, "%s: larger than 16 MiB", path);
+            rc = NL_ETOOBIG;
+            break;
+        }
         if (got == 0) break;
     }
     if (!rc && ferror(f)) {

@@ -17,6 +17,10 @@
 #include "nl_log_int.h"
 #include "nl_url.h"
 
+/* The times a 't' field may hold: years 0001 to 9999, as ISO-8601 writes them. */
+#define TS_MIN_S (-62135596800.0)
+#define TS_MAX_S 253402300799.999999
+
 /* In a forked child, the first call on an inherited log restarts its flusher. Two relaxed
  * loads of values that change only at fork: bench-throughput shows no difference. */
 static inline void fork_check(nl_log_t *log)
@@ -79,15 +83,24 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
         return rc;
     }
     nl_arg_t args[NL_FMT_FIELDS_MAX];
+    int bad_time = 0;
     for (int k = 0; k < t->n; k++) {
         switch (t->f[k].type) {
         case 's': args[k].s = va_arg(ap, const char *); break;
-        case 'd':
-        case 't': args[k].d = va_arg(ap, double); break;
+        case 'd': args[k].d = va_arg(ap, double); break;
+        case 't': /* out of range, its microseconds would overflow an int64 (undefined) */
+            args[k].d = va_arg(ap, double);
+            bad_time |= !(args[k].d >= TS_MIN_S && args[k].d <= TS_MAX_S);
+            break;
         case 'i': args[k].l = va_arg(ap, int); break;
         case 'l': args[k].l = va_arg(ap, long long); break;
         case 'u': args[k].u = va_arg(ap, unsigned long long); break;
         }
+    }
+    if (bad_time) {
+        atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
+        if (owned) free(t);
+        return NL_ETS;
     }
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
@@ -297,9 +310,13 @@ void nl_close(nl_log_t *log)
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 1); /* the last partial and once-per-run summaries */
     nl__sink_close(&log->sink);
-    uint64_t lost = atomic_load(&log->sink.dropped);
-    if (lost) /* the last place left to say it: the log itself may be what failed */
-        fprintf(stderr, "nlkit: %llu line(s) could not be delivered to the log destination\n",
+    /* the last place left to say it (the log itself may be what failed): the drops no
+     * nl.log.dropped line in the log has reported already */
+    uint64_t lost = atomic_load(&log->sink.unreported);
+    if (lost)
+        fprintf(stderr,
+                "nlkit: %llu line(s) could not be delivered to the log destination and are "
+                "reported nowhere else\n",
                 (unsigned long long)lost);
     pthread_cond_destroy(&log->fcond);
     pthread_mutex_destroy(&log->fmu);

@@ -188,6 +188,15 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, 10000);
     int rc = read_only ? check_reader(db, err) : prepare_writer(db, upto, err);
+    /* Several loaders creating one archive at once: switching a new database to WAL takes
+     * a lock the busy handler does not wait for (SQLITE_BUSY at once, 7 in 90 tries with
+     * three loaders). Try again for up to about 10 s, as for any other writer's lock. */
+    for (int tries = 0;
+         rc && !read_only && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY && tries < 200; tries++) {
+        struct timespec ms50 = {0, 50000000};
+        nanosleep(&ms50, NULL);
+        rc = prepare_writer(db, upto, err);
+    }
     if (rc) {
         sqlite3_close(db);
         return rc;

@@ -51,7 +51,8 @@ int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
     if (!value_field) value_field = "value";
     int exact, lit = glob_literals(glob, strlen(glob), &exact);
     if (lit < 0 || !nl__name_ok(value_field, strlen(value_field))) return NL_ENAME;
-    if (mode < NLS_FULL || mode > NLS_OFF || !(interval >= 0 && interval <= NLS_INTERVAL_MAX))
+    if (mode < NLS_FULL || mode > NLS_OFF || !(interval >= 0 && interval <= NLS_INTERVAL_MAX) ||
+        (interval > 0 && interval < NLS_INTERVAL_MIN))
         return NL_EINVAL;
     if (rs->n == NLS_RULES_MAX) return NL_EINVAL;
     if (rs->n == rs->cap) {
@@ -134,8 +135,9 @@ static int parse_rule(rparse_t *p, nls_rules_t *rs)
         p->i++;
         size_t is, il = token(p, ":;\n#", &is);
         if (nl__strtod(p->s + is, il, &interval) != 0 || !(interval >= 0) ||
-            interval > NLS_INTERVAL_MAX)
-            return perr(p, is, NL_EPARSE, "bad interval '%.*s' (seconds, 0 to %d)",
+            interval > NLS_INTERVAL_MAX || (interval > 0 && interval < NLS_INTERVAL_MIN))
+            return perr(p, is, NL_EPARSE,
+                        "bad interval '%.*s' (seconds: 0 for once per run, or 0.01 to %d)",
                         (int)(il > 20 ? 20 : il), p->s + is, NLS_INTERVAL_MAX);
         if (p->s[p->i] == ':') {
             p->i++;

@@ -28,6 +28,7 @@ enum nls_mode { NLS_FULL = 0, NLS_SUMMARY = 1, NLS_BOTH = 2, NLS_OFF = 3 };
 #define NLS_RULES_MAX 1024        /* rules in one set; more is an error, not a silent drop */
 #define NLS_GLOB_MAX NL_NAME_MAX  /* longest glob */
 #define NLS_INTERVAL_MAX 31536000 /* one year, in seconds */
+#define NLS_INTERVAL_MIN 0.01     /* 10 ms: shorter would write more summaries than events */
 
 typedef struct nls_rule {
     char glob[NLS_GLOB_MAX + 1];

@@ -100,7 +100,8 @@ nl_log_t *nl_open_ex(const char *url, int *err);
  *     i  int
  *     l  long long
  *     u  unsigned long long
- *     t  double epoch seconds, written as an ISO-8601 timestamp
+ *     t  double epoch seconds, written as an ISO-8601 timestamp (years 0001-9999; NaN,
+ *        infinities and times outside that are refused: NL_ETS)
  *  `fmt` may be NULL or "" for no fields. A field named "guid" replaces the log's GUID
  *  in the fourth position; "ts", "event" and "level" are reserved. A field with the name
  *  of a constant field replaces that constant on this line. Each distinct fmt is parsed
@@ -108,7 +109,8 @@ nl_log_t *nl_open_ex(const char *url, int *err);
  *  Returns 0 if the line was written or filtered out by level; NL_EFMT for a malformed
  *  fmt (counted in nl_stats.errors, nothing written); NL_EIO if the destination could not
  *  take the line (counted in nl_dropped); NL_ETOOBIG for a line over NL_LINE_MAX (counted
- *  as dropped); NL_EINVAL for a NULL log or event. */
+ *  as dropped); NL_ETS for a 't' value that is no time (counted in nl_stats.errors,
+ *  nothing written); NL_EINVAL for a NULL log or event. */
 int nl_write(nl_log_t *log, const char *event, const char *fmt, ...);
 
 /** nl_write at an explicit level (an enum nl_level value). */
@@ -171,7 +173,8 @@ enum nl_summ_mode {
  *  At most NLS_IDENT_MAX (4096) identities and 1024 activities are tracked per log; events
  *  beyond that are written in full, counted in nl_stats.overflow and reported by a line
  *  "event=nl.summary.overflow level=Warn". Returns 0, NL_ENAME (bad glob or field name),
- *  NL_EINVAL (bad mode, interval < 0 or over a year, too many rules) or NL_ENOMEM. */
+ *  NL_EINVAL (bad mode, interval < 0, under 0.01 s but not 0, or over a year, too many
+ *  rules) or NL_ENOMEM. */
 int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
                  const char *value_field);
 

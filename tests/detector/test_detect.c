@@ -370,6 +370,8 @@ static void test_config_errors(void **state)
         {"stream s event=m season=daily\n", "c:1:18:", "bad value for season"},
         {"stream s event=m season=1d season.slots=1\n", "c:1:8:", "season.slots 2..1440"},
         {"stream s event=m season=1d season.alpha=0\n", "c:1:8:", "season.alpha in (0, 1]"},
+        {"stream s event=m algo=msd-hu,cusum combine=vote weights=msd-hu:0,cusum:0\n",
+         "c:1:", "could never report"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
@@ -678,6 +680,30 @@ static void test_history_from_archive(void **state)
     }
 }
 
+/* A configuration file over 16 MiB is refused on what was read (24 MiB passed: the check
+ * was on the buffer before each doubling). */
+static void test_config_size_limit(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s", t_path(dir, "big.conf"));
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    static char comment[4096];
+    memset(comment, '#', sizeof comment - 1);
+    comment[sizeof comment - 2] = '\n';
+    for (int i = 0; i < (17 << 20) / (int)(sizeof comment - 1) + 1; i++) fputs(comment, f);
+    assert_int_equal(fclose(f), 0);
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256] = "";
+    assert_int_equal(nld_cfg_load(&c, path, err, sizeof err), NL_ETOOBIG);
+    assert_non_null(strstr(err, "larger than 16 MiB"));
+    nld_cfg_free(&c);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_default_episode_min),
         cmocka_unit_test(test_holdoff),
         cmocka_unit_test(test_nonfinite_values_refused),
+        cmocka_unit_test(test_config_size_limit),
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_history_from_archive),
     };

@@ -76,6 +76,26 @@ static void *collector_main(void *arg)
     return NULL;
 }
 
+/* nl_close with standard error caught: what it says there (malloc'd). */
+static char *close_stderr(nl_log_t *log)
+{
+    char path[] = "/tmp/nlkit-close-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    nl_close(log);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fd);
+    char *text = t_slurp(path, NULL);
+    unlink(path);
+    assert_non_null(text);
+    return text;
+}
+
 /* Every received line parses strictly (no torn line); returns the sum of n= over
  * nl.log.dropped reports, and counts the application's lines. */
 static uint64_t check_stream(const char *data, long *app_lines)
@@ -154,7 +174,9 @@ static void test_tcp_peer_closes_and_returns(void **state)
     nl_stats(log, &st);
     assert_true(st.reconnects >= 1);
     uint64_t final_dropped = nl_dropped(log);
-    nl_close(log);
+    char *said = close_stderr(log); /* every drop is in the log: nothing to repeat here */
+    assert_null(strstr(said, "could not be delivered"));
+    free(said);
     pthread_join(th, NULL);
     long got1, got2;
     assert_int_equal(check_stream(c1.data, &got1), 0);
@@ -430,8 +452,15 @@ static void test_disk_full(void **state)
         eio += nl_write(log, "t.full", "i=i pad=s", i, "xxxxxxxxxxxxxxxxxxxxxxxx") == NL_EIO;
     assert_false(nl_is_active(log));
     assert_int_equal(nl_dropped(log), (uint64_t)eio);
-    assert_true(eio > n / 2); /* the rest wait in the buffer, and are counted at close */
-    nl_close(log);
+    assert_true(eio > n / 2);       /* the rest wait in the buffer, and are counted at close */
+    char *said = close_stderr(log); /* /dev/full never takes the report: stderr says it all */
+    unsigned long long lost = 0;
+    const char *at = strstr(said, "nlkit: ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "nlkit: %llu line(s) could not be delivered", &lost), 1);
+    assert_true(lost >= (unsigned long long)eio);
+    assert_non_null(strstr(said, "reported nowhere else"));
+    free(said);
 }
 
 /* stdout is a pipe nobody reads: no SIGPIPE death, the loss is counted. */

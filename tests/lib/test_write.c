@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_write.c — nl_write end to end into a file, read back with the parser: every fmt
  * type, malformed fmts, the fmt cache, constants, GUIDs, levels, the level file, NL_DEST. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,14 +401,48 @@ static void test_flush_and_too_big(void **state)
     t_rmtree(dir);
 }
 
+/* A 't' field that is no time (1e18 s, NaN, infinity) was undefined behaviour (an int64
+ * overflow) and wrote year 0000: refused with NL_ETS, counted, nothing written. */
+static void test_bad_time_field(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512], url[600];
+    snprintf(path, sizeof path, "%s", t_path(dir, "t.log"));
+    snprintf(url, sizeof url, "file://%s", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_int_equal(nl_write(log, "x", "at=t", 1e18), NL_ETS);
+    assert_int_equal(nl_write(log, "x", "at=t", (double)NAN), NL_ETS);
+    assert_int_equal(nl_write(log, "x", "at=t", (double)-INFINITY), NL_ETS);
+    assert_int_equal(nl_write(log, "x", "at=t", -7e10), NL_ETS); /* before year 1 */
+    assert_int_equal(nl_write(log, "ok", "at=t", 1795473503.25), 0);
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.errors, 4);
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, 1);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "at"), "2026-11-23T22:38:23.250000Z");
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_bad_fmt),
-        cmocka_unit_test(test_fmt_cache),     cmocka_unit_test(test_consts_and_guid),
-        cmocka_unit_test(test_levels),        cmocka_unit_test(test_write_line),
-        cmocka_unit_test(test_level_file),    cmocka_unit_test(test_config_fifo_never_blocks),
-        cmocka_unit_test(test_env_overrides), cmocka_unit_test(test_flush_and_too_big),
+        cmocka_unit_test(test_every_type),
+        cmocka_unit_test(test_bad_fmt),
+        cmocka_unit_test(test_fmt_cache),
+        cmocka_unit_test(test_consts_and_guid),
+        cmocka_unit_test(test_levels),
+        cmocka_unit_test(test_write_line),
+        cmocka_unit_test(test_level_file),
+        cmocka_unit_test(test_config_fifo_never_blocks),
+        cmocka_unit_test(test_bad_time_field),
+        cmocka_unit_test(test_env_overrides),
+        cmocka_unit_test(test_flush_and_too_big),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -148,12 +148,28 @@ static void test_mode_names(void **state)
     assert_null(nls_mode_name(9));
 }
 
+/* An interval under 10 ms would write more summaries than events (summary:0.000001 wrote
+ * a million lines in 3 s): refused by the parser and by nl_summarize's path alike. */
+static void test_interval_floor(void **state)
+{
+    (void)state;
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    nl_perr_t err;
+    assert_int_equal(nls_rules_parse(&rs, "a=summary:0.000001", &err), NL_EPARSE);
+    assert_non_null(strstr(err.msg, "0.01 to"));
+    assert_int_equal(nls_rules_add(&rs, "a", NLS_SUMMARY, 0.000001, NULL), NL_EINVAL);
+    assert_int_equal(nls_rules_add(&rs, "a", NLS_SUMMARY, 0.01, NULL), 0);
+    assert_int_equal(nls_rules_add(&rs, "b", NLS_SUMMARY, 0, NULL), 0); /* once per run */
+    nls_rules_free(&rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_design_example),      cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_layout_and_comments), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_mode_names),
+        cmocka_unit_test(test_mode_names),          cmocka_unit_test(test_interval_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
