@@ -93,10 +93,9 @@ static double now_s(void)
 
 /* A file being loaded: positions are kept only for real files. */
 typedef struct source {
-    const char *name; /* as given, for messages */
-    char *key;        /* absolute path, or NULL for standard input / pipes */
-    uint64_t inode, size;
-    nll_file_t file;     /* key set: the file as load_file knows it (nll_pos.c) */
+    const char *name;    /* as given, for messages */
+    char *key;           /* absolute path, or NULL for standard input / pipes */
+    nll_file_t file;     /* a regular file: descriptor, size, inode, path (nll_pos.c) */
     int64_t row;         /* its load_file row (0: none yet) */
     nll_pos_t committed; /* where its row stands: this loader's last commit, or the start */
     uint64_t partial;    /* bytes after its last newline, left for the next load */
@@ -184,7 +183,7 @@ static void show_progress(const source_t *src, const nll_pos_t *at, double t0, l
                           int done)
 {
     double el = now_s() - t0;
-    double pct = src->size ? 100.0 * (double)at->offset / (double)src->size : 0;
+    double pct = src->file.size ? 100.0 * (double)at->offset / (double)src->file.size : 0;
     fprintf(stderr, "\rnl-load: %s %5.1f%% %ld lines %.0f lines/s%s", src->name,
             pct > 100 ? 100 : pct, at->lines, el > 0 ? (double)(at->lines - from_line) / el : 0,
             done ? "\n" : "");
@@ -321,9 +320,8 @@ static int load_path(load_t *ld, const char *name, int reload)
                 "nl-load: %s: %s: loading it without a recorded position (a re-run "
                 "would load it again)\n",
                 name, strerror(errno));
-    src.inode = (uint64_t)st.st_ino;
-    src.size = (uint64_t)st.st_size;
-    src.file = (nll_file_t){.fd = fd, .size = src.size, .inode = src.inode, .path = src.key};
+    src.file = (nll_file_t){
+        .fd = fd, .size = (uint64_t)st.st_size, .inode = (uint64_t)st.st_ino, .path = src.key};
     /* one loader per file at a time: a second one waits, then resumes where it stopped
      * (nll_pos_commit catches what a lock cannot: the same content under two names) */
     if (src.key && flock(fd, LOCK_EX | LOCK_NB) != 0) {

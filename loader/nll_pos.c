@@ -89,16 +89,32 @@ int nll_pos_find(sqlite3 *db, const nll_file_t *f, nll_pos_t *pos, int64_t *row,
     return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading load positions");
 }
 
+/* The loaded offset of row `id` (UINT64_MAX if the row is gone). */
+static int row_offset(sqlite3 *db, int64_t id, uint64_t *off, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT offset FROM load_file WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return nll_db_fail(db, err, "reading load positions");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    *off = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : UINT64_MAX;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                                 : nll_db_fail(db, err, "reading load positions");
+}
+
 int nll_pos_commit(sqlite3 *db, const nll_file_t *f, int64_t *row, const nll_pos_t *from,
                    const nll_pos_t *to, nll_err_t *err)
 {
     /* inside the write transaction nobody else can move the row: is it still where this
-     * loader started? */
-    nll_pos_t now;
-    int64_t now_row;
-    int rc = nll_pos_find(db, f, &now, &now_row, err);
+     * loader started? Its own row is looked up by id; before it has one, no other loader
+     * may have made one for this content meanwhile. */
+    nll_pos_t now = {0, 0};
+    int64_t other = 0; /* a row another loader made for this content */
+    int rc = *row ? row_offset(db, *row, &now.offset, err) : nll_pos_find(db, f, &now, &other, err);
     if (rc) return rc;
-    if (now_row != *row || now.offset != from->offset) {
+    if (other || now.offset != from->offset) {
         snprintf(err->msg, sizeof err->msg,
                  "%s: loaded meanwhile by another nl-load (it is at byte %llu, this one started "
                  "at %llu): nothing of this batch is stored",
