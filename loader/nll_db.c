@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_db.c — opening the archive, and upgrading its schema in place step by step. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nll.h"
 #include "nll_schema.h"
@@ -171,6 +173,17 @@ static int check_reader(sqlite3 *db, nll_err_t *err)
     return 0;
 }
 
+/* An archive holds every host's events: a new one is made 0640 (and SQLite gives its -wal
+ * and -shm files the same mode), where SQLite alone would make it 0644 under the usual
+ * umask. An empty file is an empty database. An existing file is left as its owner set it;
+ * a path SQLite cannot open is reported by sqlite3_open_v2 below. */
+static void create_private(const char *path)
+{
+    if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    if (fd >= 0) close(fd);
+}
+
 int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err)
 {
     sqlite3 *db = NULL;
@@ -179,6 +192,7 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
     int oflags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                  SQLITE_OPEN_NOMUTEX;
     *out = NULL;
+    if (!read_only) create_private(path);
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
         int rc = errf(err, NL_EIO, "%s: cannot open database: %s", path,
                       db ? sqlite3_errmsg(db) : "out of memory");

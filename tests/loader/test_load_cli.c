@@ -155,6 +155,34 @@ static void test_exactly_once_across_kill9(void **state)
     t_rmtree(dir);
 }
 
+/* An archive holds every host's events: nl-load makes a new one 0640 whatever the umask
+ * allows beyond that (SQLite alone made it 0644), and its -wal file alike; an archive that
+ * exists keeps the mode its owner gave it. */
+static void test_new_archive_is_not_world_readable(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "e.log")), *db = keep(t_path(dir, "new.db"));
+    const char *wal = keep(t_path(dir, "new.db-wal"));
+    write_events(in, 0, 10);
+    mode_t old = umask(022);
+    t_child_t c = {0};
+    const char *args[] = {"-d", db, "-q", in, NULL};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    struct stat sb;
+    assert_int_equal(stat(db, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+    if (stat(wal, &sb) == 0) assert_int_equal(sb.st_mode & 07777, 0640);
+    assert_int_equal(chmod(db, 0600), 0);
+    write_events(in, 10, 5);
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    assert_int_equal(stat(db, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0600);
+    expect_exactly(db, 15);
+    umask(old);
+    t_rmtree(dir);
+}
+
 static void test_bad_lines_reported_and_rejected(void **state)
 {
     (void)state;
@@ -464,6 +492,7 @@ int main(int argc, char **argv)
     detect_prog = argv[3];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
+        cmocka_unit_test(test_new_archive_is_not_world_readable),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),

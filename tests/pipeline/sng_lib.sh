@@ -57,7 +57,7 @@ start_central() {
         cat >"$T/central.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-central.conf"
-nlkit_central(ip("127.0.0.1") port($PORT) socket("$T/central.sock") archive("$T/archive")
+nlkit_central(port($PORT) socket("$T/central.sock") archive("$T/archive")
               db("$T/archive.db") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
               nl_detect("$NL_DETECT") errors("$T/tools.log") ${1:-});
 EOF
