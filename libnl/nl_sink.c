@@ -130,7 +130,7 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
     int tcp = s->url.kind == NL_D_TCP;
     while (done < n && s->fd >= 0) {
         ssize_t w;
-        if (tcp)
+        if (tcp || s->sock_out)
             w = send(s->fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
         else if (s->pipe && atomic_load_explicit(&nl__fork_seen, memory_order_relaxed))
             w = write_nosigpipe(s->fd, p + done, pipe_piece(p + done, n - done));
@@ -149,8 +149,9 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
             atomic_store(&s->active, 0);
             return done;
         }
-        /* hard error: ENOSPC, EPIPE, ECONNRESET, EIO ... */
-        if (tcp)
+        /* hard error: ENOSPC, EPIPE, ECONNRESET, EIO ... A FIFO's reader went away: open
+         * it again (on the flusher thread) when another comes. */
+        if (tcp || s->fifo)
             disconnect(s);
         else
             atomic_store(&s->active, 0);
@@ -397,11 +398,57 @@ int nl__sink_flush(nl_sink_t *s)
     return rc;
 }
 
-/* A new connection for a network sink, or -1. Called without the lock: may take up to
- * the timeout. */
+/* A FIFO with no reader: open(2) would wait for one (forever), so it is opened
+ * non-blocking (ENXIO while there is no reader) and kept non-blocking, which lets writes
+ * wait at most the timeout. */
+static int open_fifo(const char *path) { return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); }
+
+/* A file destination, opened without waiting: a FIFO is found out (*fifo set) whether or
+ * not it has a reader yet; a regular file gets its usual blocking writes back. -1 with
+ * errno for a path that cannot be opened (a FIFO without reader is not that). */
+static int open_file(const char *path, int *fifo)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    struct stat st;
+    if (fd < 0) {
+        int e = errno;
+        *fifo = e == ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+        errno = e;
+        return -1;
+    }
+    *fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+    if (!*fifo) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* stdout or stderr as a pipe, FIFO or terminal: a write(2) on the program's descriptor
+ * waits as long as the reader stalls, and making that descriptor non-blocking would
+ * change it under the program's own writes. Open the same pipe or terminal again through
+ * /proc (a new, non-blocking open file description), so only our writes stop waiting.
+ * A socket is sent to with MSG_DONTWAIT instead. Falls back to the descriptor itself. */
+static void own_std_fd(nl_sink_t *s)
+{
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0) return;
+    if (S_ISSOCK(st.st_mode)) {
+        s->sock_out = 1;
+        return;
+    }
+    if (!S_ISFIFO(st.st_mode) && !isatty(s->fd)) return;
+    char path[32];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", s->fd);
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    s->fd = fd;
+    s->own_fd = 1;
+}
+
+/* A new connection for a network sink (or a FIFO's new opening), or -1. Called without
+ * the lock: may take up to the timeout. */
 static int connect_fd(const nl_sink_t *s)
 {
     switch (s->url.kind) {
+    case NL_D_FILE: return s->fifo ? open_fifo(s->url.path) : -1;
     case NL_D_TCP: return nl__tcp_connect(s->url.host, s->url.port, s->url.timeout_ms);
     case NL_D_UDP: return nl__udp_connect(s->url.host, s->url.port);
     case NL_D_SYSLOG: {
@@ -420,7 +467,7 @@ void nl__sink_tick(nl_sink_t *s)
 {
     pthread_mutex_t *fd_mu = s->stream ? &s->io_mu : &s->mu;
     pthread_mutex_lock(fd_mu);
-    int down = s->fd < 0 && s->own_fd && s->url.kind != NL_D_FILE;
+    int down = s->fd < 0 && s->own_fd && (s->url.kind != NL_D_FILE || s->fifo);
     pthread_mutex_unlock(fd_mu);
     if (down) {
         int fd = connect_fd(s); /* only this thread connects, so fd cannot change meanwhile */
@@ -461,8 +508,8 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     int default_through = 0;
     switch (u->kind) {
     case NL_D_FILE:
-        s->fd = open(u->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-        if (s->fd < 0) return NL_EIO;
+        s->fd = open_file(u->path, &s->fifo); /* a FIFO without reader: opens inactive */
+        if (s->fd < 0 && !s->fifo) return NL_EIO;
         s->own_fd = 1;
         break;
     case NL_D_STDOUT:
@@ -470,6 +517,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
         s->fd = u->kind == NL_D_STDOUT ? STDOUT_FILENO : STDERR_FILENO;
         if (fcntl(s->fd, F_GETFL) < 0) s->fd = -1; /* closed: stays inactive, counts drops */
         default_through = u->kind == NL_D_STDERR || (s->fd >= 0 && isatty(s->fd));
+        own_std_fd(s);
         break;
     default:
         s->own_fd = 1;
@@ -478,9 +526,10 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     s->stream = u->kind == NL_D_FILE || u->kind == NL_D_STDOUT || u->kind == NL_D_STDERR ||
                 u->kind == NL_D_TCP;
     struct stat st;
-    s->guard_sigpipe = s->stream && u->kind != NL_D_TCP && s->fd >= 0 && fstat(s->fd, &st) == 0 &&
-                       (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-    s->pipe = s->guard_sigpipe && S_ISFIFO(st.st_mode);
+    int is_fifo = s->fifo || (s->fd >= 0 && fstat(s->fd, &st) == 0 && S_ISFIFO(st.st_mode));
+    int is_sock = s->sock_out || (s->fd >= 0 && fstat(s->fd, &st) == 0 && S_ISSOCK(st.st_mode));
+    s->guard_sigpipe = s->stream && u->kind != NL_D_TCP && (is_fifo || is_sock);
+    s->pipe = s->guard_sigpipe && is_fifo;
     if (s->stream) {
         s->write_through = u->buffer == 0 || (u->buffer < 0 && default_through);
         s->cap = u->buffer > MIN_BUFFER ? (size_t)u->buffer

@@ -27,6 +27,9 @@ typedef struct nl_sink {
     int stream;          /* byte stream (file, pipe, tcp) rather than datagrams */
     int guard_sigpipe;   /* fd is a pipe or socket reached with write(2) */
     int pipe;            /* fd is a pipe: after a fork, written PIPE_BUF at a time */
+    int fifo;            /* a FIFO named by path: opened non-blocking, and again by the
+                            flusher thread while it has no reader */
+    int sock_out;        /* stdout/stderr is a socket: sent with MSG_DONTWAIT */
     int write_through;   /* flush after every line */
     _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
                             thread gets through */

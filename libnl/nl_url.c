@@ -146,8 +146,10 @@ int nl__url_parse(const char *url, nl_url_t *u)
     u->port = NL_DEFAULT_PORT;
     u->facility = LOG_USER;
     if (!url || !*url) return NL_EURL;
-    if (!strcmp(url, "-")) return u->kind = NL_D_STDOUT, 0;
-    if (!strcmp(url, "&")) return u->kind = NL_D_STDERR, 0;
+    if ((url[0] == '-' || url[0] == '&') && (url[1] == '\0' || url[1] == '?')) {
+        u->kind = url[0] == '-' ? NL_D_STDOUT : NL_D_STDERR; /* "-?timeout=200" has options */
+        return url[1] ? parse_query(url + 2, u) : 0;
+    }
     const char *sep = strstr(url, "://");
     size_t slen = sep ? (size_t)(sep - url) : 0;
     int scheme = sep && slen > 0;

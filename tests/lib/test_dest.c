@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dest.c — destinations that fail: a TCP collector that closes mid-stream and comes
  * back, UDP, a syslog socket that disappears and returns, a full disk, a reader-less pipe
- * on stdout. Nothing crashes or hangs, every loss is counted, and reported once the
+ * on stdout, a pipe on stdout whose reader stalls, a FIFO with no reader that gets one. Nothing crashes or hangs, every loss is counted, and reported once the
  * destination works again. All traffic stays on loopback and in a temporary directory. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -485,6 +487,165 @@ static void test_stdout_broken_pipe(void **state)
     assert_false(active);
 }
 
+
+/* Drains a pipe or FIFO until EOF into a collector_t's buffer (lines counted). */
+typedef struct drain {
+    int fd;
+    collector_t c;
+} drain_t;
+
+static void *drain_main(void *arg)
+{
+    drain_t *d = arg;
+    char buf[8192];
+    for (;;) {
+        ssize_t r = read(d->fd, buf, sizeof buf);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN)) {
+            if (errno == EAGAIN) t_sleep_ms(1);
+            continue;
+        }
+        if (r <= 0) break;
+        if (d->c.len + (size_t)r + 1 > d->c.cap) {
+            d->c.cap = (d->c.len + (size_t)r + 1) * 2;
+            d->c.data = realloc(d->c.data, d->c.cap);
+        }
+        memcpy(d->c.data + d->c.len, buf, (size_t)r);
+        d->c.len += (size_t)r;
+        d->c.data[d->c.len] = '\0';
+    }
+    return NULL;
+}
+
+/* stdout is a pipe whose reader stops reading (a stalled `prog | consumer`): no nl_write
+ * waits longer than the timeout, nl_close neither, the program's own stdout stays as it
+ * was (blocking), and once the reader drains the pipe, what arrives is whole lines, with
+ * every line that did not arrive reported in nl.log.dropped. (Before: one write blocked
+ * until the reader read again, here forever; alarm() turns that into a failure.) */
+static void test_stdout_stalled_pipe(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(p[1], STDOUT_FILENO);
+    close(p[1]);
+    alarm(30);
+    nl_log_t *log = nl_open("-?timeout=200&flush=50");
+    assert_non_null(log);
+    const int n = 200000;
+    double t0 = mono_s(), worst = 0;
+    for (int i = 0; i < n; i++) {
+        double a = mono_s();
+        nl_write(log, "t.stdout", "i=i pad=s", i, "a line long enough to fill the pipe soon");
+        double d = mono_s() - a;
+        if (d > worst) worst = d;
+    }
+    double total = mono_s() - t0;
+    uint64_t dropped = nl_dropped(log);
+    int blocking = !(fcntl(STDOUT_FILENO, F_GETFL) & O_NONBLOCK);
+    /* the reader comes back: the flusher gets through and reports the drops */
+    drain_t d = {.fd = p[0]};
+    pthread_t th;
+    pthread_create(&th, NULL, drain_main, &d);
+    for (int w = 0; w < 400 && !nl_is_active(log); w++) t_sleep_ms(10);
+    nl_write(log, "t.stdout", "i=i pad=s", n, "after");
+    double c0 = mono_s();
+    nl_close(log);
+    double close_s = mono_s() - c0;
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO); /* the last write end: the reader sees EOF */
+    close(saved);
+    pthread_join(th, NULL);
+    alarm(0);
+    close(p[0]);
+    assert_true(blocking);
+    assert_true(dropped > 0);
+    if (worst > 1.0 || total > 10.0 || close_s > 2.0)
+        fail_msg("writers blocked: worst call %.3f s, all calls %.3f s, close %.3f s", worst, total,
+                 close_s);
+    long app = 0;
+    uint64_t reported = check_stream(d.c.data, &app);
+    assert_int_equal((uint64_t)app + reported, (uint64_t)n + 1);
+    free(d.c.data);
+}
+
+/* What a non-blocking reader finds in the pipe now (appended to d's buffer). */
+static void drain_now(drain_t *d)
+{
+    char buf[8192];
+    ssize_t r;
+    while ((r = read(d->fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
+        if (r < 0) continue;
+        if (d->c.len + (size_t)r + 1 > d->c.cap) {
+            d->c.cap = (d->c.len + (size_t)r + 1) * 2;
+            d->c.data = realloc(d->c.data, d->c.cap);
+        }
+        memcpy(d->c.data + d->c.len, buf, (size_t)r);
+        d->c.len += (size_t)r;
+        d->c.data[d->c.len] = '\0';
+    }
+}
+
+/* NL_DEST names a FIFO nobody reads yet: nl_open returns at once (it hung in open(2)),
+ * lines wait in the buffer and, once it is full, are dropped and counted; a reader opens
+ * the FIFO, the log becomes active, and the reader gets the waiting lines, the drop report
+ * and the later lines, whole. The reader goes away: no SIGPIPE, the log is inactive; the
+ * next reader gets what waited. In the end every line written arrived or was reported. */
+static void test_fifo_destination(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512], url[600];
+    snprintf(path, sizeof path, "%s", t_path(dir, "events.fifo"));
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(url, sizeof url, "file://%s?timeout=200&flush=20&buffer=4096", path);
+    alarm(30);
+    double t0 = mono_s();
+    nl_log_t *log = nl_open(url);
+    double open_s = mono_s() - t0;
+    assert_non_null(log);
+    assert_true(open_s < 1.0);
+    assert_false(nl_is_active(log));
+    int total = 0, eio = 0;
+    for (int i = 0; i < 1000; i++, total++) eio += nl_write(log, "t.fifo", "i=i", i) == NL_EIO;
+    assert_true(eio > 500);
+    assert_int_equal(nl_dropped(log), (uint64_t)eio);
+    long app_total = 0;
+    uint64_t reported_total = 0;
+    for (int round = 0; round < 3; round++) {
+        drain_t d = {.fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+        assert_true(d.fd >= 0);
+        wait_for(log, 1, 3000);
+        assert_true(nl_is_active(log));
+        if (round == 2) { /* the last reader: nl_close delivers what waits */
+            nl_close(log);
+            drain_now(&d);
+        } else {
+            for (int i = 0; i < 100; i++, total++)
+                assert_int_equal(nl_write(log, "t.fifo", "i=i", i), 0);
+            assert_int_equal(nl_flush(log), 0);
+            drain_now(&d);
+        }
+        close(d.fd); /* the reader goes away */
+        long app = 0;
+        reported_total += check_stream(d.c.data, &app);
+        app_total += app;
+        free(d.c.data);
+        if (round == 2) break;
+        /* writes into a FIFO without reader: EPIPE, no SIGPIPE death, the log inactive */
+        for (int i = 0; i < 20; i++, total++) {
+            nl_write(log, "t.fifo", "i=i", i);
+            nl_flush(log);
+        }
+        assert_false(nl_is_active(log));
+    }
+    alarm(0);
+    assert_true(reported_total >= (uint64_t)eio);
+    assert_int_equal((uint64_t)app_total + reported_total, (uint64_t)total);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +658,8 @@ int main(void)
         cmocka_unit_test(test_syslog_missing_daemon),
         cmocka_unit_test(test_disk_full),
         cmocka_unit_test(test_stdout_broken_pipe),
+        cmocka_unit_test(test_stdout_stalled_pipe),
+        cmocka_unit_test(test_fifo_destination),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

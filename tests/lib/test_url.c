@@ -15,6 +15,17 @@ static void test_good_urls(void **state)
     assert_int_equal(u.kind, NL_D_STDOUT);
     assert_int_equal(nl__url_parse("&", &u), 0);
     assert_int_equal(u.kind, NL_D_STDERR);
+    /* stdout and stderr take options too (before: a file named "-?timeout=200") */
+    assert_int_equal(nl__url_parse("-?timeout=200&flush=50", &u), 0);
+    assert_int_equal(u.kind, NL_D_STDOUT);
+    assert_int_equal(u.timeout_ms, 200);
+    assert_int_equal(u.flush_ms, 50);
+    assert_int_equal(nl__url_parse("&?buffer=0", &u), 0);
+    assert_int_equal(u.kind, NL_D_STDERR);
+    assert_int_equal(u.buffer, 0);
+    assert_int_equal(nl__url_parse("-?colour=red", &u), NL_EURL);
+    assert_int_equal(nl__url_parse("-x", &u), 0);
+    assert_int_equal(u.kind, NL_D_FILE);
     assert_int_equal(nl__url_parse("/var/log/x.log", &u), 0);
     assert_int_equal(u.kind, NL_D_FILE);
     assert_string_equal(u.path, "/var/log/x.log");
