@@ -443,14 +443,29 @@ static void own_std_fd(nl_sink_t *s)
     s->own_fd = 1;
 }
 
+/* A network destination's socket, once its name resolves: the lookup waits at most the
+ * timeout (a resolver that never answers held nl_open 10 s and nl_close 18 s), then the
+ * connection at most the timeout again. */
+static int connect_net(nl_sink_t *s)
+{
+    int tcp = s->url.kind == NL_D_TCP;
+    struct addrinfo *res;
+    if (nl__resolve(s->url.host, s->url.port, tcp ? SOCK_STREAM : SOCK_DGRAM, s->url.timeout_ms,
+                    &s->lookup, &res) != 0)
+        return -1;
+    int fd = tcp ? nl__tcp_connect(res, s->url.timeout_ms) : nl__udp_connect(res);
+    freeaddrinfo(res);
+    return fd;
+}
+
 /* A new connection for a network sink (or a FIFO's new opening), or -1. Called without
- * the lock: may take up to the timeout. */
-static int connect_fd(const nl_sink_t *s)
+ * the lock, by one thread at a time: may take up to twice the timeout. */
+static int connect_fd(nl_sink_t *s)
 {
     switch (s->url.kind) {
     case NL_D_FILE: return s->fifo ? open_fifo(s->url.path) : -1;
-    case NL_D_TCP: return nl__tcp_connect(s->url.host, s->url.port, s->url.timeout_ms);
-    case NL_D_UDP: return nl__udp_connect(s->url.host, s->url.port);
+    case NL_D_TCP:
+    case NL_D_UDP: return connect_net(s);
     case NL_D_SYSLOG: {
         int fd = nl__unix_dgram_socket();
         if (fd >= 0 && nl__unix_dgram_connect(fd, s->url.path) != 0) {
@@ -596,6 +611,8 @@ void nl__sink_fork_child(nl_sink_t *s)
         s->fd = -1;
         atomic_store(&s->active, 0); /* lines wait in the buffer until the child connects */
     }
+    /* a lookup's thread was not copied: its struct stays behind (small), unused */
+    s->lookup = NULL;
     pthread_mutex_unlock(&s->io_mu);
     pthread_mutex_unlock(&s->mu);
     nl__stages_fork_child(&s->stages);
@@ -621,6 +638,7 @@ void nl__sink_close(nl_sink_t *s)
                            count_lines(s->buf, s->len));
     if (s->fd >= 0 && s->own_fd) close(s->fd);
     s->fd = -1;
+    nl__lookup_forget(&s->lookup);
     free(s->buf);
     free(s->out);
     s->buf = s->out = NULL;

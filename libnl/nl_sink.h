@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_resolve.h"
 #include "nl_stage.h"
 #include "nl_url.h"
 #include "nlkit/nl_bp.h"
@@ -30,6 +31,8 @@ typedef struct nl_sink {
     int fifo;            /* a FIFO named by path: opened non-blocking, and again by the
                             flusher thread while it has no reader */
     int sock_out;        /* stdout/stderr is a socket: sent with MSG_DONTWAIT */
+    nl_lookup_t *lookup; /* the host name's lookup, while it runs late (connecting thread
+                            only: nl_open's caller, then the flusher, then nl_close) */
     int write_through;   /* flush after every line */
     _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
                             thread gets through */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nl_sock.c — connect helpers for nl_sink.c. */
+/* nl_sock.c — connect helpers for nl_sink.c (names are resolved by nl_resolve.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -11,20 +11,6 @@
 #include <unistd.h>
 
 #include "nl_sock.h"
-
-/* Resolve host:port for the given socket type; caller frees with freeaddrinfo. */
-static struct addrinfo *resolve(const char *host, int port, int socktype)
-{
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = socktype;
-    hints.ai_flags = AI_NUMERICSERV;
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", port);
-    if (getaddrinfo(host, ps, &hints, &res) != 0) return NULL;
-    return res;
-}
 
 /* Non-blocking connect, then wait for it to finish or time out. */
 static int connect_timed(const struct addrinfo *ai, int timeout_ms)
@@ -47,28 +33,24 @@ fail:
     return -1;
 }
 
-int nl__tcp_connect(const char *host, int port, int timeout_ms)
+int nl__tcp_connect(const struct addrinfo *res, int timeout_ms)
 {
-    struct addrinfo *res = resolve(host, port, SOCK_STREAM);
     int fd = -1;
-    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
+    for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
         fd = connect_timed(ai, timeout_ms);
-    if (res) freeaddrinfo(res);
     return fd;
 }
 
-int nl__udp_connect(const char *host, int port)
+int nl__udp_connect(const struct addrinfo *res)
 {
-    struct addrinfo *res = resolve(host, port, SOCK_DGRAM);
     int fd = -1;
-    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+    for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
             close(fd);
             fd = -1;
         }
     }
-    if (res) freeaddrinfo(res);
     return fd;
 }
 

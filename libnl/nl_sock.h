@@ -4,10 +4,14 @@
 #ifndef NLKIT_NL_SOCK_H
 #define NLKIT_NL_SOCK_H
 
-/* Connect TCP to host:port within timeout_ms. Returns a non-blocking fd, or -1. */
-int nl__tcp_connect(const char *host, int port, int timeout_ms);
-/* A UDP socket connected to host:port. Returns a non-blocking fd, or -1. */
-int nl__udp_connect(const char *host, int port);
+#include <netdb.h>
+
+/* Connect TCP to the first of the resolved addresses that answers, each within
+ * timeout_ms. Returns a non-blocking fd, or -1. */
+int nl__tcp_connect(const struct addrinfo *res, int timeout_ms);
+/* A UDP socket connected to the first usable resolved address. Returns a non-blocking fd,
+ * or -1. */
+int nl__udp_connect(const struct addrinfo *res);
 /* A unix datagram socket (not yet connected). Returns a non-blocking fd, or -1. */
 int nl__unix_dgram_socket(void);
 /* Connect a unix datagram socket to path. Returns 0 or -1. */

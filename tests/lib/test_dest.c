@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dest.c — destinations that fail: a TCP collector that closes mid-stream and comes
  * back, UDP, a syslog socket that disappears and returns, a full disk, a reader-less pipe
- * on stdout, a pipe on stdout whose reader stalls, a FIFO with no reader that gets one. Nothing crashes or hangs, every loss is counted, and reported once the
+ * on stdout, a pipe on stdout whose reader stalls, a FIFO with no reader that gets one, a
+ * DNS server that never answers. Nothing crashes or hangs, every loss is counted, and reported once the
  * destination works again. All traffic stays on loopback and in a temporary directory. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,8 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -646,6 +652,80 @@ static void test_fifo_destination(void **state)
     t_rmtree(dir);
 }
 
+
+/* In a private network and mount namespace (root only): loopback up, /etc/resolv.conf
+ * naming a DNS server on 127.0.0.1:53 that takes every query and never answers (glibc
+ * then waits 5 s per try, twice). Returns 0, or -1 where namespaces are not allowed. */
+static int silent_dns_namespace(const char *dir)
+{
+    if (unshare(CLONE_NEWNS | CLONE_NEWNET) != 0) return -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+    char conf[600];
+    snprintf(conf, sizeof conf, "%s/resolv.conf", dir);
+    FILE *f = fopen(conf, "w");
+    if (!f) return -1;
+    fputs("nameserver 127.0.0.1\noptions timeout:5 attempts:2\n", f);
+    fclose(f);
+    if (mount(conf, "/etc/resolv.conf", NULL, MS_BIND, NULL) != 0) return -1;
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) return -1;
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(53)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0) return -1; /* kept open, never read */
+    return 0;
+}
+
+/* A collector named by a host name the resolver never answers for: nl_open, nl_write and
+ * nl_close each take at most about the timeout (they took 10 s and 18 s: getaddrinfo ran
+ * on the caller's thread, unbounded). Runs in a child in its own namespaces; skipped
+ * where that is not allowed (not root, or a container without CAP_SYS_ADMIN). */
+static void test_dns_never_answers(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) {
+        fprintf(stderr, "    (not root: cannot make a private DNS server; skipped)\n");
+        skip();
+    }
+    const char *dir = t_tmpdir();
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(60);
+        if (silent_dns_namespace(dir) != 0) _exit(77);
+        double t0 = mono_s();
+        nl_log_t *log = nl_open("x-netlog://collector.nlkit.invalid:9999?timeout=300&flush=50");
+        double open_s = mono_s() - t0, worst = 0;
+        for (int i = 0; i < 200; i++) {
+            double a = mono_s();
+            nl_write(log, "t.dns", "i=i", i);
+            if (mono_s() - a > worst) worst = mono_s() - a;
+            if (i % 50 == 0) t_sleep_ms(100); /* the flusher keeps trying meanwhile */
+        }
+        int active = nl_is_active(log);
+        double c0 = mono_s();
+        nl_close(log);
+        double close_s = mono_s() - c0;
+        fprintf(stderr, "    unanswered DNS: nl_open %.3f s, worst nl_write %.3f s, nl_close %.3f s\n",
+                open_s, worst, close_s);
+        _exit(log && !active && open_s < 1.0 && worst < 0.5 && close_s < 2.0 ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    t_rmtree(dir);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        fprintf(stderr, "    (namespaces not allowed here; skipped)\n");
+        skip();
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_stdout_broken_pipe),
         cmocka_unit_test(test_stdout_stalled_pipe),
         cmocka_unit_test(test_fifo_destination),
+        cmocka_unit_test(test_dns_never_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
