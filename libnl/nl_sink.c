@@ -56,9 +56,12 @@ static uint64_t count_lines(const char *p, size_t n)
     return k;
 }
 
-/* Lose the connection. Caller owns fd (io_mu for a stream sink, mu for datagrams). */
+/* Lose the connection. Caller owns fd (io_mu for a stream sink, mu for datagrams). Lines
+ * a TCP peer never acknowledged are lost with it: counted. */
 static void disconnect(nl_sink_t *s)
 {
+    if (s->fd >= 0 && s->url.kind == NL_D_TCP)
+        count_drops(s, nl__flight_unacked(&s->flight, s->fd));
     if (s->fd >= 0 && s->own_fd) close(s->fd);
     s->fd = -1;
     atomic_store(&s->active, 0);
@@ -139,6 +142,7 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
         else
             w = write(s->fd, p + done, n - done);
         if (w > 0) {
+            if (tcp) nl__flight_sent(&s->flight, p + done, (size_t)w);
             done += (size_t)w;
             continue;
         }
@@ -455,6 +459,7 @@ static int connect_net(nl_sink_t *s)
         return -1;
     int fd = tcp ? nl__tcp_connect(res, s->url.timeout_ms) : nl__udp_connect(res);
     freeaddrinfo(res);
+    if (fd >= 0 && tcp) nl__flight_reset(&s->flight, fd); /* no one sends while fd < 0 */
     return fd;
 }
 
@@ -606,6 +611,7 @@ void nl__sink_fork_child(nl_sink_t *s)
     atomic_store(&s->unreported, 0);
     atomic_store(&s->reconnects, 0);
     atomic_store(&s->stalled, 0);
+    s->flight.sent = s->flight.n = 0;
     if (s->url.kind == NL_D_TCP && s->fd >= 0) {
         close(s->fd); /* the parent's connection stays open: it holds the socket too */
         s->fd = -1;
@@ -616,6 +622,27 @@ void nl__sink_fork_child(nl_sink_t *s)
     pthread_mutex_unlock(&s->io_mu);
     pthread_mutex_unlock(&s->mu);
     nl__stages_fork_child(&s->stages);
+}
+
+/* Part of a line went out and the rest never will (the peer stopped reading). */
+static int torn(const nl_sink_t *s)
+{
+    return s->out && s->out_off > 0 && s->out_off < s->out_len && s->out[s->out_off - 1] != '\n';
+}
+
+/* Closing while part of a line is in the kernel and its rest never went (the peer
+ * stopped reading): a plain close would end the stream with a FIN right after the torn
+ * line, which the peer reads as a whole event with a cut value. Reset the connection
+ * instead: the peer reads what it has, then an error, not an end of stream; the lines it
+ * had not acknowledged are discarded with the reset, and counted. Without a torn line the
+ * close is plain, and the kernel still delivers the rest if the peer reads again.
+ * Caller holds io_mu. */
+static void close_tcp(nl_sink_t *s)
+{
+    if (!torn(s)) return;
+    count_drops(s, nl__flight_unacked(&s->flight, s->fd));
+    struct linger now = {1, 0};
+    setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
 void nl__sink_close(nl_sink_t *s)
@@ -636,9 +663,11 @@ void nl__sink_close(nl_sink_t *s)
     if (s->stream)
         count_drops(s, count_lines(s->out + s->out_off, s->out_len - s->out_off) +
                            count_lines(s->buf, s->len));
+    if (s->fd >= 0 && s->url.kind == NL_D_TCP) close_tcp(s);
     if (s->fd >= 0 && s->own_fd) close(s->fd);
     s->fd = -1;
     nl__lookup_forget(&s->lookup);
+    nl__flight_free(&s->flight);
     free(s->buf);
     free(s->out);
     s->buf = s->out = NULL;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_flight.h"
 #include "nl_resolve.h"
 #include "nl_stage.h"
 #include "nl_url.h"
@@ -31,6 +32,7 @@ typedef struct nl_sink {
     int fifo;            /* a FIFO named by path: opened non-blocking, and again by the
                             flusher thread while it has no reader */
     int sock_out;        /* stdout/stderr is a socket: sent with MSG_DONTWAIT */
+    nl_flight_t flight;  /* TCP: lines sent and maybe not acknowledged (under io_mu) */
     nl_lookup_t *lookup; /* the host name's lookup, while it runs late (connecting thread
                             only: nl_open's caller, then the flusher, then nl_close) */
     int write_through;   /* flush after every line */

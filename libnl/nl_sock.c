@@ -17,6 +17,10 @@ static int connect_timed(const struct addrinfo *ai, int timeout_ms)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) return -1;
+    /* A bounded send buffer bounds the bytes in flight that nl_flight.c must be able to
+     * count when the connection breaks (autotuning grows it to 4 MiB) */
+    int sndbuf = NL_TCP_SNDBUF;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) return fd;
     if (errno != EINPROGRESS) goto fail;
     struct pollfd p = {fd, POLLOUT, 0};

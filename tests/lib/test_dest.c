@@ -2,7 +2,8 @@
 /* test_dest.c — destinations that fail: a TCP collector that closes mid-stream and comes
  * back, UDP, a syslog socket that disappears and returns, a full disk, a reader-less pipe
  * on stdout, a pipe on stdout whose reader stalls, a FIFO with no reader that gets one, a
- * DNS server that never answers. Nothing crashes or hangs, every loss is counted, and reported once the
+ * DNS server that never answers, lines in flight when a collector hangs up, nl_close on a
+ * collector that stopped reading. Nothing crashes or hangs, every loss is counted, and reported once the
  * destination works again. All traffic stays on loopback and in a temporary directory. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -653,6 +654,173 @@ static void test_fifo_destination(void **state)
 }
 
 
+/* ---- a collector that stops reading, then hangs up (item 10) ---- */
+
+typedef struct quitter {
+    int lfd;
+    long stop_after; /* stop reading once this many lines arrived */
+    int pause_ms;    /* then read nothing this long (the sender's lines pile up unacknowledged) */
+    int close_it;    /* then close (else: read on to the end once told to) */
+    char *data;      /* what was read; cut after its last newline by the test */
+    size_t len, cap;
+    long lines;
+    long unread;       /* complete lines its kernel had taken but it never read */
+    _Atomic int phase; /* 1: stopped reading; 2: closed, or done reading */
+    _Atomic int go;    /* (close_it == 0) read on now */
+    int reset;         /* the stream ended in an error, not a clean end */
+} quitter_t;
+
+static void q_append(quitter_t *q, const char *p, size_t r)
+{
+    if (q->len + r + 1 > q->cap) {
+        q->cap = (q->len + r + 1) * 2;
+        q->data = realloc(q->data, q->cap);
+    }
+    memcpy(q->data + q->len, p, r);
+    q->len += r;
+    q->data[q->len] = '\0';
+}
+
+static void *quitter_main(void *arg)
+{
+    quitter_t *q = arg;
+    int fd = accept(q->lfd, NULL, NULL);
+    close(q->lfd);
+    if (fd < 0) return NULL;
+    char buf[4096];
+    ssize_t r;
+    while (q->lines < q->stop_after && (r = read(fd, buf, sizeof buf)) > 0) {
+        q_append(q, buf, (size_t)r);
+        for (ssize_t i = 0; i < r; i++) q->lines += buf[i] == '\n';
+    }
+    q->phase = 1;
+    t_sleep_ms(q->pause_ms);
+    if (q->close_it) {
+        /* what its kernel holds unread is lost with the close: count it without reading */
+        static char peek[8 << 20];
+        ssize_t k = recv(fd, peek, sizeof peek, MSG_PEEK | MSG_DONTWAIT);
+        for (ssize_t i = 0; i < k; i++) q->unread += peek[i] == '\n';
+        close(fd);
+    } else {
+        while (!q->go) t_sleep_ms(5);
+        while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+            if (r > 0) q_append(q, buf, (size_t)r);
+        q->reset = r < 0;
+        close(fd);
+    }
+    q->phase = 2;
+    return NULL;
+}
+
+static int listen_small(int rcvbuf)
+{
+    int fd = listen_on(0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf); /* inherited by accept */
+    return fd;
+}
+
+/* The collector stops reading, the program keeps logging (the lines pile up in the
+ * kernel, sent but unacknowledged), then the collector hangs up. Every line written is
+ * then read by the collector, or was still in its own kernel unread (it counts those
+ * before closing: no sender can see them), or is counted as dropped and reported once a
+ * new collector is there. Before, the lines the sender's kernel held for the dead
+ * connection were lost uncounted (hundreds here). */
+static void test_tcp_in_flight_counted(void **state)
+{
+    (void)state;
+    quitter_t q = {.stop_after = 50, .pause_ms = 300, .close_it = 1};
+    q.lfd = listen_small(16384);
+    int port = bound_port(q.lfd);
+    pthread_t th;
+    pthread_create(&th, NULL, quitter_main, &q);
+    char url[128];
+    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=20&timeout=100", port);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    long sent = 0;
+    while (q.phase < 2 || sent % 1000) { /* on through the hang-up */
+        nl_write(log, "t.flight", "seq=l pad=s", (long long)sent++, "in flight when it hung up");
+        if (sent % 50 == 0) t_sleep_ms(1);
+    }
+    pthread_join(th, NULL);
+    for (int i = 0; i < 500; i++, sent++) {
+        nl_write(log, "t.flight", "seq=l pad=s", (long long)sent, "after");
+        if (i % 50 == 0) t_sleep_ms(2);
+    }
+    wait_for(log, 0, 2000);
+    collector_t c2 = {.stop_after = -1};
+    c2.lfd = listen_on(port);
+    pthread_create(&th, NULL, collector_main, &c2);
+    wait_for(log, 1, 5000);
+    assert_true(nl_is_active(log));
+    for (int i = 0; i < 10; i++, sent++) nl_write(log, "t.flight", "seq=l pad=s", (long long)sent, "back");
+    assert_int_equal(nl_flush(log), 0);
+    char *said = close_stderr(log);
+    assert_null(strstr(said, "could not be delivered"));
+    free(said);
+    pthread_join(th, NULL);
+    char *cut = q.data ? strrchr(q.data, '\n') : NULL;
+    if (cut) cut[1] = '\0';
+    long got1 = 0, got2 = 0;
+    assert_int_equal(check_stream(q.data, &got1), 0);
+    uint64_t reported = check_stream(c2.data, &got2);
+    fprintf(stderr, "    sent %ld: read %ld, unread at the collector %ld, reported dropped %llu, "
+                    "then read %ld\n",
+            sent, got1, q.unread, (unsigned long long)reported, got2);
+    assert_int_equal(got1 + q.unread + (long)reported + got2, sent);
+    free(q.data);
+    free(c2.data);
+}
+
+/* nl_close while the collector has stopped reading: the collector must not get a torn
+ * last line followed by a clean end of stream (it read as a whole event with a cut
+ * value); either its stream ends on a newline, or in a reset. Every line is read whole
+ * or counted on nl_close's standard error. */
+static void test_tcp_close_on_stalled_peer(void **state)
+{
+    (void)state;
+    int torn_before = 0;
+    for (int round = 0; round < 3; round++) {
+        quitter_t q = {.stop_after = 0, .pause_ms = 0, .close_it = 0};
+        q.lfd = listen_small(4096);
+        int port = bound_port(q.lfd);
+        pthread_t th;
+        pthread_create(&th, NULL, quitter_main, &q);
+        char url[128];
+        snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=1000&timeout=100", port);
+        nl_log_t *log = nl_open(url);
+        assert_non_null(log);
+        long sent = 0;
+        /* long lines of many lengths, so the kernel takes a cut one when it fills */
+        static char pad[3001];
+        memset(pad, 'x', sizeof pad - 1);
+        for (; nl_is_active(log) && sent < 400000; sent++)
+            nl_write(log, "t.close", "seq=l pad=s", (long long)sent, pad + (sent * 977) % 3000);
+        assert_false(nl_is_active(log));
+        char *said = close_stderr(log);
+        unsigned long long lost = 0;
+        const char *at = strstr(said, "nlkit: ");
+        if (at) assert_int_equal(sscanf(at, "nlkit: %llu line(s)", &lost), 1);
+        free(said);
+        q.go = 1;
+        pthread_join(th, NULL);
+        int ends_whole = q.len == 0 || q.data[q.len - 1] == '\n';
+        torn_before += !ends_whole;
+        if (!q.reset && !ends_whole)
+            fail_msg("round %d: a clean end of stream after a torn line: ...%s", round,
+                     q.data + (q.len > 60 ? q.len - 60 : 0));
+        char *cut = q.data ? strrchr(q.data, '\n') : NULL;
+        if (cut) cut[1] = '\0';
+        long got = 0;
+        assert_int_equal(check_stream(q.data, &got), 0);
+        if (got + (long)lost != sent)
+            fail_msg("round %d: sent %ld, read whole %ld, counted lost %llu", round, sent, got, lost);
+        free(q.data);
+    }
+    fprintf(stderr, "    %d of 3 closes cut a line short: each ended in a reset, each line counted\n",
+            torn_before);
+}
+
 /* In a private network and mount namespace (root only): loopback up, /etc/resolv.conf
  * naming a DNS server on 127.0.0.1:53 that takes every query and never answers (glibc
  * then waits 5 s per try, twice). Returns 0, or -1 where namespaces are not allowed. */
@@ -733,6 +901,8 @@ int main(void)
         cmocka_unit_test(test_tcp_outage_many_threads),
         cmocka_unit_test(test_tcp_nobody_listening),
         cmocka_unit_test(test_tcp_stalled_peer),
+        cmocka_unit_test(test_tcp_in_flight_counted),
+        cmocka_unit_test(test_tcp_close_on_stalled_peer),
         cmocka_unit_test(test_udp),
         cmocka_unit_test(test_syslog_socket_goes_and_returns),
         cmocka_unit_test(test_syslog_missing_daemon),
