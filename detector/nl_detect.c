@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     int oerr = 0;
     nl_log_t *out = nl_open_ex(output, &oerr);
     if (!out) {
-        fprintf(stderr, "nl-detect: cannot open output '%s': %s\n", output, nl_strerror(oerr));
+        fprintf(stderr, "nl-detect: cannot open output '%s': %s\n", output, nl_open_strerror(oerr));
         nld_seed_db_close(seed);
         nld_cfg_free(&cfg);
         return 2;

@@ -44,7 +44,7 @@ nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char
         nl_log_t *log = nl_open_ex(url, &rc);
         if (!log) {
             snprintf(err, errlen, "subscription %s: cannot open notify destination '%s': %s",
-                     cfg->w[i].name, url, nl_strerror(rc));
+                     cfg->w[i].name, url, nl_open_strerror(rc));
             nld_free(d);
             return NULL;
         }

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     int err;
     nl_log_t *log = nl_open_ex(url, &err);
     if (!log) {
-        fprintf(stderr, "nl-fig2-loop: cannot open log '%s': %s\n", url, nl_strerror(err));
+        fprintf(stderr, "nl-fig2-loop: cannot open log '%s': %s\n", url, nl_open_strerror(err));
         return 1;
     }
     nl_const_std(log);

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     int err;
     nl_log_t *log = nl_open_ex("-", &err);
     if (!log) {
-        fprintf(stderr, "nl-gridftp-sim: cannot open the log: %s\n", nl_strerror(err));
+        fprintf(stderr, "nl-gridftp-sim: cannot open the log: %s\n", nl_open_strerror(err));
         return 1;
     }
     nl_const_std(log);

@@ -54,7 +54,7 @@ install(FILES ${NLKIT_DIR}/man/nl_open.3 ${NLKIT_DIR}/man/nl_write.3
         ${NLKIT_DIR}/man/nl_summarize.3 ${NLKIT_DIR}/man/nl_stats.3
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
 set(NLKIT_MAN_LINKS
-  "nl_open:nl_open_ex nl_flush nl_close"
+  "nl_open:nl_open_ex nl_open_strerror nl_flush nl_close"
   "nl_write:nl_writel nl_write_line"
   "nl_summarize:nl_summary_file"
   "nl_stats:nl_dropped nl_is_active nl_set_level nl_get_level nl_level_file nl_const_set nl_const_std nl_guid nl_guid_new nl_set_guid")

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_error.c — text for nl_status codes. */
-#include "nlkit/nl_bp.h"
+#include <errno.h>
+#include <string.h>
+
+#include "nlkit/nl.h"
 
 const char *nl_strerror(int code)
 {
@@ -21,4 +24,9 @@ const char *nl_strerror(int code)
     case NL_EMISSING: return "required field missing";
     default: return "unknown error";
     }
+}
+
+const char *nl_open_strerror(int err)
+{
+    return err == NL_EIO && errno ? strerror(errno) : nl_strerror(err);
 }

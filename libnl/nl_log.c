@@ -270,7 +270,9 @@ nl_log_t *nl__log_open(const char *url, int *err)
     }
     atomic_init(&log->head, h);
     if ((*rc = nl__sink_open(&log->sink, &u, guid)) != 0) {
+        int e = errno; /* the system's reason, for the caller's message */
         log_free(log);
+        errno = e;
         return NULL;
     }
     log->flush_ms = u.flush_ms;

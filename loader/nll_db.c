@@ -44,6 +44,12 @@ static const char *os_reason(sqlite3 *db, int seen, char *buf, size_t cap)
     if (!e && (seen == EFBIG || seen == ENOSPC || seen == EDQUOT || seen == EROFS ||
                seen == EACCES || seen == EPERM))
         e = seen;
+    /* An archive on a read-only mount: SQLite's last try is to open its -shm read-only,
+     * which does not exist, so it keeps ENOENT; the file itself says what is wrong. */
+    const char *path = sqlite3_db_filename(db, "main");
+    if ((primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) && (!e || e == ENOENT) && path &&
+        *path && access(path, F_OK) == 0 && access(path, W_OK) != 0)
+        e = errno;
     if (e)
         snprintf(buf, cap, " (%s)", strerror(e));
     else if (ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || primary == SQLITE_FULL)
@@ -176,12 +182,15 @@ static int check_reader(sqlite3 *db, nll_err_t *err)
 /* An archive holds every host's events: a new one is made 0640 (and SQLite gives its -wal
  * and -shm files the same mode), where SQLite alone would make it 0644 under the usual
  * umask. An empty file is an empty database. An existing file is left as its owner set it;
- * a path SQLite cannot open is reported by sqlite3_open_v2 below. */
-static void create_private(const char *path)
+ * a path SQLite cannot open is reported by sqlite3_open_v2 below. Returns 0, or errno
+ * when the file could not be made (the true reason: SQLite's own last system error is then
+ * ENOENT from looking for the file, which told a read-only mount as "No such file"). */
+static int create_private(const char *path)
 {
-    if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0) return;
+    if (!path[0] || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0) return 0;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (fd >= 0) close(fd);
+    return fd < 0 && errno != EEXIST ? errno : 0;
 }
 
 int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err)
@@ -192,10 +201,14 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
     int oflags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                  SQLITE_OPEN_NOMUTEX;
     *out = NULL;
-    if (!read_only) create_private(path);
+    int made = read_only ? 0 : create_private(path);
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
-        int rc = errf(err, NL_EIO, "%s: cannot open database: %s", path,
-                      db ? sqlite3_errmsg(db) : "out of memory");
+        /* SQLite says only "unable to open database file"; the system's reason (a
+         * read-only mount, permissions, a missing directory) is what the user needs */
+        int se = made ? made : db ? sqlite3_system_errno(db) : 0;
+        int rc = errf(err, NL_EIO, "%s: cannot open database: %s%s%s%s", path,
+                      db ? sqlite3_errmsg(db) : "out of memory", se ? " (" : "",
+                      se ? strerror(se) : "", se ? ")" : "");
         sqlite3_close(db);
         return rc;
     }

@@ -200,7 +200,7 @@ int main(int argc, char **argv)
     int oerr = 0;
     nl_log_t *out = nl_open_ex(output, &oerr);
     if (!out) {
-        fprintf(stderr, "nl-peers: cannot open output '%s': %s\n", output, nl_strerror(oerr));
+        fprintf(stderr, "nl-peers: cannot open output '%s': %s\n", output, nl_open_strerror(oerr));
         return 2;
     }
     nl_set_level(out, NL_LVL_TRACE);

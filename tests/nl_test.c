@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,4 +200,11 @@ int t_wait(pid_t pid)
 int t_run(const char *prog, const t_child_t *c, const char *const *args)
 {
     return t_wait(t_spawn(prog, c, args));
+}
+
+int t_readonly_mount(const char *dir)
+{
+    if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) return -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+    return mount("tmpfs", dir, "tmpfs", MS_RDONLY, "size=4m") == 0 ? 0 : -1;
 }

@@ -19,6 +19,10 @@ char *t_slurp(const char *path, size_t *len);
 size_t t_lines(char *text, char ***lines);
 /* Remove a directory tree made by t_tmpdir. */
 void t_rmtree(const char *dir);
+/* In a new mount namespace of this process (call it in a forked child), mount an empty
+ * read-only tmpfs on dir. 0, or -1 where that is not allowed (not root, or a container
+ * without CAP_SYS_ADMIN): the caller skips, saying so. */
+int t_readonly_mount(const char *dir);
 /* Sleep for ms milliseconds. */
 void t_sleep_ms(int ms);
 /* Seconds on the monotonic clock, for "it happened within" checks. */

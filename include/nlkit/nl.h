@@ -90,8 +90,14 @@ typedef struct nl_log nl_log_t;
 nl_log_t *nl_open(const char *url);
 
 /** nl_open, storing the reason for a NULL result (an nl_status code) in *err if err is not
- *  NULL (0 on success). */
+ *  NULL (0 on success). When the reason is NL_EIO (a file that cannot be opened), errno
+ *  holds the system's own (EROFS, EACCES, ENOENT, EISDIR ...); nl_open_strerror says it. */
 nl_log_t *nl_open_ex(const char *url, int *err);
+
+/** Text for why nl_open_ex just failed with *err == err: the system's reason for NL_EIO
+ *  ("Read-only file system", read from errno, so call it before anything else can change
+ *  errno), nl_strerror(err) otherwise. Never NULL; the string is static. */
+const char *nl_open_strerror(int err);
 
 /** Write an event at level Info. `fmt` declares the fields that follow as
  *  space-separated "name=TYPE" words, TYPE one of:

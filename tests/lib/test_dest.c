@@ -821,6 +821,45 @@ static void test_tcp_close_on_stalled_peer(void **state)
             torn_before);
 }
 
+/* A file that cannot be opened says why in the system's words: a directory, and (root,
+ * in its own mount namespace) a read-only mount, which was reported as "destination
+ * unavailable, line dropped" with nothing of the cause. */
+static void test_open_says_why(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    int err = 0;
+    assert_null(nl_open_ex(dir, &err));
+    assert_int_equal(err, NL_EIO);
+    assert_string_equal(nl_open_strerror(err), strerror(EISDIR));
+    assert_string_equal(nl_open_strerror(NL_EURL), nl_strerror(NL_EURL));
+    char ro[600];
+    snprintf(ro, sizeof ro, "%s/ro", dir);
+    assert_int_equal(mkdir(ro, 0755), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (t_readonly_mount(ro) != 0) _exit(77);
+        char path[700];
+        snprintf(path, sizeof path, "%s/x.log", ro);
+        int e = 0;
+        nl_log_t *log = nl_open_ex(path, &e);
+        const char *why = nl_open_strerror(e);
+        fprintf(stderr, "    read-only mount: %s\n", why);
+        _exit(!log && e == NL_EIO && strcmp(why, strerror(EROFS)) == 0 ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    t_rmtree(dir);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        fprintf(stderr, "    (no read-only mount allowed here: the read-only half skipped)\n");
+        return;
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* In a private network and mount namespace (root only): loopback up, /etc/resolv.conf
  * naming a DNS server on 127.0.0.1:53 that takes every query and never answers (glibc
  * then waits 5 s per try, twice). Returns 0, or -1 where namespaces are not allowed. */
@@ -911,6 +950,7 @@ int main(void)
         cmocka_unit_test(test_stdout_stalled_pipe),
         cmocka_unit_test(test_fifo_destination),
         cmocka_unit_test(test_dns_never_answers),
+        cmocka_unit_test(test_open_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

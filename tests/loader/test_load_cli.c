@@ -5,12 +5,14 @@
  * no write lock held while it waits, so a prune or a second loader goes through), a
  * read-only and a full database failing with a clear message and nothing lost on re-run,
  * nl-baseline's lines, and nl-detect starting its histories from the archive. */
+#include <errno.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,6 +182,63 @@ static void test_new_archive_is_not_world_readable(void **state)
     assert_int_equal(sb.st_mode & 07777, 0600);
     expect_exactly(db, 15);
     umask(old);
+    t_rmtree(dir);
+}
+
+/* An archive on a read-only mount (root, in its own mount namespace): the error names
+ * the cause in the system's words, not SQLite's "unable to open database file" alone. */
+static void test_read_only_mount_says_so(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "e.log")), *ro = keep(t_path(dir, "ro"));
+    const char *err = keep(t_path(dir, "err"));
+    write_events(in, 0, 10);
+    assert_int_equal(mkdir(ro, 0755), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (t_readonly_mount(ro) != 0) _exit(77);
+        char db[600];
+        snprintf(db, sizeof db, "%s/a.db", ro);
+        const char *args[] = {"-d", db, in, NULL};
+        t_child_t c = {.err = err};
+        if (t_run(load_prog, &c, args) != 1) _exit(1);
+        /* an archive that exists, then its mount made read-only */
+        if (mount(NULL, ro, NULL, MS_REMOUNT, "size=4m") != 0) _exit(1);
+        t_child_t ok = {0};
+        if (t_run(load_prog, &ok, args) != 0) _exit(1);
+        write_events(in, 10, 5);
+        if (mount(NULL, ro, NULL, MS_REMOUNT | MS_RDONLY, "size=4m") != 0) _exit(1);
+        char err2[600];
+        snprintf(err2, sizeof err2, "%s.2", err);
+        t_child_t c2 = {.err = err2};
+        _exit(t_run(load_prog, &c2, args) == 1 ? 0 : 1);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        fprintf(stderr, "    (no read-only mount allowed here: skipped)\n");
+        t_rmtree(dir);
+        skip();
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(msg);
+    fprintf(stderr, "    %s", msg);
+    assert_non_null(strstr(msg, "a.db"));
+    assert_non_null(strstr(msg, strerror(EROFS)));
+    free(msg);
+    char err2[600];
+    snprintf(err2, sizeof err2, "%s.2", err);
+    msg = t_slurp(err2, NULL);
+    assert_non_null(msg);
+    fprintf(stderr, "    %s", msg);
+    assert_non_null(strstr(msg, strerror(EROFS)));
+    assert_null(strstr(msg, strerror(ENOENT)));
+    free(msg);
     t_rmtree(dir);
 }
 
@@ -493,6 +552,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_new_archive_is_not_world_readable),
+        cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
