@@ -144,7 +144,7 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
         if (!nld_sel_match(s, r)) continue;
         if (nld_sel_value(s, r, &x))
             d->n.novalue++;
-        else if (!isfinite(x)) /* one inf would blind a stream's statistics for good */
+        else if (!nl_mom_usable(x)) /* one inf would blind a stream's statistics for good */
             d->n.nonfinite++;
         else
             nld__stream_value(d, i, r, x);
@@ -154,7 +154,7 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
         if (!nld_sel_match(s, r)) continue;
         if (nld_sel_value(s, r, &x))
             d->n.novalue++;
-        else if (!isfinite(x))
+        else if (!nl_mom_usable(x))
             d->n.nonfinite++;
         else
             nld__sub_value(d, i, r, x);
@@ -176,8 +176,8 @@ void nld_finish(nld_t *d)
                 (unsigned long long)d->n.clock_outliers, (int)(NLD_CLOCK_JUMP_US / 60000000));
     if (d->n.nonfinite)
         fprintf(d->opts.diag,
-                "nl-detect: %llu value(s) not finite (inf, -inf, nan) refused: no statistic "
-                "takes them\n",
+                "nl-detect: %llu value(s) not finite (inf, -inf, nan) or beyond +-1e150 refused: "
+                "no statistic takes them\n",
                 (unsigned long long)d->n.nonfinite);
     nl_flush(d->out);
     for (int i = 0; i < d->nopened; i++) nl_flush(d->opened[i]);

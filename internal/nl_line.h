@@ -61,7 +61,9 @@ static inline int nl__is_id_field(const char *name, size_t len)
  *   span       last end - first start, seconds
  *   open       an activity was started and not ended at the interval's close
  *   int        the interval's length, seconds
- *   orphan.*   starts restarted before their end; ends without a start (when not 0) */
+ *   orphan.*   starts restarted before their end; ends without a start (when not 0)
+ *   v.refused  values that could not enter v.* and r.*: not finite, or beyond
+ *              ±NL_MOM_ABS_MAX (when not 0; those pairs count in n, not in v.n) */
 #define NL_SUMMARY_FIELDS(X)                                                                       \
     X(N, "n", INT, "n")                                                                            \
     X(DUR_MIN, "dur.min", REAL, "dur_min")                                                         \
@@ -82,7 +84,8 @@ static inline int nl__is_id_field(const char *name, size_t len)
     X(OPEN, "open", INT, "open")                                                                   \
     X(INTERVAL, "int", REAL, "interval")                                                           \
     X(ORPHAN_START, "orphan.start", INT, "orphan_start")                                           \
-    X(ORPHAN_END, "orphan.end", INT, "orphan_end")
+    X(ORPHAN_END, "orphan.end", INT, "orphan_end")                                                 \
+    X(V_REFUSED, "v.refused", NONE, "")
 
 #define NL__SF_ENUM(id, name, type, column) NL_SF_##id,
 enum nl_summary_field { NL_SUMMARY_FIELDS(NL__SF_ENUM) NL_SF_COUNT };

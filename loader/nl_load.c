@@ -73,12 +73,12 @@ typedef struct load {
     int progress;
     int quiet;
     /* counted when their transaction commits */
-    uint64_t events, bad, blank;
+    uint64_t events, bad, blank, untyped;
     /* the open transaction: begun at the first line to store, so an idle loader (a quiet
      * syslog-ng feed) holds no write lock and other writers (a prune, a second nl-load)
      * get their turn */
     int in_tx;
-    uint64_t t_events, t_bad, t_blank;
+    uint64_t t_events, t_bad, t_blank, t_untyped;
     long t_first_line; /* first line number read in it */
     double t_started;  /* when its first line was read */
     uint64_t reported;
@@ -127,7 +127,7 @@ static int begin(load_t *ld, const nll_pos_t *at)
         return -1;
     }
     ld->in_tx = 1;
-    ld->t_events = ld->t_bad = ld->t_blank = 0;
+    ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
     ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
     return 0;
@@ -150,8 +150,9 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         src->committed = *at;
         ld->events += ld->t_events;
         ld->bad += ld->t_bad;
+        ld->untyped += ld->t_untyped;
         ld->blank += ld->t_blank;
-        ld->t_events = ld->t_bad = ld->t_blank = 0;
+        ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
         ld->t_first_line = at->lines + 1;
         ld->t_started = 0;
         return 0;
@@ -201,6 +202,7 @@ static int store_chunk(load_t *ld, source_t *src, const nll_chunk_t *c, nll_pos_
         if (!ld->t_started) ld->t_started = t;
         if (l->kind == NLL_L_EVENT) {
             nll_err_t err;
+            ld->t_untyped += nll_rec_untyped(&c->recs, rec);
             if (nll_rows_store(ld->rows, &c->recs, &rec, &err)) {
                 fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, l->lineno, err.msg);
                 at->lines = l->lineno; /* for the report: this line was not stored either */
@@ -509,6 +511,12 @@ int main(int argc, char **argv)
                 ld.bad && ld.reject_path ? " (copied to " : "",
                 ld.bad && ld.reject_path ? ld.reject_path : "",
                 ld.bad && ld.reject_path ? ")" : "");
+    if (ld.untyped)
+        fprintf(stderr,
+                "nl-load: %s: %llu summary field(s) not a finite number of their column's kind "
+                "(inf, nan, text): kept as written in `value`, left out of the summary columns "
+                "and baselines\n",
+                ld.db_path, (unsigned long long)ld.untyped);
     if (ld.reject && fclose(ld.reject)) failed = 1;
     nll_rows_free(ld.rows);
     nll_db_close(ld.db);

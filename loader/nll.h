@@ -66,6 +66,11 @@ typedef struct nll_batch {
  * line (perr says where), NL_ENOMEM; nothing is appended unless it returns 1. */
 int nll_parse_line(nl_rec_t *rec, unsigned parse_flags, const char *line, size_t len, long lineno,
                    nll_batch_t *b, nl_perr_t *perr);
+
+/* How many summary fields of the record at b->p + pos had a column but a value that does
+ * not fit it ("inf", "nan", text): kept in `value` as written, left out of the summary
+ * columns, so of every baseline; nl-load counts and reports them. */
+unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos);
 /* Insert the record at byte *pos of b (inside the caller's transaction) and advance *pos
  * past it. 0, or NL_EIO/NL_ENOMEM with err filled (the transaction must be rolled back). */
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err);

@@ -152,26 +152,36 @@ static void put_field(nll_batch_t *b, int kind, int slot, const nl_field_t *f, i
         put(b, f->value, f->value_len);
 }
 
+/* The kind field f gets in typed summary slot t, or 0 if its value does not fit. */
+static int typed_kind(const nl_field_t *f, int t, int64_t *i, double *d)
+{
+    int ty = nll_value_type(f->value, f->value_len, i, d);
+    if (nll__typed[t].integer) return ty == SQLITE_INTEGER ? NLL_K_SUM_INT : 0;
+    if (ty == SQLITE_TEXT) return 0;
+    if (ty == SQLITE_INTEGER) {
+        if (*i > (1ll << 53) || *i < -(1ll << 53)) return 0;
+        *d = (double)*i;
+    }
+    return NLL_K_SUM_REAL;
+}
+
 /* The kind (and summary slot) of field f of a summary event, or 0 if it is not a typed
- * summary field whose column would give it back exactly. */
-static int summary_kind(const nl_field_t *f, int *slot, int64_t *i, double *d)
+ * summary field whose column would give it back exactly (counted in *misfit when it has a
+ * column but its value does not fit it: "inf", "nan", text). */
+static int summary_kind(const nl_field_t *f, int *slot, int64_t *i, double *d, uint16_t *misfit)
 {
     for (int t = 0; t < nll__ntyped; t++) {
         if (f->name_len != nll__typed[t].len ||
             memcmp(f->name, nll__typed[t].field, nll__typed[t].len))
             continue;
-        int ty = nll_value_type(f->value, f->value_len, i, d);
+        int kind = typed_kind(f, t, i, d);
         *slot = t;
-        if (nll__typed[t].integer) return ty == SQLITE_INTEGER ? NLL_K_SUM_INT : 0;
-        if (ty == SQLITE_TEXT) return 0;
-        if (ty == SQLITE_INTEGER) {
-            if (*i > (1ll << 53) || *i < -(1ll << 53)) return 0;
-            *d = (double)*i;
-        }
-        return NLL_K_SUM_REAL;
+        if (!kind) (*misfit)++;
+        return kind;
     }
     return 0;
 }
+
 
 int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, long lineno,
                    nll_batch_t *b, nl_perr_t *perr)
@@ -221,7 +231,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
             kind = NLL_K_GUID;
         else if (h.summary && NAME_IS(f, "host"))
             kind = NLL_K_SUM_HOST; /* lives in summary.host only: a row fewer per summary */
-        else if (h.summary && (kind = summary_kind(f, &slot, &i, &d)))
+        else if (h.summary && (kind = summary_kind(f, &slot, &i, &d, &h.untyped)))
             ;
         else if (nl__is_id_field(f->name, f->name_len))
             kind = NLL_K_IDENT;
@@ -236,6 +246,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
     }
     uint32_t total = (uint32_t)(b->len - start); /* records are not aligned: no pointer to one */
     memcpy(b->p + start + offsetof(nll_rhdr_t, nfields), &nfields, sizeof nfields);
+    memcpy(b->p + start + offsetof(nll_rhdr_t, untyped), &h.untyped, sizeof h.untyped);
     memcpy(b->p + start + offsetof(nll_rhdr_t, total), &total, sizeof total);
     return 1;
 }
@@ -244,4 +255,11 @@ void nll_batch_free(nll_batch_t *b)
 {
     free(b->p);
     *b = (nll_batch_t){0};
+}
+
+unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos)
+{
+    uint16_t u;
+    memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, untyped), sizeof u);
+    return u;
 }

@@ -97,7 +97,7 @@ static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t
         if (nl != r->vf_len || memcmp(name, r->vf, nl) != 0) continue;
         switch (t->f[k].type) {
         case 'd':
-        case 't': *v = args[k].d; return *v == *v;
+        case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls_fold_end */
         case 'i':
         case 'l': *v = (double)args[k].l; return 1;
         case 'u': *v = (double)args[k].u; return 1;

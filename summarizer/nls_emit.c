@@ -108,6 +108,7 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     set_d(&l, NL_SF_INTERVAL, (double)(o->end - o->start) / 1e9);
     if (a->orphan_start) set_u(&l, NL_SF_ORPHAN_START, a->orphan_start);
     if (a->orphan_end) set_u(&l, NL_SF_ORPHAN_END, a->orphan_end);
+    if (a->v_refused) set_u(&l, NL_SF_V_REFUSED, a->v_refused);
     put_fields(&b, &l);
     nl__log_emit(s->log, &b, NL_LVL_INFO);
     nl_buf_free(&b);

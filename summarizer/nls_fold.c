@@ -98,9 +98,11 @@ int nls_fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double va
     double d = (double)d_ns / 1e9; /* division rounds correctly: 1 ns prints as 1e-09 */
     a->n++;
     nl_mom_add(&a->dur, d);
-    if (has_value) {
+    if (has_value && !nl_mom_usable(value)) {
+        a->v_refused++; /* the pair counts; its value would poison v.* and r.* for good */
+    } else if (has_value) {
         nl_mom_add(&a->v, value);
-        if (d_ns > 0) nl_mom_add(&a->r, value / d);
+        if (d_ns > 0 && nl_mom_usable(value / d)) nl_mom_add(&a->r, value / d);
     }
     if (e->open_t < a->first_start) a->first_start = e->open_t;
     if (t > a->last_end) a->last_end = t;

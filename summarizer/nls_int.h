@@ -66,6 +66,7 @@ typedef struct nls_acc {
     uint64_t events;        /* start and end events seen */
     uint64_t orphan_start;  /* starts restarted before their end */
     uint64_t orphan_end;    /* ends without a start */
+    uint64_t v_refused;     /* values not finite or too large for a statistic */
 } nls_acc_t;
 
 /* A closed interval, ready to be written. */

@@ -50,6 +50,15 @@ typedef struct nl_moments {
     double min, max;
 } nl_moments_t;
 
+/** The largest magnitude a value may have to enter a statistic: its square (in a variance)
+ *  and its squared deviations must stay finite. No operations metric comes near it. */
+#define NL_MOM_ABS_MAX 1e150
+
+/** 1 if x may enter a statistic: finite and within ±NL_MOM_ABS_MAX. One inf (or 1e300,
+ *  whose square is inf) would otherwise make a running mean, sd or sum useless for good;
+ *  callers refuse such values and count them. */
+static inline int nl_mom_usable(double x) { return isfinite(x) && fabs(x) <= NL_MOM_ABS_MAX; }
+
 /** Start an empty accumulator. */
 void nl_mom_init(nl_moments_t *m);
 

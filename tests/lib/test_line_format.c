@@ -180,7 +180,9 @@ static void test_summarizer_writes_the_table(void **state)
     nl_write(log, "op.start", "stream.id=i", 7);
     nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5);
     nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5); /* orphan.end */
-    nl_write(log, "op.start", "stream.id=i", 7);          /* left open */
+    nl_write(log, "op.start", "stream.id=i", 7); /* a value no statistic takes: v.refused */
+    nl_write(log, "op.end", "stream.id=i bytes=d", 7, 1e300);
+    nl_write(log, "op.start", "stream.id=i", 7); /* left open */
     nl_close(log);
 
     t_readback_t rb;
@@ -214,8 +216,9 @@ static void test_summarizer_writes_the_table(void **state)
                 fail_msg("the summary line has no '%s'", nl__summary_fields[f].name);
         assert_string_equal(t_field(r, "stream.id"), "7");
         assert_string_equal(t_field(r, "site"), "lbl");
-        assert_string_equal(t_field(r, "n"), "5");
+        assert_string_equal(t_field(r, "n"), "6");
         assert_string_equal(t_field(r, "v.n"), "4");
+        assert_string_equal(t_field(r, "v.refused"), "1");
         assert_string_equal(t_field(r, "orphan.start"), "1");
         assert_string_equal(t_field(r, "orphan.end"), "1");
         assert_string_equal(t_field(r, "open"), "1");

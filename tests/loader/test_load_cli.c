@@ -242,6 +242,41 @@ static void test_read_only_mount_says_so(void **state)
     t_rmtree(dir);
 }
 
+/* A summary whose values are not finite numbers (a writer that printed inf or nan) keeps
+ * them as written in `value`, never in the summary columns the baselines read, and
+ * nl-load says how many (it was silent). */
+static void test_unusable_summary_values_counted(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "s.log")), *db = keep(t_path(dir, "s.db"));
+    const char *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("ts=2026-11-22T12:00:00Z event=x.summary level=Info guid=g n=2 dur.min=1 dur.max=1 "
+          "dur.sum=2 dur.sd=0 v.min=1 v.max=inf v.sum=inf v.sd=nan span=2 open=0 int=10\n"
+          "ts=2026-11-22T12:00:10Z event=x.summary level=Info guid=g n=2 dur.sum=2 v.sum=4 "
+          "int=10\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *args[] = {"-q", "-d", db, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "3 summary field(s) not a finite number"));
+    free(msg);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE v_sum IS NULL AND v_max IS NULL "
+                               "AND v_sd IS NULL AND dur_sum = 2"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name IN ('v.max', 'v.sum', "
+                               "'v.sd') AND value IN ('inf', 'nan')"),
+                     3);
+    assert_int_equal(q_int(db, "SELECT sum(v_sum) FROM summary"), 4);
+    t_rmtree(dir);
+}
+
 static void test_bad_lines_reported_and_rejected(void **state)
 {
     (void)state;
@@ -553,6 +588,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_new_archive_is_not_world_readable),
         cmocka_unit_test(test_read_only_mount_says_so),
+        cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),

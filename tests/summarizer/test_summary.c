@@ -129,6 +129,41 @@ static void test_pair_statistics(void **state)
     close_fixture(&f);
 }
 
+/* Values no statistic can take (inf, -inf, NaN, 1e300 whose square overflows) are refused
+ * and counted: the pair counts in n, its value in v.refused, and v.* and r.* hold the
+ * usable values only. Before, one inf made v.sum NaN and v.sd 0 for the interval. */
+static void test_unusable_values_refused(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    const double vals[] = {100, INFINITY, -INFINITY, NAN, 1e300, -1e200, 50};
+    for (int i = 0; i < 7; i++) {
+        at(100 * i + 10);
+        assert_int_equal(nl_write(f.log, "op.start", ""), 0);
+        at(100 * i + 60);
+        assert_int_equal(nl_write(f.log, "op.end", "value=d", vals[i]), 0);
+    }
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "n"), "7");
+    assert_string_equal(t_field(r, "v.n"), "2");
+    assert_string_equal(t_field(r, "v.refused"), "5");
+    NEAR(t_num(r, "v.sum"), 150);
+    NEAR(t_num(r, "v.min"), 50);
+    NEAR(t_num(r, "v.max"), 100);
+    NEAR(t_num(r, "v.sd"), sqrt(1250.0));
+    NEAR(t_num(r, "r.sum"), 3000); /* 100/0.05 + 50/0.05 */
+    NEAR(t_num(r, "dur.sum"), 0.35);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
 /* A pair straddling a boundary counts where it ends; the interval it started in shows it
  * open with n=0, written by the tick at the boundary though nothing else was written. */
 static void test_boundary_and_stall(void **state)
@@ -602,6 +637,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_statistics),
+        cmocka_unit_test(test_unusable_values_refused),
         cmocka_unit_test(test_boundary_and_stall),
         cmocka_unit_test(test_writer_crosses_boundary_first),
         cmocka_unit_test(test_flush_partial),
