@@ -61,6 +61,18 @@ static int bound_port(int fd)
     return ntohs(a.sin_port);
 }
 
+/* Append p[0, r) to a growing NUL-terminated buffer. */
+static void grow_append(char **data, size_t *len, size_t *cap, const char *p, size_t r)
+{
+    if (*len + r + 1 > *cap) {
+        *cap = (*len + r + 1) * 2;
+        *data = realloc(*data, *cap);
+    }
+    memcpy(*data + *len, p, r);
+    *len += r;
+    (*data)[*len] = '\0';
+}
+
 static void *collector_main(void *arg)
 {
     collector_t *c = arg;
@@ -70,13 +82,7 @@ static void *collector_main(void *arg)
     char buf[8192];
     ssize_t r;
     while ((r = read(fd, buf, sizeof buf)) > 0) {
-        if (c->len + (size_t)r + 1 > c->cap) {
-            c->cap = (c->len + (size_t)r + 1) * 2;
-            c->data = realloc(c->data, c->cap);
-        }
-        memcpy(c->data + c->len, buf, (size_t)r);
-        c->len += (size_t)r;
-        c->data[c->len] = '\0';
+        grow_append(&c->data, &c->len, &c->cap, buf, (size_t)r);
         for (ssize_t i = 0; i < r; i++) c->lines += buf[i] == '\n';
         if (c->stop_after >= 0 && c->lines >= c->stop_after) break;
     }
@@ -512,13 +518,7 @@ static void *drain_main(void *arg)
             continue;
         }
         if (r <= 0) break;
-        if (d->c.len + (size_t)r + 1 > d->c.cap) {
-            d->c.cap = (d->c.len + (size_t)r + 1) * 2;
-            d->c.data = realloc(d->c.data, d->c.cap);
-        }
-        memcpy(d->c.data + d->c.len, buf, (size_t)r);
-        d->c.len += (size_t)r;
-        d->c.data[d->c.len] = '\0';
+        grow_append(&d->c.data, &d->c.len, &d->c.cap, buf, (size_t)r);
     }
     return NULL;
 }
@@ -584,13 +584,7 @@ static void drain_now(drain_t *d)
     ssize_t r;
     while ((r = read(d->fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
         if (r < 0) continue;
-        if (d->c.len + (size_t)r + 1 > d->c.cap) {
-            d->c.cap = (d->c.len + (size_t)r + 1) * 2;
-            d->c.data = realloc(d->c.data, d->c.cap);
-        }
-        memcpy(d->c.data + d->c.len, buf, (size_t)r);
-        d->c.len += (size_t)r;
-        d->c.data[d->c.len] = '\0';
+        grow_append(&d->c.data, &d->c.len, &d->c.cap, buf, (size_t)r);
     }
 }
 
@@ -670,17 +664,6 @@ typedef struct quitter {
     int reset;         /* the stream ended in an error, not a clean end */
 } quitter_t;
 
-static void q_append(quitter_t *q, const char *p, size_t r)
-{
-    if (q->len + r + 1 > q->cap) {
-        q->cap = (q->len + r + 1) * 2;
-        q->data = realloc(q->data, q->cap);
-    }
-    memcpy(q->data + q->len, p, r);
-    q->len += r;
-    q->data[q->len] = '\0';
-}
-
 static void *quitter_main(void *arg)
 {
     quitter_t *q = arg;
@@ -690,7 +673,7 @@ static void *quitter_main(void *arg)
     char buf[4096];
     ssize_t r;
     while (q->lines < q->stop_after && (r = read(fd, buf, sizeof buf)) > 0) {
-        q_append(q, buf, (size_t)r);
+        grow_append(&q->data, &q->len, &q->cap, buf, (size_t)r);
         for (ssize_t i = 0; i < r; i++) q->lines += buf[i] == '\n';
     }
     q->phase = 1;
@@ -704,7 +687,7 @@ static void *quitter_main(void *arg)
     } else {
         while (!q->go) t_sleep_ms(5);
         while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
-            if (r > 0) q_append(q, buf, (size_t)r);
+            if (r > 0) grow_append(&q->data, &q->len, &q->cap, buf, (size_t)r);
         q->reset = r < 0;
         close(fd);
     }
@@ -712,11 +695,18 @@ static void *quitter_main(void *arg)
     return NULL;
 }
 
-static int listen_small(int rcvbuf)
+/* The quitter on a loopback port with a small receive buffer, and a log sending to it. */
+static nl_log_t *quitter_start(quitter_t *q, int rcvbuf, int flush_ms, pthread_t *th, int *port)
 {
-    int fd = listen_on(0);
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf); /* inherited by accept */
-    return fd;
+    q->lfd = listen_on(0);
+    setsockopt(q->lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf); /* inherited by accept */
+    *port = bound_port(q->lfd);
+    pthread_create(th, NULL, quitter_main, q);
+    char url[128];
+    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=%d&timeout=100", *port, flush_ms);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    return log;
 }
 
 /* The collector stops reading, the program keeps logging (the lines pile up in the
@@ -729,14 +719,9 @@ static void test_tcp_in_flight_counted(void **state)
 {
     (void)state;
     quitter_t q = {.stop_after = 50, .pause_ms = 300, .close_it = 1};
-    q.lfd = listen_small(16384);
-    int port = bound_port(q.lfd);
     pthread_t th;
-    pthread_create(&th, NULL, quitter_main, &q);
-    char url[128];
-    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=20&timeout=100", port);
-    nl_log_t *log = nl_open(url);
-    assert_non_null(log);
+    int port;
+    nl_log_t *log = quitter_start(&q, 16384, 20, &th, &port);
     long sent = 0;
     while (q.phase < 2 || sent % 1000) { /* on through the hang-up */
         nl_write(log, "t.flight", "seq=l pad=s", (long long)sent++, "in flight when it hung up");
@@ -782,14 +767,9 @@ static void test_tcp_close_on_stalled_peer(void **state)
     int torn_before = 0;
     for (int round = 0; round < 3; round++) {
         quitter_t q = {.stop_after = 0, .pause_ms = 0, .close_it = 0};
-        q.lfd = listen_small(4096);
-        int port = bound_port(q.lfd);
         pthread_t th;
-        pthread_create(&th, NULL, quitter_main, &q);
-        char url[128];
-        snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=1000&timeout=100", port);
-        nl_log_t *log = nl_open(url);
-        assert_non_null(log);
+        int port;
+        nl_log_t *log = quitter_start(&q, 4096, 1000, &th, &port);
         long sent = 0;
         /* long lines of many lengths, so the kernel takes a cut one when it fills */
         static char pad[3001];
