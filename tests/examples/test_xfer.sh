@@ -16,6 +16,7 @@ SIZE=$(stat -c %s "$T/src")
 
 run() { # MODE(full|summary) -> sender and receiver logs in $T
     local mode=$1 port=""
+    : >"$T/recv-$mode.err" # exists before the loop below reads it (the receiver may be slower)
     NL_DEST="$T/recv-$mode.log" NL_SUMMARY="*=$mode:1" "$XFER" recv 0 "$T/dst-$mode" 2>"$T/recv-$mode.err" &
     local rpid=$!
     for _ in $(seq 100); do # until the receiver says where it listens
