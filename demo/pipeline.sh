@@ -8,17 +8,20 @@
 # SQLite and nl-detect (demo/live.conf), whose reports come back through syslog-ng and are
 # archived too. Injected: gw3's disk slows to 30% for 10 s, and a transfer on gw2 hangs.
 # Reports are shown as they reach the archive; at the end, what was detected and the
-# baseline per host, read back from SQLite. The archive is kept as BUILD/demo.db.
+# baseline per host, read back from SQLite; and nl-report draws it all as one page. The archive is kept as BUILD/demo.db, the page as
+# BUILD/demo-report.html.
 #
 #   demo/pipeline.sh [BUILD_DIR [SECONDS]]        (build 45)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$ROOT/build}")
 SECS=${2:-45}
+OUT=$(realpath "${3:-$B}")
 SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
 CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
 SIM=$B/examples/nl-gridftp-sim
-for f in "$NL_LOAD" "$NL_DETECT" "$SIM" "$B/loader/nl-baseline" "$SNG"; do
+NL_REPORT=$B/report/nl-report
+for f in "$NL_LOAD" "$NL_DETECT" "$SIM" "$B/loader/nl-baseline" "$NL_REPORT" "$SNG"; do
     [ -x "$f" ] || { echo "demo: $f missing (build first; ./nlkit deps installs syslog-ng)" >&2; exit 1; }
 done
 T=$(mktemp -d /tmp/nlkit-demo-XXXXXX)
@@ -106,7 +109,11 @@ echo "== nl-baseline: what is normal per host (throughput of the disk-write summ
 "$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --metric rate --table
 stop host
 stop central
-rm -f "$B/demo.db" "$B/demo.db-wal" "$B/demo.db-shm"
-sqlite3 "$T/archive.db" ".backup '$B/demo.db'"
+rm -f "$OUT/demo.db" "$OUT/demo.db-wal" "$OUT/demo.db-shm"
+sqlite3 "$T/archive.db" ".backup '$OUT/demo.db'"
 echo
-echo "the archive is kept: sqlite3 $B/demo.db \"SELECT host, count(*), avg(rate) FROM summary GROUP BY host\""
+echo "the archive is kept: sqlite3 $OUT/demo.db \"SELECT host, count(*), avg(rate) FROM summary GROUP BY host\""
+echo
+echo "== the report: series, baselines, anomalies and a lifeline, as one page"
+"$NL_REPORT" -d "$OUT/demo.db" -o "$OUT/demo-report.html" --title "nlkit demo: four GridFTP-like servers, gw3's disk slowed"
+echo "open it in a browser: file://$OUT/demo-report.html"

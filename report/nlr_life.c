@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_life.c — lifelines (NetLogger's nlv idea): every event of one GUID, across hosts, in
+ * time order. Which GUIDs: those asked for; else those of the window's missing-end reports
+ * (what happened to the transfer that never ended?); else the slowest pair's. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlr.h"
+
+static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT e.ts, e.event, coalesce(h.value, s.host, '') FROM ident g "
+                           "JOIN event e ON e.id = g.event_id "
+                           "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
+                           "LEFT JOIN summary s ON s.event_id = e.id "
+                           "WHERE g.name = 'guid' AND g.value = ?1 ORDER BY e.ts, e.id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "reading a lifeline");
+    sqlite3_bind_text(st, 1, l->guid, -1, SQLITE_STATIC);
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (l->n >= NLR_LIFE_MAX) {
+            l->more++;
+            continue;
+        }
+        if (nlr_grow((void **)&l->ev, &cap, l->n + 1, sizeof *l->ev)) break;
+        nlr_life_ev_t *e = &l->ev[l->n];
+        e->t = sqlite3_column_double(st, 0);
+        e->event = strdup((const char *)sqlite3_column_text(st, 1));
+        e->host = strdup((const char *)sqlite3_column_text(st, 2));
+        if (!e->event || !e->host) {
+            free(e->event), free(e->host);
+            break;
+        }
+        l->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading a lifeline");
+}
+
+static int add(nlr_report_t *r, const char *guid, const char *why)
+{
+    for (int i = 0; i < r->nlife; i++)
+        if (!strcmp(r->life[i].guid, guid)) return 0;
+    if (r->nlife >= (int)(sizeof r->life / sizeof r->life[0])) return 0;
+    nlr_life_t *l = &r->life[r->nlife];
+    memset(l, 0, sizeof *l);
+    l->guid = strdup(guid);
+    l->why = strdup(why);
+    if (!l->guid || !l->why) {
+        free(l->guid), free(l->why);
+        return NL_ENOMEM;
+    }
+    r->nlife++;
+    return 0;
+}
+
+/* Up to three GUIDs of missing-end reports in the window. */
+static int missing_guids(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT g.value, coalesce(a.value, '') FROM event e JOIN ident g ON "
+                           "g.event_id = e.id AND g.name = 'guid' LEFT JOIN value a ON "
+                           "a.event_id = e.id AND a.name = 'activity' WHERE e.event = "
+                           "'nl.missing' AND e.ts >= ?1 AND e.ts <= ?2 ORDER BY e.ts LIMIT 3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "reading missing-end reports");
+    sqlite3_bind_double(st, 1, r->t0);
+    sqlite3_bind_double(st, 2, r->t1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char why[300];
+        snprintf(why, sizeof why, "a %s that never ended (nl.missing)",
+                 (const char *)sqlite3_column_text(st, 1));
+        if (add(r, (const char *)sqlite3_column_text(st, 0), why)) break;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading missing-end reports");
+}
+
+int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    int rc = 0;
+    for (int i = 0; i < r->o->nguids && !rc; i++) rc = add(r, r->o->guids[i], "asked for");
+    if (!rc && !r->nlife) rc = missing_guids(db, r, err);
+    if (!rc && !r->nlife) { /* the slowest pair of any chart */
+        const nlr_chart_t *slow = NULL;
+        for (int i = 0; i < r->ncharts; i++)
+            if (r->charts[i].slowest_guid && (!slow || r->charts[i].slowest > slow->slowest))
+                slow = &r->charts[i];
+        if (slow) {
+            char why[300];
+            snprintf(why, sizeof why, "the slowest %s (%.3g s, on %s)", slow->activity,
+                     slow->slowest, slow->host[0] ? slow->host : "no host");
+            rc = add(r, slow->slowest_guid, why);
+        }
+    }
+    if (rc == NL_ENOMEM) snprintf(err->msg, sizeof err->msg, "out of memory");
+    for (int i = 0; i < r->nlife && !rc; i++) rc = read_one(db, &r->life[i], err);
+    return rc;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_marks.c — what nl-detect and nl-peers reported, laid on the charts it concerns: an
+ * anomaly episode (nl.anomaly.start ... nl.anomaly.end, one per algorithm) and an alert
+ * (nl.alert.start ... nl.alert.end) as shaded spans, a missing end (nl.missing) and a peer
+ * verdict (nl.peer.*) as marks. A report names its activity (trig.event, watch, activity,
+ * culprit) and its host (key.host for the detector's keyed streams, host= for nl-peers, the
+ * start's host, found by GUID, for a missing end); a report without a host concerns every
+ * host of its activity. */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_line.h"
+#include "nlkit/nl_bp.h"
+#include "nlr.h"
+
+/* The fields of one report the page uses. */
+typedef struct rep {
+    int64_t id;
+    double ts;
+    char event[32];
+    char f[16][160]; /* by the F_ index below */
+} rep_t;
+
+enum { F_STREAM, F_ALGO, F_KEYHOST, F_TRIG, F_START, F_DIR, F_LEN, F_NAME, F_WATCH, F_SINCE,
+       F_ACT, F_HOST, F_CULPRIT, F_SCORE, F_GUID, F_X, F_N };
+static const char *const fname[F_N] = {
+    "stream", "algo", "key.host", "trig.event", "start.ts", "dir",     "len",   "name",
+    "watch",  "since", "activity", "host",       "culprit",  "score", "guid", "x.min"};
+
+/* An open span: a start waiting for its end. */
+typedef struct pend {
+    rep_t r;
+    int used;
+} pend_t;
+
+static double ts_of(const char *s)
+{
+    int64_t us;
+    return s[0] && nl_ts_parse(s, strlen(s), &us) == 0 ? (double)us / 1e6 : NAN;
+}
+
+/* The activity of an event name: NAME of NAME.summary / .start / .end, else the name. */
+static void activity_of(const char *ev, char *out, size_t cap)
+{
+    size_t alen;
+    nl__event_kind(ev, strlen(ev), &alen);
+    snprintf(out, cap, "%.*s", (int)alen, ev);
+}
+
+static int read_fields(sqlite3_stmt *fv, sqlite3_stmt *fi, int64_t id, rep_t *p)
+{
+    for (int i = 0; i < F_N; i++) p->f[i][0] = 0;
+    sqlite3_stmt *s[2] = {fv, fi};
+    for (int k = 0; k < 2; k++) {
+        sqlite3_reset(s[k]);
+        sqlite3_bind_int64(s[k], 1, id);
+        int rc;
+        while ((rc = sqlite3_step(s[k])) == SQLITE_ROW) {
+            const char *n = (const char *)sqlite3_column_text(s[k], 0);
+            const char *v = (const char *)sqlite3_column_text(s[k], 1);
+            for (int i = 0; i < F_N; i++)
+                if (!strcmp(n, fname[i])) snprintf(p->f[i], sizeof p->f[i], "%s", v ? v : "");
+        }
+        if (rc != SQLITE_DONE) return rc;
+    }
+    return 0;
+}
+
+/* Apply fn to every chart of `activity` (an exact name, or a glob with `glob`) on `host`
+ * (every host if empty); how many charts it was laid on. */
+static int each_chart(nlr_report_t *r, const char *activity, int glob, const char *host,
+                      int (*fn)(nlr_chart_t *, const rep_t *, const void *), const rep_t *p,
+                      const void *ctx, int *err)
+{
+    int n = 0;
+    for (int i = 0; i < r->ncharts; i++) {
+        nlr_chart_t *c = &r->charts[i];
+        if (host[0] && strcmp(c->host, host)) continue;
+        if (glob ? fnmatch(activity, c->activity, 0) != 0 : strcmp(activity, c->activity) != 0)
+            continue;
+        if (fn(c, p, ctx)) *err = NL_ENOMEM;
+        n++;
+    }
+    return n;
+}
+
+typedef struct span_ctx {
+    int kind;
+    double t0, t1;
+    int open;
+} span_ctx_t;
+
+static int put_span(nlr_chart_t *c, const rep_t *p, const void *ctx)
+{
+    const span_ctx_t *s = ctx;
+    char label[200], detail[1024];
+    if (s->kind == NLR_SPAN_EPISODE) {
+        snprintf(label, sizeof label, "%s", p->f[F_ALGO][0] ? p->f[F_ALGO] : p->f[F_STREAM]);
+        snprintf(detail, sizeof detail, "anomaly: stream %s, %s, %s%s%s", p->f[F_STREAM], label,
+                 p->f[F_DIR][0] ? p->f[F_DIR] : "", p->f[F_LEN][0] ? ", values " : "",
+                 p->f[F_LEN]);
+    } else {
+        snprintf(label, sizeof label, "%s", p->f[F_NAME]);
+        snprintf(detail, sizeof detail, "alert %s on %s", p->f[F_NAME], p->f[F_WATCH]);
+    }
+    return nlr_chart_span(c, s->kind, s->t0, s->t1, s->open, label, detail);
+}
+
+typedef struct mark_ctx {
+    int kind;
+    double t, t_from;
+    const char *label, *detail;
+} mark_ctx_t;
+
+static int put_mark(nlr_chart_t *c, const rep_t *p, const void *ctx)
+{
+    (void)p;
+    const mark_ctx_t *m = ctx;
+    return nlr_chart_mark(c, m->kind, m->t, m->t_from, m->label, m->detail);
+}
+
+/* Lay a finished (or still open) episode or alert on its charts: how many, or -1 if it is
+ * outside the window. */
+static int lay_span(nlr_report_t *r, const rep_t *start, double t1, int open, int *err)
+{
+    span_ctx_t s = {start->f[F_WATCH][0] ? NLR_SPAN_ALERT : NLR_SPAN_EPISODE,
+                    ts_of(start->f[start->f[F_WATCH][0] ? F_SINCE : F_START]), t1, open};
+    if (isnan(s.t0)) s.t0 = start->ts;
+    if (s.t1 < r->t0 || s.t0 > r->t1) return -1; /* outside the window */
+    if (s.kind == NLR_SPAN_ALERT) {
+        r->alerts++;
+        return each_chart(r, start->f[F_WATCH], 1, start->f[F_KEYHOST], put_span, start, &s, err);
+    }
+    r->episodes++;
+    char act[200];
+    activity_of(start->f[F_TRIG], act, sizeof act);
+    return each_chart(r, act, 0, start->f[F_KEYHOST], put_span, start, &s, err);
+}
+
+/* The host of a missing end: its start's host= field, found by GUID. */
+static void start_host(sqlite3 *db, const rep_t *p, char *out, size_t cap)
+{
+    out[0] = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT h.value FROM ident g JOIN event s ON s.id = g.event_id "
+                           "AND s.event = ?2 JOIN value h ON h.event_id = s.id AND h.name = "
+                           "'host' WHERE g.name = 'guid' AND g.value = ?1 LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    char sev[200];
+    snprintf(sev, sizeof sev, "%s.start", p->f[F_ACT]);
+    sqlite3_bind_text(st, 1, p->f[F_GUID], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, sev, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* A missing end: a mark on its activity's chart for its host, made if that host completed
+ * no pair at all (its only transfer hung) so the report is still seen. */
+static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
+{
+    if (p->ts < r->t0 || p->ts > r->t1) return 0;
+    r->missing++;
+    char host[160], detail[1024];
+    start_host(db, p, host, sizeof host);
+    if (host[0] && !nlr_chart_find(r, p->f[F_ACT], host)) {
+        int keep = 0;
+        for (int i = 0; i < r->ncharts; i++) keep |= !strcmp(r->charts[i].activity, p->f[F_ACT]);
+        if (keep && !(r->o->host_glob && fnmatch(r->o->host_glob, host, 0))) {
+            if (nlr_grow((void **)&r->charts, &r->capcharts, r->ncharts + 1, sizeof *r->charts))
+                return *err = NL_ENOMEM, 0;
+            nlr_chart_t *c = &r->charts[r->ncharts];
+            memset(c, 0, sizeof *c); /* a pair chart with nothing plotted */
+            c->kind = NLR_PAIRS;
+            c->metric = "dur";
+            c->unit = "s";
+            c->mean = c->busy = c->dur_mean = c->dur_max = c->dur_p99 = c->dev = NAN;
+            c->base_p5 = c->base_p50 = c->base_p95 = NAN;
+            c->ymin = 0;
+            c->ymax = 1;
+            c->activity = strdup(p->f[F_ACT]);
+            c->host = strdup(host);
+            if (!c->activity || !c->host) return *err = NL_ENOMEM, 0;
+            r->ncharts++;
+        }
+    }
+    snprintf(detail, sizeof detail, "missing end: %s started %s (guid %s), not ended", p->f[F_ACT],
+             p->f[F_START], p->f[F_GUID]);
+    mark_ctx_t m = {NLR_MARK_MISSING, p->ts, ts_of(p->f[F_START]), "missing", detail};
+    return each_chart(r, p->f[F_ACT], 0, host, put_mark, p, &m, err);
+}
+
+/* A peer verdict: a row of the table, and a mark on the host's chart of the culprit
+ * activity (every chart of the host if that activity has none). */
+static int lay_peer(nlr_report_t *r, const rep_t *p, int *err)
+{
+    if (p->ts < r->t0 || p->ts > r->t1) return 0;
+    if (r->o->host_glob && fnmatch(r->o->host_glob, p->f[F_HOST], 0)) return 0;
+    if (nlr_grow((void **)&r->peers, &r->cappeers, r->npeers + 1, sizeof *r->peers))
+        return *err = NL_ENOMEM, 0;
+    nlr_peer_t *v = &r->peers[r->npeers];
+    v->t = p->ts;
+    v->kind = strdup(p->event + 8); /* after "nl.peer." */
+    v->host = strdup(p->f[F_HOST]);
+    v->culprit = strdup(p->f[F_CULPRIT]);
+    v->score = p->f[F_SCORE][0] ? strtod(p->f[F_SCORE], NULL) : NAN;
+    if (!v->kind || !v->host || !v->culprit) {
+        free(v->kind), free(v->host), free(v->culprit);
+        return *err = NL_ENOMEM, 0;
+    }
+    r->npeers++;
+    char act[160], detail[1024];
+    snprintf(act, sizeof act, "%s", p->f[F_CULPRIT]);
+    char *slash = strchr(act, '/');
+    if (slash) *slash = 0;
+    activity_of(act, act, sizeof act);
+    snprintf(detail, sizeof detail, "nl-peers: %s %s%s%s", v->kind, v->host,
+             v->culprit[0] ? ", culprit " : "", v->culprit);
+    mark_ctx_t m = {NLR_MARK_PEER, p->ts, NAN, v->kind, detail};
+    if (act[0] && each_chart(r, act, 0, v->host, put_mark, p, &m, err)) return 1;
+    return each_chart(r, "*", 1, v->host, put_mark, p, &m, err);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const rep_t *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Match an end to its start: the same stream, algorithm (or alert name), key and start. */
+static pend_t *match(pend_t *pend, int n, const rep_t *e)
+{
+    int alert = !strncmp(e->event, "nl.alert", 8);
+    for (int i = n - 1; i >= 0; i--) {
+        const rep_t *s = &pend[i].r;
+        if (pend[i].used || strncmp(s->event, e->event, 8)) continue;
+        if (alert ? strcmp(s->f[F_NAME], e->f[F_NAME]) || strcmp(s->f[F_SINCE], e->f[F_SINCE])
+                  : strcmp(s->f[F_STREAM], e->f[F_STREAM]) || strcmp(s->f[F_ALGO], e->f[F_ALGO]) ||
+                        strcmp(s->f[F_START], e->f[F_START]))
+            continue;
+        if (strcmp(s->f[F_KEYHOST], e->f[F_KEYHOST])) continue;
+        return &pend[i];
+    }
+    return NULL;
+}
+
+int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st = NULL, *fv = NULL, *fi = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, ts, event FROM event WHERE id = ?1", -1, &st, NULL) !=
+            SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT name, value FROM value WHERE event_id = ?1", -1, &fv,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT name, value FROM ident WHERE event_id = ?1", -1, &fi,
+                           NULL) != SQLITE_OK) {
+        int rc = nll_db_fail(db, err, "reading reports");
+        sqlite3_finalize(st), sqlite3_finalize(fv), sqlite3_finalize(fi);
+        return rc;
+    }
+    /* in time order, as they were written */
+    rep_t *all = calloc((size_t)(r->nreports ? r->nreports : 1), sizeof *all);
+    pend_t *pend = NULL;
+    int npend = 0, cappend = 0, bad = all ? 0 : NL_ENOMEM, rc = SQLITE_DONE, nall = 0;
+    for (int i = 0; i < r->nreports && !bad; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, r->report_ids[i]);
+        if ((rc = sqlite3_step(st)) != SQLITE_ROW) break;
+        rep_t *p = &all[nall++];
+        p->id = sqlite3_column_int64(st, 0);
+        p->ts = sqlite3_column_double(st, 1);
+        snprintf(p->event, sizeof p->event, "%s", (const char *)sqlite3_column_text(st, 2));
+        if ((rc = read_fields(fv, fi, p->id, p))) break;
+        rc = SQLITE_DONE;
+    }
+    if (!bad && rc == SQLITE_DONE) qsort(all, (size_t)nall, sizeof *all, by_time);
+    for (int i = 0; i < nall && !bad && rc == SQLITE_DONE; i++) {
+        rep_t cur = all[i];
+        const char *ev = cur.event;
+        if (!strcmp(ev, "nl.anomaly.start") || !strcmp(ev, "nl.alert.start")) {
+            if (nlr_grow((void **)&pend, &cappend, npend + 1, sizeof *pend)) {
+                bad = NL_ENOMEM;
+                break;
+            }
+            pend[npend++] = (pend_t){cur, 0};
+        } else if (!strcmp(ev, "nl.anomaly.end") || !strcmp(ev, "nl.alert.end")) {
+            pend_t *s = match(pend, npend, &cur);
+            if (!s) {
+                if (cur.ts >= r->t0) r->unplaced++; /* its start is older than the look back */
+                continue;
+            }
+            s->used = 1;
+            if (lay_span(r, &s->r, cur.ts, 0, &bad) == 0 && !bad) r->unplaced++;
+        } else if (!strcmp(ev, "nl.missing")) {
+            if (!lay_missing(db, r, &cur, &bad) && !bad && cur.ts >= r->t0) r->unplaced++;
+        } else if (!lay_peer(r, &cur, &bad) && !bad && cur.ts >= r->t0) {
+            r->unplaced++;
+        }
+    }
+    /* starts not ended by the window's end: open spans */
+    for (int i = 0; i < npend && !bad; i++)
+        if (!pend[i].used && lay_span(r, &pend[i].r, r->t1, 1, &bad) == 0 && !bad)
+            r->unplaced++;
+    free(pend);
+    free(all);
+    int step_rc = bad ? SQLITE_DONE : rc;
+    sqlite3_finalize(st), sqlite3_finalize(fv), sqlite3_finalize(fi);
+    if (bad) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    if (step_rc != SQLITE_DONE) return nll_db_fail(db, err, "reading reports");
+    return 0;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_svg.c — the report's pictures as inline SVG, written straight to the page: a chart
+ * per activity and host in the style of the paper's Figure 6 (the series over time, the
+ * baseline band behind it, anomaly episodes and alerts shaded, missing ends and peer
+ * verdicts marked) and a lifeline per GUID. Geometry is fixed (a plot of NLR_COLS pixels),
+ * so the size of a page depends on the number of charts, never on the archive's. */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "nlr.h"
+
+#define PL 76.0                   /* plot left edge */
+#define PW ((double)NLR_COLS)     /* plot width */
+#define PT 14.0                   /* plot top */
+#define PH 150.0                  /* plot height */
+#define SW (PL + PW + 16)         /* svg width */
+#define SH (PT + PH + 30)         /* svg height */
+
+void nlr_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            /* control bytes have no place in HTML text; show where one was */
+            if ((unsigned char)*s < 0x20 && *s != '\t') fputs("\xef\xbf\xbd", f);
+            else fputc(*s, f);
+        }
+}
+
+void nlr_fmt_si(char *out, size_t cap, double v)
+{
+    static const struct { double f; const char *s; } si[] = {
+        {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "\xc2\xb5"}};
+    if (!isfinite(v)) {
+        snprintf(out, cap, "\xe2\x80\x94"); /* an em dash: not known */
+        return;
+    }
+    double a = fabs(v);
+    if (a == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+        if (a >= si[i].f * 0.9995 || i + 1 == sizeof si / sizeof si[0]) {
+            snprintf(out, cap, "%.3g%s", v / si[i].f, si[i].s);
+            return;
+        }
+}
+
+void nlr_fmt_time(char *out, size_t cap, double t, int ms)
+{
+    time_t s = (time_t)floor(t);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    size_t n = strftime(out, cap, "%Y-%m-%d %H:%M:%S", &tm);
+    if (ms && n < cap) snprintf(out + n, cap - n, ".%03d", (int)((t - floor(t)) * 1000));
+}
+
+static double x_of(const nlr_report_t *r, double t)
+{
+    return PL + (t - r->t0) / (r->t1 - r->t0) * PW;
+}
+
+static double y_of(const nlr_chart_t *c, double v)
+{
+    return PT + PH - (v - c->ymin) / (c->ymax - c->ymin) * PH;
+}
+
+static double clampx(double x) { return x < PL ? PL : x > PL + PW ? PL + PW : x; }
+
+/* A step of 1, 2 or 5 times a power of ten giving about `want` ticks over `span`. */
+static double nice_step(double span, int want)
+{
+    double raw = span / want, p = pow(10, floor(log10(raw))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+/* A step in time that reads well on a clock: seconds, minutes, hours, days. */
+static double time_step(double span)
+{
+    static const double steps[] = {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
+                                   10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+                                   21600, 43200, 86400, 172800, 604800, 1209600, 2592000};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span / steps[i] <= 8) return steps[i];
+    return 2592000 * ceil(span / 8 / 2592000);
+}
+
+static void time_axis(FILE *f, double t0, double t1, double left, double width, double y)
+{
+    double step = time_step(t1 - t0);
+    fprintf(f, "<g class=\"xaxis\">");
+    for (double t = ceil(t0 / step) * step; t <= t1 + step * 1e-9; t += step) {
+        double x = left + (t - t0) / (t1 - t0) * width;
+        char lab[40], full[40];
+        nlr_fmt_time(full, sizeof full, t, step < 1);
+        /* the date only where it changes the reading: spans of a day or more */
+        const char *l = t1 - t0 >= 86400 ? full + 5 : full + 11;
+        snprintf(lab, sizeof lab, "%s", l);
+        if (step >= 60 && t1 - t0 < 86400) lab[5] = 0; /* HH:MM */
+        if (t1 - t0 >= 86400 && step >= 86400) lab[5] = 0; /* MM-DD */
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, y, y + 4);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x, y + 15, lab);
+    }
+    fprintf(f, "</g>\n");
+}
+
+static void y_axis(FILE *f, const nlr_chart_t *c)
+{
+    double step = nice_step(c->ymax - c->ymin, 4);
+    fprintf(f, "<g class=\"yaxis\">");
+    for (double v = ceil(c->ymin / step) * step; v <= c->ymax; v += step) {
+        char lab[32];
+        nlr_fmt_si(lab, sizeof lab, fabs(v) < step * 1e-9 ? 0 : v);
+        double y = y_of(c, v);
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", PL,
+                PL + PW, y, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", PL - 5, y + 4, lab);
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* The mean line, broken where the series has a gap (more than three times the usual
+ * distance between its points), and the min-max envelope behind it. */
+static void series(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
+{
+    if (!c->ncols) return;
+    double gap = 0;
+    if (c->ncols > 2) { /* the median distance between points */
+        double d[NLR_COLS];
+        for (int i = 1; i < c->ncols; i++) d[i - 1] = c->cols[i].t - c->cols[i - 1].t;
+        int n = c->ncols - 1;
+        for (int i = 1; i < n; i++) /* insertion sort: at most NLR_COLS values */
+            for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+                double t = d[j];
+                d[j] = d[j - 1], d[j - 1] = t;
+            }
+        gap = 3 * d[n / 2];
+        if (gap < (r->t1 - r->t0) / NLR_COLS * 3) gap = (r->t1 - r->t0) / NLR_COLS * 3;
+    }
+    fprintf(f, "<path class=\"envelope\" d=\"");
+    for (int i = 0, s = 0; i <= c->ncols; i++) {
+        if (i == c->ncols || (i > s && gap > 0 && c->cols[i].t - c->cols[i - 1].t > gap)) {
+            /* close the segment s..i-1: along the maxima, back along the minima */
+            for (int j = s; j < i; j++)
+                fprintf(f, "%c%.1f %.1f", j == s ? 'M' : 'L', x_of(r, c->cols[j].t),
+                        y_of(c, c->cols[j].hi));
+            for (int j = i - 1; j >= s; j--)
+                fprintf(f, "L%.1f %.1f", x_of(r, c->cols[j].t), y_of(c, c->cols[j].lo));
+            fputc('Z', f);
+            s = i;
+        }
+    }
+    fprintf(f, "\"/>\n<path class=\"series\" data-points=\"%d\" d=\"", c->ncols);
+    for (int i = 0; i < c->ncols; i++) {
+        int brk = i == 0 || (gap > 0 && c->cols[i].t - c->cols[i - 1].t > gap);
+        double x = x_of(r, c->cols[i].t), y = y_of(c, c->cols[i].mean);
+        fprintf(f, "%c%.1f %.1f", brk ? 'M' : 'L', x, y);
+    }
+    fprintf(f, "\"/>\n");
+    if (c->ncols <= 100) /* few points: each one shown, a lone one too */
+        for (int i = 0; i < c->ncols; i++)
+            fprintf(f, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"/>",
+                    x_of(r, c->cols[i].t), y_of(c, c->cols[i].mean));
+}
+
+static void spans(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
+{
+    for (int i = 0; i < c->nspans; i++) {
+        const nlr_span_t *s = &c->spans[i];
+        double x0 = clampx(x_of(r, s->t0)), x1 = clampx(x_of(r, s->t1));
+        if (x1 - x0 < 2) x1 = x0 + 2; /* an instant still shows */
+        int ep = s->kind == NLR_SPAN_EPISODE;
+        char a[40], b[40];
+        nlr_fmt_time(a, sizeof a, s->t0, 1);
+        nlr_fmt_time(b, sizeof b, s->t1, 1);
+        fprintf(f,
+                "<rect class=\"%s%s\" data-t0=\"%.6f\" data-t1=\"%.6f\" data-label=\"",
+                ep ? "episode" : "alert", s->open ? " open" : "", s->t0, s->t1);
+        nlr_esc(f, s->label);
+        fprintf(f, "\" x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" height=\"%.1f\"><title>", x0, x1 - x0,
+                ep ? PT : PT - 10, ep ? PH : 8.0);
+        nlr_esc(f, s->detail);
+        fprintf(f, "\n%s \xe2\x80\x93 %s%s</title></rect>\n", a, b, s->open ? " (still open)" : "");
+    }
+}
+
+static void marks(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
+{
+    for (int i = 0; i < c->nmarks; i++) {
+        const nlr_mark_t *m = &c->marks[i];
+        double x = clampx(x_of(r, m->t));
+        int miss = m->kind == NLR_MARK_MISSING;
+        fprintf(f, "<g class=\"%s\" data-t=\"%.6f\">", miss ? "missing" : "peer", m->t);
+        if (miss && isfinite(m->t_from)) /* from the start that never ended to the report */
+            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                    clampx(x_of(r, m->t_from)), x, PT + PH - 6, PT + PH - 6);
+        if (miss)
+            fprintf(f, "<path d=\"M%.1f %.1fl-6 -10h12z\"/>", x, PT + PH - 6);
+        else
+            fprintf(f, "<path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\"/>", x, PT + 2);
+        char at[40];
+        nlr_fmt_time(at, sizeof at, m->t, 1);
+        fprintf(f, "<title>");
+        nlr_esc(f, m->detail);
+        fprintf(f, "\n%s</title></g>\n", at);
+    }
+}
+
+void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
+{
+    fprintf(f,
+            "<svg class=\"chart\" id=\"chart-%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-activity=\"",
+            id, SW, SH, SW, SH);
+    nlr_esc(f, c->activity);
+    fprintf(f, "\" data-host=\"");
+    nlr_esc(f, c->host);
+    fprintf(f, "\" data-t0=\"%.6f\" data-t1=\"%.6f\" data-x0=\"%.1f\" data-width=\"%.1f\">\n",
+            r->t0, r->t1, PL, PW);
+    fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", PL,
+            PT, PW, PH);
+    y_axis(f, c);
+    if (isfinite(c->base_p5) && isfinite(c->base_p95)) {
+        double y5 = y_of(c, c->base_p5), y95 = y_of(c, c->base_p95), y50 = y_of(c, c->base_p50);
+        fprintf(f,
+                "<rect class=\"band\" x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" height=\"%.1f\"/>"
+                "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+                PL, PW, y95, y5 - y95 > 0.5 ? y5 - y95 : 0.5, PL, PL + PW, y50, y50);
+    }
+    spans(f, r, c);
+    series(f, r, c);
+    marks(f, r, c);
+    time_axis(f, r->t0, r->t1, PL, PW, PT + PH);
+    fprintf(f, "</svg>\n");
+}
+
+/* ---- lifelines ------------------------------------------------------------------------ */
+
+#define LL 260.0 /* lane labels' width */
+#define LW 600.0
+#define LANE 18.0
+
+void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
+{
+    /* lanes: host and event, in the order they first appear */
+    int lane[NLR_LIFE_MAX], nl = 0, first[NLR_LIFE_MAX];
+    for (int i = 0; i < l->n; i++) {
+        int k = 0;
+        while (k < nl && (strcmp(l->ev[first[k]].host, l->ev[i].host) ||
+                          strcmp(l->ev[first[k]].event, l->ev[i].event)))
+            k++;
+        if (k == nl) first[nl++] = i;
+        lane[i] = k;
+    }
+    double t0 = l->n ? l->ev[0].t : 0, t1 = l->n ? l->ev[l->n - 1].t : 1;
+    double pad = (t1 - t0) * 0.04;
+    if (pad <= 0) pad = 0.5;
+    t0 -= pad, t1 += pad;
+    double h = 10 + nl * LANE + 30;
+    fprintf(f,
+            "<svg class=\"lifeline\" id=\"life-%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-events=\"%d\">\n",
+            id, LL + LW + 16, h, LL + LW + 16, h, l->n);
+    for (int k = 0; k < nl; k++) {
+        double y = 10 + k * LANE + LANE / 2;
+        fprintf(f, "<line class=\"lane\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", LL,
+                LL + LW, y, y);
+        fprintf(f, "<text class=\"lanename\" x=\"%.1f\" y=\"%.1f\">", LL - 6, y + 4);
+        nlr_esc(f, l->ev[first[k]].host[0] ? l->ev[first[k]].host : "?");
+        fputs(" \xc2\xb7 ", f);
+        nlr_esc(f, l->ev[first[k]].event);
+        fprintf(f, "</text>\n");
+    }
+    if (l->n > 1) {
+        fprintf(f, "<path class=\"life\" d=\"");
+        for (int i = 0; i < l->n; i++)
+            fprintf(f, "%c%.1f %.1f", i ? 'L' : 'M', LL + (l->ev[i].t - t0) / (t1 - t0) * LW,
+                    10 + lane[i] * LANE + LANE / 2);
+        fprintf(f, "\"/>\n");
+    }
+    for (int i = 0; i < l->n; i++) {
+        char at[40];
+        nlr_fmt_time(at, sizeof at, l->ev[i].t, 1);
+        fprintf(f, "<circle class=\"life-ev\" data-t=\"%.6f\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+                   "<title>",
+                l->ev[i].t, LL + (l->ev[i].t - t0) / (t1 - t0) * LW, 10 + lane[i] * LANE + LANE / 2);
+        nlr_esc(f, l->ev[i].event);
+        fprintf(f, " on ");
+        nlr_esc(f, l->ev[i].host);
+        fprintf(f, "\n%s</title></circle>\n", at);
+    }
+    time_axis(f, t0, t1, LL, LW, 10 + nl * LANE);
+    fprintf(f, "</svg>\n");
+}

@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_report.c — nl-report's modules against real SQLite archives made by the loader:
+ * per-column aggregation against a brute-force pass, start/end pairing and exact
+ * percentiles, baselines from history or the window, the detector's and nl-peers' reports
+ * laid on the right charts, lifelines, a page that escapes hostile names and fetches
+ * nothing, bounded size on a large series; and the program's errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nl_num.h"
+#include "nl_test.h"
+#include "nll.h"
+#include "nlr.h"
+
+static const char *report_prog;
+
+/* |a - b| <= tol, saying both when not (cmocka 1.1 has no double assertion). */
+#define assert_double_equal(a, b, tol) near_(a, b, tol, __FILE__, __LINE__)
+static void near_(double a, double b, double tol, const char *file, int line)
+{
+    if (fabs(a - b) <= tol) return;
+    fprintf(stderr, "%s:%d: %.17g != %.17g (tolerance %g)\n", file, line, a, b, tol);
+    fail();
+}
+
+static char *keep(const char *s) { return strdup(s); }
+
+static sqlite3 *new_archive(const char *path)
+{
+    sqlite3 *db;
+    nll_err_t err;
+    int rc = nll_db_open(path, NLL_OPEN_WRITE, 0, &db, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    return db;
+}
+
+/* Store lines in one transaction, each strictly parsed. */
+static void load(sqlite3 *db, char **lines, int n)
+{
+    nll_rows_t *r;
+    nll_err_t err;
+    nl_perr_t pe;
+    assert_int_equal(nll_rows_new(db, NL_PARSE_STRICT, &r, &err), 0);
+    assert_int_equal(nll_db_exec(db, "BEGIN", &err), 0);
+    for (int i = 0; i < n; i++) {
+        int rc = nll_rows_add(r, lines[i], strlen(lines[i]), i + 1, &pe, &err);
+        if (rc != 1) fprintf(stderr, "line %d: %s / %s\n%s\n", i + 1, pe.msg, err.msg, lines[i]);
+        assert_int_equal(rc, 1);
+    }
+    assert_int_equal(nll_db_exec(db, "COMMIT", &err), 0);
+    nll_rows_free(r);
+}
+
+/* A growing list of lines. */
+typedef struct lines {
+    char **v;
+    int n, cap;
+} lines_t;
+
+static void add(lines_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(lines_t *l, const char *fmt, ...)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->v = realloc(l->v, sizeof *l->v * (size_t)l->cap);
+        assert_non_null(l->v);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&l->v[l->n++], fmt, ap) > 0);
+    va_end(ap);
+}
+
+static void lines_free(lines_t *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+    *l = (lines_t){0};
+}
+
+/* An ISO-8601 timestamp of Unix seconds (to the microsecond). */
+static const char *iso(double t)
+{
+    static char buf[8][40];
+    static int k;
+    char *b = buf[k++ % 8];
+    assert_true(nl_ts_format((int64_t)llround(t * 1e6), b) > 0);
+    return b;
+}
+
+#define T0 1795000000.0 /* 2026-11-18: any fixed time */
+
+/* Read a whole report as nl-report does. */
+static void read_report(sqlite3 *db, nlr_report_t *r, const nlr_opts_t *o)
+{
+    nll_err_t err;
+    *r = (nlr_report_t){.o = o};
+    int rc = nlr_charts_read(db, r, &err);
+    if (!rc) rc = nlr_marks_read(db, r, &err);
+    if (!rc) nlr_charts_rank(r), rc = nlr_life_read(db, r, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+}
+
+static nlr_opts_t opts(const char *db)
+{
+    return (nlr_opts_t){.db = db,
+                        .since = -INFINITY,
+                        .until = INFINITY,
+                        .max_charts = NLR_MAX_CHARTS,
+                        .title = "t"};
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double q7(double *v, int n, double u)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    double h = (n - 1) * u;
+    int i = (int)floor(h);
+    return i + 1 < n ? v[i] + (h - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* 3000 summaries on two hosts over 1000 s: more values than pixel columns, so each column's
+ * min, mean and max must be what a brute-force pass over the same values finds. */
+static void test_summary_columns(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    uint64_t rs = 11;
+    enum { N = 3000 };
+    static double ts[N], rate[N], dsum[N], vsum[N];
+    static long long n[N];
+    for (int i = 0; i < N; i++) {
+        ts[i] = round((T0 + i / 3.0) * 1e6) / 1e6; /* as stored: to the microsecond */
+        n[i] = 1 + (long long)(t_unit(&rs) * 9);
+        dsum[i] = 0.01 + t_unit(&rs) * 0.2;
+        rate[i] = 1e6 * (1 + t_unit(&rs)) * (i % 2 ? 0.5 : 1); /* h2 runs at half */
+        /* shortest texts, so the archive types them as numbers and holds these doubles */
+        char d[32], v[32];
+        vsum[i] = rate[i] * dsum[i];
+        nl__dtoa(dsum[i], d);
+        nl__dtoa(vsum[i], v);
+        add(&l, "ts=%s event=app.read.summary level=Info host=h%d n=%lld dur.sum=%s v.sum=%s int=0.5",
+            iso(ts[i]), 1 + i % 2, n[i], d, v);
+    }
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 2);
+    assert_double_equal(r.t0, ts[0], 1e-6);
+    assert_double_equal(r.t1, ts[N - 1], 1e-6);
+    for (int h = 0; h < 2; h++) {
+        char host[8];
+        snprintf(host, sizeof host, "h%d", h + 1);
+        nlr_chart_t *c = nlr_chart_find(&r, "app.read", host);
+        assert_non_null(c);
+        assert_int_equal(c->kind, NLR_SUMMARY);
+        assert_string_equal(c->metric, "rate");
+        /* brute force: the same column rule, over this host's values */
+        static double lo[NLR_COLS], hi[NLR_COLS], sum[NLR_COLS], all[N];
+        static long long cnt[NLR_COLS];
+        memset(cnt, 0, sizeof cnt);
+        long long pairs = 0;
+        double dtot = 0, itot = 0, rtot = 0;
+        int m = 0;
+        for (int i = h; i < N; i += 2) {
+            double rr = vsum[i] / dsum[i];
+            int k = (int)floor((ts[i] - r.t0) * (NLR_COLS / (r.t1 - r.t0)));
+            if (k >= NLR_COLS) k = NLR_COLS - 1;
+            if (!cnt[k] || rr < lo[k]) lo[k] = rr;
+            if (!cnt[k] || rr > hi[k]) hi[k] = rr;
+            sum[k] = (cnt[k] ? sum[k] : 0) + rr;
+            cnt[k]++;
+            pairs += n[i];
+            dtot += dsum[i];
+            itot += 0.5;
+            rtot += rr;
+            all[m++] = rr;
+        }
+        int j = 0;
+        for (int k = 0; k < NLR_COLS; k++) {
+            if (!cnt[k]) continue;
+            assert_true(j < c->ncols);
+            assert_int_equal(c->cols[j].n, cnt[k]);
+            assert_double_equal(c->cols[j].lo, lo[k], 1e-6 * lo[k]);
+            assert_double_equal(c->cols[j].hi, hi[k], 1e-6 * hi[k]);
+            assert_double_equal(c->cols[j].mean, sum[k] / cnt[k], 1e-6 * hi[k]);
+            j++;
+        }
+        assert_int_equal(j, c->ncols);
+        assert_true(c->ncols <= NLR_COLS);
+        assert_int_equal(c->events, pairs);
+        assert_int_equal(c->values, m);
+        assert_double_equal(c->busy, dtot / itot, 1e-9);
+        assert_double_equal(c->mean, rtot / m, 1e-6 * c->mean);
+        assert_int_equal(c->base_from, NLR_BASE_WINDOW); /* no history before the window */
+        assert_double_equal(c->base_p50, q7(all, m, 0.5), 1e-6 * c->base_p50);
+        assert_double_equal(c->dev, c->mean / c->base_p50 - 1, 1e-9);
+        assert_true(isnan(c->dur_p99)); /* summaries carry no percentiles */
+    }
+    nlr_report_free(&r);
+
+    /* the last 100 s: each host has 150 summaries of history before it, so the baseline is
+     * that history's */
+    o.since = T0 + 900;
+    read_report(db, &r, &o);
+    nlr_chart_t *c = nlr_chart_find(&r, "app.read", "h1");
+    assert_non_null(c);
+    assert_int_equal(c->base_from, NLR_BASE_HISTORY);
+    double hist[N];
+    int m = 0;
+    for (int i = 0; i < N; i += 2)
+        if (ts[i] < T0 + 900) hist[m++] = vsum[i] / dsum[i];
+    assert_int_equal(c->base_n, m);
+    assert_double_equal(c->base_p50, q7(hist, m, 0.5), 1e-6 * c->base_p50);
+    assert_true(r.t0 == T0 + 900);
+    nlr_report_free(&r);
+
+    /* --host and --event narrow the charts */
+    o = opts(path);
+    o.host_glob = "h2";
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 1);
+    assert_string_equal(r.charts[0].host, "h2");
+    nlr_report_free(&r);
+    o = opts(path);
+    o.event_glob = "other.*";
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 0);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* Activities logged in full: starts and ends paired by GUID, nested ones under one GUID
+ * too; the p99 is the exact one; a pair that began before the window is complete; an end
+ * without a start is no pair. */
+static void test_pairs(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    uint64_t rs = 5;
+    enum { N = 400 };
+    double dur[N];
+    for (int i = 0; i < N; i++) {
+        double t = T0 + 10 + i * 2.0;
+        dur[i] = 0.05 + t_unit(&rs) * (i == 123 ? 30 : 1.5); /* one very slow */
+        add(&l, "ts=%s event=xfer.start level=Info guid=g-%d host=a", iso(t), i);
+        add(&l, "ts=%s event=xfer.end level=Info guid=g-%d host=a", iso(t + dur[i]), i);
+    }
+    /* nested under one guid on host b: outer 0..10, inner 2..3 */
+    add(&l, "ts=%s event=xfer.start level=Info guid=nest host=b", iso(T0 + 0));
+    add(&l, "ts=%s event=xfer.start level=Info guid=nest host=b", iso(T0 + 2));
+    add(&l, "ts=%s event=xfer.end level=Info guid=nest host=b", iso(T0 + 3));
+    add(&l, "ts=%s event=xfer.end level=Info guid=nest host=b", iso(T0 + 10));
+    add(&l, "ts=%s event=xfer.end level=Info guid=stray host=b", iso(T0 + 11)); /* no start */
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    nlr_chart_t *a = nlr_chart_find(&r, "xfer", "a"), *b = nlr_chart_find(&r, "xfer", "b");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(a->kind, NLR_PAIRS);
+    assert_int_equal(a->events, N);
+    double sorted[N], sum = 0;
+    for (int i = 0; i < N; i++) sum += dur[i];
+    memcpy(sorted, dur, sizeof sorted);
+    double p99 = q7(sorted, N, 0.99);
+    assert_double_equal(a->dur_p99, p99, 1e-5);
+    assert_double_equal(a->dur_max, sorted[N - 1], 1e-5);
+    assert_double_equal(a->dur_mean, sum / N, 1e-5);
+    assert_double_equal(a->base_p50, q7(sorted, N, 0.5), 1e-5);
+    assert_string_equal(a->slowest_guid, "g-123");
+    assert_int_equal(b->events, 2);
+    assert_double_equal(b->dur_max, 10, 1e-5);
+    assert_double_equal(b->dur_mean, (1 + 10) / 2.0, 1e-5);
+    /* the lifeline: no missing ends, so the slowest pair's GUID */
+    assert_int_equal(r.nlife, 1);
+    assert_string_equal(r.life[0].guid, "g-123");
+    assert_int_equal(r.life[0].n, 2);
+    assert_string_equal(r.life[0].ev[0].event, "xfer.start");
+    nlr_report_free(&r);
+
+    /* a window that begins after the 100th pair's start but before its end keeps it */
+    o.since = T0 + 10 + 100 * 2.0 + dur[100] / 2;
+    read_report(db, &r, &o);
+    a = nlr_chart_find(&r, "xfer", "a");
+    assert_non_null(a);
+    assert_int_equal(a->events, N - 100);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+static int spans_of(const nlr_chart_t *c, int kind)
+{
+    int n = 0;
+    for (int i = 0; i < c->nspans; i++) n += c->spans[i].kind == kind;
+    return n;
+}
+
+/* nl-detect's and nl-peers' lines, as they write them, laid where they belong. */
+static void test_reports_placed(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    for (int i = 0; i < 100; i++)
+        for (int h = 1; h <= 3; h++)
+            add(&l,
+                "ts=%s event=app.read.summary level=Info host=h%d n=4 dur.sum=0.1 v.sum=1000 "
+                "int=1",
+                iso(T0 + i), h);
+    /* an episode on h2 from 20 to 30 s, by two algorithms */
+    const char *algos[] = {"msd-hu", "cdf-su"};
+    for (int a = 0; a < 2; a++) {
+        add(&l,
+            "ts=%s event=nl.anomaly.start level=Warn stream=disk algo=%s key.host=h2 "
+            "trig.event=app.read.summary dir=low x=1 s=1 score=0.99 start.ts=%s len=6",
+            iso(T0 + 21.5), algos[a], iso(T0 + 20));
+        add(&l,
+            "ts=%s event=nl.anomaly.end level=Info stream=disk algo=%s key.host=h2 dir=low "
+            "len=10 start.ts=%s dur=10 x.min=1 x.max=2",
+            iso(T0 + 30), algos[a], iso(T0 + 20));
+    }
+    /* still open at the end, on h3 */
+    add(&l,
+        "ts=%s event=nl.anomaly.start level=Warn stream=disk algo=msd-hu key.host=h3 "
+        "trig.event=app.read.summary dir=high x=1 s=1 score=0.99 start.ts=%s len=6",
+        iso(T0 + 91), iso(T0 + 90));
+    /* an end whose start is not in the archive */
+    add(&l,
+        "ts=%s event=nl.anomaly.end level=Info stream=disk algo=msd-hu key.host=h1 dir=low "
+        "len=10 start.ts=%s dur=10 x.min=1 x.max=2",
+        iso(T0 + 50), iso(T0 - 3 * 86400));
+    /* an alert on h1 from 40 to 55 s, its watch a glob */
+    add(&l,
+        "ts=%s event=nl.alert.start level=Warn name=slow key.host=h1 watch=app.* what=rate "
+        "cond=below value=1 threshold=2 reference=4 since=%s held=3 for=3",
+        iso(T0 + 43), iso(T0 + 40));
+    add(&l,
+        "ts=%s event=nl.alert.end level=Info name=slow key.host=h1 watch=app.* what=rate "
+        "cond=below value=5 since=%s held=15 for=3",
+        iso(T0 + 55), iso(T0 + 40));
+    /* a transfer on h4 that never ended: h4 has no other chart */
+    add(&l, "ts=%s event=xfer.start level=Info guid=lost-1 host=h4 file=/x", iso(T0 + 60));
+    add(&l, "ts=%s event=xfer.start level=Info guid=ok-1 host=h1", iso(T0 + 61));
+    add(&l, "ts=%s event=xfer.end level=Info guid=ok-1 host=h1", iso(T0 + 62));
+    add(&l,
+        "ts=%s event=nl.missing level=Warn guid=lost-1 activity=xfer start.ts=%s timeout=15 "
+        "learned=0",
+        iso(T0 + 75), iso(T0 + 60));
+    /* nl-peers: h3 faulty, blamed on app.read's counts */
+    add(&l,
+        "ts=%s event=nl.peer.faulty level=Warn prog=app host=h3 since=%s culprit=app.read/n k=3",
+        iso(T0 + 80), iso(T0 + 60));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    nlr_chart_t *h1 = nlr_chart_find(&r, "app.read", "h1"), *h2 = nlr_chart_find(&r, "app.read", "h2"),
+                *h3 = nlr_chart_find(&r, "app.read", "h3"), *x4 = nlr_chart_find(&r, "xfer", "h4");
+    assert_non_null(h1);
+    assert_non_null(h2);
+    assert_non_null(h3);
+    assert_non_null(x4); /* made for the missing end */
+    assert_int_equal(spans_of(h2, NLR_SPAN_EPISODE), 2);
+    for (int i = 0; i < h2->nspans; i++) {
+        assert_double_equal(h2->spans[i].t0, T0 + 20, 1e-6);
+        assert_double_equal(h2->spans[i].t1, T0 + 30, 1e-6);
+        assert_false(h2->spans[i].open);
+    }
+    assert_int_equal(spans_of(h3, NLR_SPAN_EPISODE), 1);
+    assert_true(h3->spans[0].open);
+    assert_double_equal(h3->spans[0].t1, r.t1, 1e-6);
+    assert_int_equal(spans_of(h1, NLR_SPAN_EPISODE), 0);
+    assert_int_equal(spans_of(h1, NLR_SPAN_ALERT), 1);
+    assert_double_equal(h1->spans[0].t0, T0 + 40, 1e-6);
+    assert_double_equal(h1->spans[0].t1, T0 + 55, 1e-6);
+    assert_int_equal(x4->nmarks, 1);
+    assert_int_equal(x4->marks[0].kind, NLR_MARK_MISSING);
+    assert_double_equal(x4->marks[0].t_from, T0 + 60, 1e-6);
+    assert_int_equal(nlr_chart_find(&r, "xfer", "h1")->nmarks, 0);
+    assert_int_equal(h3->nmarks, 1);
+    assert_int_equal(h3->marks[0].kind, NLR_MARK_PEER);
+    assert_int_equal(r.npeers, 1);
+    assert_string_equal(r.peers[0].host, "h3");
+    assert_string_equal(r.peers[0].kind, "faulty");
+    assert_int_equal(r.episodes, 3);
+    assert_int_equal(r.alerts, 1);
+    assert_int_equal(r.missing, 1);
+    assert_int_equal(r.unplaced, 1); /* the end without its start */
+    /* ranked: the charts with the most reports first */
+    assert_ptr_equal(&r.charts[0], nlr_chart_find(&r, "app.read", "h2"));
+    /* the lifeline follows the missing end */
+    assert_int_equal(r.nlife, 1);
+    assert_string_equal(r.life[0].guid, "lost-1");
+    assert_int_equal(r.life[0].n, 2); /* its start, and the report */
+    assert_string_equal(r.life[0].ev[1].event, "nl.missing");
+    nlr_report_free(&r);
+
+    /* a window after the episode: not drawn there, not counted */
+    o.since = T0 + 31;
+    read_report(db, &r, &o);
+    assert_int_equal(nlr_chart_find(&r, "app.read", "h2")->nspans, 0);
+    assert_int_equal(r.episodes, 1); /* h3's open one */
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+static char *page_of(const nlr_report_t *r, const char *dir, size_t *len)
+{
+    const char *p = t_path(dir, "page.html");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    assert_int_equal(nlr_page_write(f, r), 0);
+    assert_int_equal(fclose(f), 0);
+    return t_slurp(p, len);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* Hostile names are text on the page; nothing is fetched; the chart count is bounded. */
+static void test_page(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    const char *hosts[] = {"\"<script>alert(1)</script>", "a&b'c", "plain"};
+    for (int i = 0; i < 20; i++)
+        for (int h = 0; h < 3; h++)
+            add(&l,
+                "ts=%s event=w<b>.summary level=Info host=%s n=2 dur.sum=0.5 int=1",
+                iso(T0 + i), h == 0 ? "\"\\\"<script>alert(1)</script>\"" : hosts[h]);
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    o.title = "<b>title</b>";
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 3);
+    assert_non_null(nlr_chart_find(&r, "w<b>", hosts[0]));
+    assert_string_equal(r.charts[0].metric, "mean.dur"); /* no values: durations */
+    size_t len;
+    char *page = page_of(&r, dir, &len);
+    assert_int_equal(count(page, "<script"), 0);
+    assert_int_equal(count(page, "<b>"), 4); /* only the page's own bold figures */
+    assert_true(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;") >= 2);
+    assert_true(count(page, "a&amp;b&#39;c") >= 2);
+    assert_true(count(page, "w&lt;b&gt;") >= 3);
+    /* nothing fetched: the only URL is the SVG namespace */
+    assert_int_equal(count(page, "://"), count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_int_equal(count(page, "src="), 0);
+    assert_int_equal(count(page, "<svg class=\"chart\""), 3);
+    free(page);
+    nlr_report_free(&r);
+
+    o.max_charts = 1;
+    read_report(db, &r, &o);
+    page = page_of(&r, dir, &len);
+    assert_int_equal(count(page, "<svg class=\"chart\""), 1);
+    assert_non_null(strstr(page, "2 more charts not drawn"));
+    assert_int_equal(count(page, "<tr class=\"dev-"), 3); /* the overview lists them all */
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+
+    /* an empty archive: a page that says so */
+    const char *empty = keep(t_path(dir, "empty.db"));
+    db = new_archive(empty);
+    o = opts(empty);
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 0);
+    page = page_of(&r, dir, &len);
+    assert_non_null(strstr(page, "No summarized or start/end activity in this window"));
+    assert_non_null(strstr(page, "</html>"));
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* 200,000 summaries of one host: the page stays the size of one chart of NLR_COLS columns. */
+static void test_size_bounded(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    size_t sizes[2];
+    for (int round = 0; round < 2; round++) {
+        lines_t l = {0};
+        int n = round ? 200000 : 2000;
+        for (int i = 0; i < n; i++)
+            add(&l, "ts=%s event=a.summary level=Info host=h n=1 dur.sum=%g v.sum=10 int=1",
+                iso(T0 + round * 1e6 + i), 0.1 + (i % 97) * 0.001);
+        load(db, l.v, l.n);
+        lines_free(&l);
+        nlr_opts_t o = opts(path);
+        o.since = T0 + round * 1e6;
+        o.until = o.since + n;
+        nlr_report_t r;
+        read_report(db, &r, &o);
+        assert_int_equal(r.ncharts, 1);
+        assert_int_equal(r.charts[0].values, n);
+        assert_true(r.charts[0].ncols <= NLR_COLS);
+        char *page = page_of(&r, dir, &sizes[round]);
+        free(page);
+        nlr_report_free(&r);
+    }
+    /* 100 times the values, at most 100 points more of path text; never 100 times the page */
+    fprintf(stderr, "page: %zu bytes for 2,000 summaries, %zu for 200,000\n", sizes[0], sizes[1]);
+    assert_true(sizes[1] < sizes[0] * 2);
+    assert_true(sizes[1] < 200000);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* The program: a page renamed into place, and clear errors that leave nothing behind. */
+static void test_program(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    add(&l, "ts=%s event=a.summary level=Info host=h n=1 dur.sum=0.1 v.sum=10 int=1", iso(T0));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nll_db_close(db);
+    const char *out = keep(t_path(dir, "r.html")), *err = keep(t_path(dir, "err.txt"));
+    t_child_t c = {.err = err};
+    const char *ok[] = {"-d", path, "-o", out, NULL};
+    assert_int_equal(t_run(report_prog, &c, ok), 0);
+    struct stat sb;
+    assert_int_equal(stat(out, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0644);
+    size_t n;
+    char *text = t_slurp(err, &n);
+    assert_non_null(strstr(text, "wrote"));
+    free(text);
+
+    const char *missing = keep(t_path(dir, "nope.db"));
+    const char *bad_db[] = {"-d", missing, "-o", out, NULL};
+    assert_int_equal(t_run(report_prog, &c, bad_db), 1);
+    text = t_slurp(err, &n);
+    assert_non_null(strstr(text, "nope.db")); /* says which archive */
+    free(text);
+
+    const char *bad_when[] = {"-d", path, "--since", "yesterday-ish", NULL};
+    assert_int_equal(t_run(report_prog, &c, bad_when), 2);
+    text = t_slurp(err, &n);
+    assert_non_null(strstr(text, "--since"));
+    free(text);
+
+    const char *nodir = keep(t_path(dir, "no/such/dir/r.html"));
+    const char *bad_out[] = {"-d", path, "-o", nodir, NULL};
+    assert_int_equal(t_run(report_prog, &c, bad_out), 1);
+    text = t_slurp(err, &n);
+    assert_non_null(strstr(text, "no/such/dir/r.html"));
+    free(text);
+
+    /* a junk file as the archive */
+    const char *junk = keep(t_path(dir, "junk.db"));
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 4096; i++) fputc((i * 7919) & 0xff, f);
+    fclose(f);
+    const char *bad_junk[] = {"-d", junk, "-o", out, NULL};
+    assert_int_equal(t_run(report_prog, &c, bad_junk), 1);
+    text = t_slurp(err, &n);
+    assert_non_null(strstr(text, "junk.db"));
+    free(text);
+    t_rmtree(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s NL-REPORT\n", argv[0]);
+        return 2;
+    }
+    report_prog = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summary_columns), cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_reports_placed),  cmocka_unit_test(test_page),
+        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_program),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

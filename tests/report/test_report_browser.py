@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""test_report_browser.py — the demo's report, rendered by a real browser.
+
+Runs the main demo (demo/pipeline.sh: four GridFTP-like servers through two syslog-ng
+daemons into nl-load and nl-detect; gw3's disk slowed from 20 s to 30 s, a transfer on gw2
+hung), then opens the page it ends with in headless Chromium through chromedriver (the W3C
+WebDriver protocol, spoken here over plain HTTP) and checks what was drawn, against the
+archive the page was made from:
+  - no console message of level SEVERE, and nothing fetched (the page is self-contained);
+  - one chart per activity and host in the archive, each with one series of non-zero size;
+  - on each disk-write chart as many shaded episodes as nl-detect reported for that host;
+  - the injected slowdown's middle (25 s after gw3 began) lies inside a shaded episode of
+    gw3's chart as laid out on screen (bounding boxes, not only attributes);
+  - the hung transfer's missing-end mark on gw2's transfer chart, and a lifeline;
+and saves a screenshot (OUT/report.png).
+
+  test_report_browser.py SOURCE_DIR BUILD_DIR OUT_DIR
+Exit 77 (skipped) if chromium or chromedriver is missing, saying so.
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+
+SRC, BUILD, OUT = sys.argv[1:4]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+for prog in (CHROMIUM, DRIVER):
+    if not os.access(prog, os.X_OK):
+        print(f"skipped: {prog} is missing (./nlkit deps installs chromium and chromium-driver)")
+        sys.exit(77)
+
+os.makedirs(OUT, exist_ok=True)
+demo = subprocess.run(["bash", os.path.join(SRC, "demo/pipeline.sh"), BUILD, "45", OUT],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
+with open(os.path.join(OUT, "demo.out"), "w") as f:
+    f.write(demo.stdout)
+if demo.returncode != 0:
+    print(demo.stdout[-3000:])
+    print(f"FAIL: the demo exited {demo.returncode}")
+    sys.exit(1)
+page = os.path.join(OUT, "demo-report.html")
+check(os.path.getsize(page) > 0, f"the demo wrote {page}")
+
+# What the page should show, from the archive it was made from.
+db = sqlite3.connect(os.path.join(OUT, "demo.db"))
+q = lambda sql, *a: db.execute(sql, a).fetchall()
+summary_charts = q("SELECT DISTINCT event, host FROM summary")
+pair_hosts = q("""SELECT DISTINCT h.value FROM event e JOIN value h ON h.event_id = e.id AND
+                  h.name = 'host' WHERE e.event = 'gridftp.transfer.start'""")
+episodes = dict(q("""SELECT k.value, count(*) FROM event e JOIN value k ON k.event_id = e.id
+                     AND k.name = 'key.host' WHERE e.event = 'nl.anomaly.start' GROUP BY 1"""))
+missing = q("SELECT count(*) FROM event WHERE event = 'nl.missing'")[0][0]
+gw3_first = q("SELECT min(ts) FROM summary WHERE host = 'gw3'")[0][0]
+known = gw3_first - 0.25 + 25  # the middle of gw3's slow 20-30 s (first summary: 0.25 s in)
+check(episodes.get("gw3", 0) >= 1, f"nl-detect reported gw3's slow disk ({episodes})")
+
+
+# WebDriver over HTTP.
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+port = free_port()
+driver = subprocess.Popen([DRIVER, f"--port={port}"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+base = f"http://127.0.0.1:{port}"
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())["value"]
+
+
+try:
+    for _ in range(200):
+        try:
+            call("GET", "/status")
+            break
+        except OSError:
+            time.sleep(0.05)
+    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,1300",
+            "--hide-scrollbars", f"--user-data-dir={OUT}/chromium-profile"]
+    caps = {"capabilities": {"alwaysMatch": {
+        "browserName": "chrome",
+        "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+        "goog:loggingPrefs": {"browser": "ALL"}}}}
+    sid = call("POST", "/session", caps)["sessionId"]
+    call("POST", f"/session/{sid}/url", {"url": "file://" + os.path.abspath(page)})
+
+    def js(script, *a):
+        return call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": list(a)})
+
+    # the page as the browser laid it out
+    charts = js("""
+        return [...document.querySelectorAll('svg.chart')].map(s => {
+          const b = s.getBoundingClientRect(), vb = s.viewBox.baseVal;
+          const series = [...s.querySelectorAll('path.series')].map(p => {
+            const r = p.getBoundingClientRect(); return [r.width, r.height]; });
+          return {activity: s.dataset.activity, host: s.dataset.host,
+                  t0: +s.dataset.t0, t1: +s.dataset.t1, x0: +s.dataset.x0,
+                  width: +s.dataset.width, left: b.left, scale: b.width / vb.width,
+                  series: series,
+                  episodes: [...s.querySelectorAll('rect.episode')].map(e => {
+                    const r = e.getBoundingClientRect();
+                    return {t0: +e.dataset.t0, t1: +e.dataset.t1, left: r.left,
+                            right: r.right, height: r.height}; }),
+                  missing: s.querySelectorAll('g.missing').length};
+        });""")
+    fetched = js("return performance.getEntriesByType('resource').map(e => e.name)")
+    lifelines = js("return [...document.querySelectorAll('svg.lifeline')].map(s => "
+                   "s.querySelectorAll('circle.life-ev').length)")
+    logs = call("POST", f"/session/{sid}/se/log", {"type": "browser"})
+    png = base64.b64decode(call("GET", f"/session/{sid}/screenshot"))
+    with open(os.path.join(OUT, "report.png"), "wb") as f:
+        f.write(png)
+    call("DELETE", f"/session/{sid}")
+finally:
+    driver.terminate()
+    driver.wait(10)
+
+severe = [e for e in logs if e.get("level") == "SEVERE"]
+check(not severe, f"no console errors ({severe[:3]})")
+check(not fetched, f"nothing fetched ({fetched[:3]})")
+want = {(e[:-len(".summary")], h) for e, h in summary_charts} | \
+       {("gridftp.transfer", h) for (h,) in pair_hosts}
+got = {(c["activity"], c["host"]) for c in charts}
+check(got == want, f"one chart per activity and host: {len(got)} drawn, {len(want)} in the archive")
+check(all(len(c["series"]) == 1 for c in charts), "each chart has one series")
+check(all(w > 10 and h > 0 for c in charts for (w, h) in c["series"]),
+      "each series was laid out with a size")
+for c in charts:
+    if c["activity"] == "gridftp.disk.write":
+        n = episodes.get(c["host"], 0)
+        check(len(c["episodes"]) == n,
+              f"{c['host']}: {len(c['episodes'])} shaded episodes, {n} reported")
+gw3 = [c for c in charts if c["activity"] == "gridftp.disk.write" and c["host"] == "gw3"]
+if gw3:
+    c = gw3[0]
+    x = c["left"] + (c["x0"] + (known - c["t0"]) / (c["t1"] - c["t0"]) * c["width"]) * c["scale"]
+    inside = [e for e in c["episodes"] if e["left"] <= x <= e["right"] and e["height"] > 50]
+    check(bool(inside), f"the slowdown's middle (x={x:.1f} px on screen) is inside a shaded "
+          f"episode ({[(round(e['left']), round(e['right'])) for e in c['episodes']]})")
+    check(all(e["t0"] <= known <= e["t1"] for e in inside),
+          "and that episode's own times hold it")
+gw2 = [c for c in charts if c["activity"] == "gridftp.transfer" and c["host"] == "gw2"]
+check(missing >= 1 and bool(gw2) and gw2[0]["missing"] == missing,
+      f"the hung transfer's missing end is marked on gw2 ({missing} reported)")
+check(bool(lifelines) and lifelines[0] >= 2, f"a lifeline with its events ({lifelines})")
+check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000,
+      f"a screenshot: {OUT}/report.png ({len(png)} bytes)")
+if failures:
+    print(f"{len(failures)} check(s) failed; the page: {page}")
+    sys.exit(1)
+print("ok: the demo's report renders in Chromium as the archive says it should")
