@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     }
     nl_buf_free(&b);
     free(xfer_start);
-    fprintf(stderr, "nl-report-gen: %lld events, %d hosts, %.0f days, a summary every %.2f s\n",
-            n, hosts, days, step);
+    fprintf(stderr, "nl-report-gen: %lld events, %d hosts, %.0f days, a summary every %.2f s\n", n,
+            hosts, days, step);
     return fflush(stdout) ? 1 : 0;
 }

@@ -70,7 +70,8 @@ static int write_out(const nlr_report_t *r, const char *out)
     if (fclose(f)) rc = NL_EIO, e = errno;
     if (rc || rename(tmp, out)) {
         if (!rc) e = errno;
-        fprintf(stderr, "nl-report: %s: %s\n", out, rc == NL_ENOMEM ? "out of memory" : strerror(e));
+        fprintf(stderr, "nl-report: %s: %s\n", out,
+                rc == NL_ENOMEM ? "out of memory" : strerror(e));
         unlink(tmp);
         return -1;
     }
@@ -80,12 +81,12 @@ static int write_out(const nlr_report_t *r, const char *out)
 int main(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'},     {"output", required_argument, NULL, 'o'},
-        {"since", required_argument, NULL, 's'},  {"until", required_argument, NULL, 'u'},
-        {"host", required_argument, NULL, 'H'},   {"event", required_argument, NULL, 'e'},
-        {"guid", required_argument, NULL, 'g'},   {"max-charts", required_argument, NULL, 'M'},
-        {"title", required_argument, NULL, 't'},  {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {0, 0, 0, 0},
+        {"db", required_argument, NULL, 'd'},    {"output", required_argument, NULL, 'o'},
+        {"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
+        {"host", required_argument, NULL, 'H'},  {"event", required_argument, NULL, 'e'},
+        {"guid", required_argument, NULL, 'g'},  {"max-charts", required_argument, NULL, 'M'},
+        {"title", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},     {0, 0, 0, 0},
     };
     nlr_opts_t o = {.since = -INFINITY,
                     .until = INFINITY,
@@ -110,7 +111,8 @@ int main(int argc, char **argv)
         case 'e': o.event_glob = optarg; break;
         case 'g':
             if (o.nguids >= (int)(sizeof o.guids / sizeof o.guids[0])) {
-                fprintf(stderr, "nl-report: --guid: at most %zu\n", sizeof o.guids / sizeof o.guids[0]);
+                fprintf(stderr, "nl-report: --guid: at most %zu\n",
+                        sizeof o.guids / sizeof o.guids[0]);
                 return 2;
             }
             o.guids[o.nguids++] = optarg;
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
         }
     }
     if (!o.db || optind < argc) {
-        fprintf(stderr, "nl-report: %s\n", optind < argc ? "unexpected argument" : "--db is required");
+        fprintf(stderr, "nl-report: %s\n",
+                optind < argc ? "unexpected argument" : "--db is required");
         usage(stderr);
         return 2;
     }
@@ -164,8 +167,8 @@ int main(int argc, char **argv)
                 "nl-report: wrote %s (%lld KiB): %d activit%s x hosts, %d drawn; %lld anomaly "
                 "episodes, %lld alerts, %lld missing ends, %d peer verdicts\n",
                 out, stat(out, &sb) ? 0LL : (long long)(sb.st_size + 1023) / 1024, r.ncharts,
-                r.ncharts == 1 ? "y" : "ies", r.shown, (long long)r.episodes,
-                (long long)r.alerts, (long long)r.missing, r.npeers);
+                r.ncharts == 1 ? "y" : "ies", r.shown, (long long)r.episodes, (long long)r.alerts,
+                (long long)r.missing, r.npeers);
     }
     nlr_report_free(&r);
     return rc ? 1 : 0;

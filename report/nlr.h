@@ -46,8 +46,8 @@ typedef struct nlr_opts {
 
 /* One pixel column of a series: the values whose time falls in it. */
 typedef struct nlr_col {
-    double t;      /* mean time of the values in the column */
-    int64_t n;     /* values */
+    double t;  /* mean time of the values in the column */
+    int64_t n; /* values */
     double lo, mean, hi;
 } nlr_col_t;
 
@@ -80,10 +80,10 @@ typedef struct nlr_chart {
     int kind;
     const char *metric; /* what is plotted: rate, mean.dur (summaries), dur (pairs) */
     const char *unit;
-    int64_t events;     /* completed start/end pairs (a summary's n) */
-    int64_t values;     /* plotted values (summaries or pairs) */
-    double mean;        /* of the plotted metric */
-    double busy;        /* share of time inside the activity, NAN if unknown */
+    int64_t events;                    /* completed start/end pairs (a summary's n) */
+    int64_t values;                    /* plotted values (summaries or pairs) */
+    double mean;                       /* of the plotted metric */
+    double busy;                       /* share of time inside the activity, NAN if unknown */
     double dur_mean, dur_max, dur_p99; /* seconds; p99 NAN where not available */
     int64_t base_n;
     int base_from;
@@ -96,7 +96,7 @@ typedef struct nlr_chart {
     int nspans, capspans;
     nlr_mark_t *marks;
     int nmarks, capmarks;
-    int64_t truncated; /* pairs past NLR_PAIRS_MAX, left out of percentiles */
+    int64_t truncated;  /* pairs past NLR_PAIRS_MAX, left out of percentiles */
     char *slowest_guid; /* pairs: the GUID of the longest pair (a lifeline worth seeing) */
     double slowest;
 } nlr_chart_t;
@@ -126,15 +126,15 @@ typedef struct nlr_report {
     double t0, t1; /* the window the charts show */
     nlr_chart_t *charts;
     int ncharts, capcharts;
-    int shown;             /* charts drawn (the first `shown` after nlr_charts_rank) */
+    int shown; /* charts drawn (the first `shown` after nlr_charts_rank) */
     nlr_peer_t *peers;
     int npeers, cappeers;
     nlr_life_t life[8];
     int nlife;
     int64_t episodes, alerts, missing; /* reports read in the window */
-    int64_t unplaced;      /* reports whose activity or host has no chart */
-    int64_t events_total;  /* events in the window */
-    int64_t *report_ids;   /* rows of nl-detect's and nl-peers' reports (from a day before) */
+    int64_t unplaced;                  /* reports whose activity or host has no chart */
+    int64_t events_total;              /* events in the window */
+    int64_t *report_ids; /* rows of nl-detect's and nl-peers' reports (from a day before) */
     int nreports, capreports;
 } nlr_report_t;
 

@@ -23,10 +23,27 @@ typedef struct rep {
     char f[16][160]; /* by the F_ index below */
 } rep_t;
 
-enum { F_STREAM, F_ALGO, F_KEYHOST, F_TRIG, F_START, F_DIR, F_LEN, F_NAME, F_WATCH, F_SINCE,
-       F_ACT, F_HOST, F_CULPRIT, F_SCORE, F_GUID, F_X, F_N };
+enum {
+    F_STREAM,
+    F_ALGO,
+    F_KEYHOST,
+    F_TRIG,
+    F_START,
+    F_DIR,
+    F_LEN,
+    F_NAME,
+    F_WATCH,
+    F_SINCE,
+    F_ACT,
+    F_HOST,
+    F_CULPRIT,
+    F_SCORE,
+    F_GUID,
+    F_X,
+    F_N
+};
 static const char *const fname[F_N] = {
-    "stream", "algo", "key.host", "trig.event", "start.ts", "dir",     "len",   "name",
+    "stream", "algo",  "key.host", "trig.event", "start.ts", "dir",   "len",  "name",
     "watch",  "since", "activity", "host",       "culprit",  "score", "guid", "x.min"};
 
 /* An open span: a start waiting for its end. */
@@ -99,8 +116,7 @@ static int put_span(nlr_chart_t *c, const rep_t *p, const void *ctx)
     if (s->kind == NLR_SPAN_EPISODE) {
         snprintf(label, sizeof label, "%s", p->f[F_ALGO][0] ? p->f[F_ALGO] : p->f[F_STREAM]);
         snprintf(detail, sizeof detail, "anomaly: stream %s, %s, %s%s%s", p->f[F_STREAM], label,
-                 p->f[F_DIR][0] ? p->f[F_DIR] : "", p->f[F_LEN][0] ? ", values " : "",
-                 p->f[F_LEN]);
+                 p->f[F_DIR][0] ? p->f[F_DIR] : "", p->f[F_LEN][0] ? ", values " : "", p->f[F_LEN]);
     } else {
         snprintf(label, sizeof label, "%s", p->f[F_NAME]);
         snprintf(detail, sizeof detail, "alert %s on %s", p->f[F_NAME], p->f[F_WATCH]);
@@ -303,8 +319,7 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     }
     /* starts not ended by the window's end: open spans */
     for (int i = 0; i < npend && !bad; i++)
-        if (!pend[i].used && lay_span(r, &pend[i].r, r->t1, 1, &bad) == 0 && !bad)
-            r->unplaced++;
+        if (!pend[i].used && lay_span(r, &pend[i].r, r->t1, 1, &bad) == 0 && !bad) r->unplaced++;
     free(pend);
     free(all);
     int step_rc = bad ? SQLITE_DONE : rc;

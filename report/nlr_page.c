@@ -25,7 +25,8 @@ static const char css[] =
     ".plot{fill:#fbfcfd;stroke:#d0d7de}.grid{stroke:#eaeef2}"
     ".yaxis text{text-anchor:end;fill:#57606a}.xaxis text{text-anchor:middle;fill:#57606a}"
     ".xaxis line{stroke:#8c959f}"
-    ".band{fill:#2f81f7;fill-opacity:.12}.median{stroke:#2f81f7;stroke-dasharray:4 3;stroke-opacity:.7}"
+    ".band{fill:#2f81f7;fill-opacity:.12}.median{stroke:#2f81f7;stroke-dasharray:4 "
+    "3;stroke-opacity:.7}"
     ".envelope{fill:#1f4e79;fill-opacity:.16;stroke:none}"
     ".series{fill:none;stroke:#1f4e79;stroke-width:1.6;stroke-linejoin:round}"
     ".episode{fill:#e5534b;fill-opacity:.2;stroke:#e5534b;stroke-opacity:.5}"
@@ -40,8 +41,9 @@ static const char css[] =
 
 static const char *base_name(int from)
 {
-    return from == NLR_BASE_HISTORY ? "history before the window"
-           : from == NLR_BASE_WINDOW ? "this window" : "none";
+    return from == NLR_BASE_HISTORY  ? "history before the window"
+           : from == NLR_BASE_WINDOW ? "this window"
+                                     : "none";
 }
 
 static void fmt_pct(char *out, size_t cap, double v)
@@ -118,7 +120,8 @@ static int overview(FILE *f, const nlr_report_t *r)
         free(idx);
         return 0;
     }
-    fputs("<div class=\"wide\"><table class=\"overview\"><thead><tr><th class=\"l\">activity</th><th class=\"l\">"
+    fputs("<div class=\"wide\"><table class=\"overview\"><thead><tr><th "
+          "class=\"l\">activity</th><th class=\"l\">"
           "host</th><th>pairs</th><th title=\"of the plotted value: the rate (value/s) of "
           "summaries with values, else the duration\">mean</th><th>busy</th>"
           "<th>mean dur</th><th>max dur</th><th>p99 dur</th><th>baseline p50</th>"
@@ -153,7 +156,8 @@ static int overview(FILE *f, const nlr_report_t *r)
         cell_n(f, count_marks(c, NLR_MARK_PEER));
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table></div>\n<p class=\"meta\">pairs: completed start/end pairs (for summaries, "
+    fputs("</tbody></table></div>\n<p class=\"meta\">pairs: completed start/end pairs (for "
+          "summaries, "
           "the sum of n). busy: the share of time inside the activity. p99 dur: exact, from "
           "pairs logged in full; summaries carry no percentiles (\xe2\x80\x94). vs baseline: the "
           "window's mean of the plotted value against the baseline's median; green within 10%, "
@@ -175,8 +179,9 @@ static void figure(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
     nlr_esc(f, c->host[0] ? c->host : "(no host)");
     fputs("</h3><p>", f);
     metric_name(f, c);
-    fprintf(f, ": %lld value%s, mean, min\xe2\x80\x93max per pixel column. Baseline (%s, n=%lld): "
-               "p5 %s, median %s, p95 %s.",
+    fprintf(f,
+            ": %lld value%s, mean, min\xe2\x80\x93max per pixel column. Baseline (%s, n=%lld): "
+            "p5 %s, median %s, p95 %s.",
             (long long)c->values, c->values == 1 ? "" : "s", base_name(c->base_from),
             (long long)c->base_n, p5, p50, p95);
     if (c->truncated)
@@ -254,20 +259,22 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
     nlr_esc(f, r->o->title);
     fputs("</h1><p class=\"meta\">archive ", f);
     nlr_esc(f, r->o->db);
-    fprintf(f, " \xc2\xb7 %s \xe2\x80\x93 %s UTC \xc2\xb7 %lld events \xc2\xb7 written %s UTC by "
-               "nl-report " NLKIT_VERSION "</p>\n",
+    fprintf(f,
+            " \xc2\xb7 %s \xe2\x80\x93 %s UTC \xc2\xb7 %lld events \xc2\xb7 written %s UTC by "
+            "nl-report " NLKIT_VERSION "</p>\n",
             a, b, (long long)r->events_total, now);
     fprintf(f,
             "<p class=\"findings\" id=\"findings\"><b>%lld</b> anomaly episode%s, <b>%lld</b> "
             "alert%s, <b>%lld</b> missing end%s, <b>%d</b> peer verdict%s in %d activit%s "
             "\xc3\x97 host%s.",
             (long long)r->episodes, r->episodes == 1 ? "" : "s", (long long)r->alerts,
-            r->alerts == 1 ? "" : "s", (long long)r->missing, r->missing == 1 ? "" : "s",
-            r->npeers, r->npeers == 1 ? "" : "s", r->ncharts, r->ncharts == 1 ? "y" : "ies",
+            r->alerts == 1 ? "" : "s", (long long)r->missing, r->missing == 1 ? "" : "s", r->npeers,
+            r->npeers == 1 ? "" : "s", r->ncharts, r->ncharts == 1 ? "y" : "ies",
             r->ncharts == 1 ? "" : "s");
     if (r->unplaced)
-        fprintf(f, " %lld report%s concern%s no chart shown here (another host or activity, or "
-                   "a start before the window).",
+        fprintf(f,
+                " %lld report%s concern%s no chart shown here (another host or activity, or "
+                "a start before the window).",
                 (long long)r->unplaced, r->unplaced == 1 ? "" : "s", r->unplaced == 1 ? "s" : "");
     fputs("</p>\n<p class=\"key\">"
           "<span style=\"background:#1f4e79\"></span>series"
@@ -281,8 +288,9 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
     fputs("<section id=\"charts\"><h2>Series</h2>\n", f);
     for (int i = 0; i < r->shown; i++) figure(f, r, &r->charts[i], i);
     if (r->shown < r->ncharts)
-        fprintf(f, "<p class=\"meta\">%d more chart%s not drawn (the most unusual %d are); narrow "
-                   "with --host and --event, or raise --max-charts.</p>\n",
+        fprintf(f,
+                "<p class=\"meta\">%d more chart%s not drawn (the most unusual %d are); narrow "
+                "with --host and --event, or raise --max-charts.</p>\n",
                 r->ncharts - r->shown, r->ncharts - r->shown == 1 ? "" : "s", r->shown);
     fputs("</section>\n", f);
     peers(f, r);

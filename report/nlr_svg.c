@@ -10,12 +10,12 @@
 
 #include "nlr.h"
 
-#define PL 76.0                   /* plot left edge */
-#define PW ((double)NLR_COLS)     /* plot width */
-#define PT 14.0                   /* plot top */
-#define PH 150.0                  /* plot height */
-#define SW (PL + PW + 16)         /* svg width */
-#define SH (PT + PH + 30)         /* svg height */
+#define PL 76.0               /* plot left edge */
+#define PW ((double)NLR_COLS) /* plot width */
+#define PT 14.0               /* plot top */
+#define PH 150.0              /* plot height */
+#define SW (PL + PW + 16)     /* svg width */
+#define SH (PT + PH + 30)     /* svg height */
 
 void nlr_esc(FILE *f, const char *s)
 {
@@ -27,15 +27,20 @@ void nlr_esc(FILE *f, const char *s)
         case '\'': fputs("&#39;", f); break;
         default:
             /* control bytes have no place in HTML text; show where one was */
-            if ((unsigned char)*s < 0x20 && *s != '\t') fputs("\xef\xbf\xbd", f);
-            else fputc(*s, f);
+            if ((unsigned char)*s < 0x20 && *s != '\t')
+                fputs("\xef\xbf\xbd", f);
+            else
+                fputc(*s, f);
         }
 }
 
 void nlr_fmt_si(char *out, size_t cap, double v)
 {
-    static const struct { double f; const char *s; } si[] = {
-        {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "\xc2\xb5"}};
+    static const struct {
+        double f;
+        const char *s;
+    } si[] = {{1e12, "T"}, {1e9, "G"},  {1e6, "M"},        {1e3, "k"},
+              {1, ""},     {1e-3, "m"}, {1e-6, "\xc2\xb5"}};
     if (!isfinite(v)) {
         snprintf(out, cap, "\xe2\x80\x94"); /* an em dash: not known */
         return;
@@ -83,8 +88,9 @@ static double nice_step(double span, int want)
 /* A step in time that reads well on a clock: seconds, minutes, hours, days. */
 static double time_step(double span)
 {
-    static const double steps[] = {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
-                                   10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+    static const double steps[] = {0.001, 0.002, 0.005, 0.01,   0.02,   0.05,    0.1,    0.2,
+                                   0.5,   1,     2,     5,      10,     15,      30,     60,
+                                   120,   300,   600,   900,    1800,   3600,    7200,   10800,
                                    21600, 43200, 86400, 172800, 604800, 1209600, 2592000};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (span / steps[i] <= 8) return steps[i];
@@ -102,7 +108,7 @@ static void time_axis(FILE *f, double t0, double t1, double left, double width, 
         /* the date only where it changes the reading: spans of a day or more */
         const char *l = t1 - t0 >= 86400 ? full + 5 : full + 11;
         snprintf(lab, sizeof lab, "%s", l);
-        if (step >= 60 && t1 - t0 < 86400) lab[5] = 0; /* HH:MM */
+        if (step >= 60 && t1 - t0 < 86400) lab[5] = 0;     /* HH:MM */
         if (t1 - t0 >= 86400 && step >= 86400) lab[5] = 0; /* MM-DD */
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, y, y + 4);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x, y + 15, lab);
@@ -179,8 +185,7 @@ static void spans(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
         char a[40], b[40];
         nlr_fmt_time(a, sizeof a, s->t0, 1);
         nlr_fmt_time(b, sizeof b, s->t1, 1);
-        fprintf(f,
-                "<rect class=\"%s%s\" data-t0=\"%.6f\" data-t1=\"%.6f\" data-label=\"",
+        fprintf(f, "<rect class=\"%s%s\" data-t0=\"%.6f\" data-t1=\"%.6f\" data-label=\"",
                 ep ? "episode" : "alert", s->open ? " open" : "", s->t0, s->t1);
         nlr_esc(f, s->label);
         fprintf(f, "\" x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" height=\"%.1f\"><title>", x0, x1 - x0,
@@ -287,9 +292,11 @@ void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
     for (int i = 0; i < l->n; i++) {
         char at[40];
         nlr_fmt_time(at, sizeof at, l->ev[i].t, 1);
-        fprintf(f, "<circle class=\"life-ev\" data-t=\"%.6f\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
-                   "<title>",
-                l->ev[i].t, LL + (l->ev[i].t - t0) / (t1 - t0) * LW, 10 + lane[i] * LANE + LANE / 2);
+        fprintf(f,
+                "<circle class=\"life-ev\" data-t=\"%.6f\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+                "<title>",
+                l->ev[i].t, LL + (l->ev[i].t - t0) / (t1 - t0) * LW,
+                10 + lane[i] * LANE + LANE / 2);
         nlr_esc(f, l->ev[i].event);
         fprintf(f, " on ");
         nlr_esc(f, l->ev[i].host);

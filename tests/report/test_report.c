@@ -151,7 +151,8 @@ static void test_summary_columns(void **state)
         vsum[i] = rate[i] * dsum[i];
         nl__dtoa(dsum[i], d);
         nl__dtoa(vsum[i], v);
-        add(&l, "ts=%s event=app.read.summary level=Info host=h%d n=%lld dur.sum=%s v.sum=%s int=0.5",
+        add(&l,
+            "ts=%s event=app.read.summary level=Info host=h%d n=%lld dur.sum=%s v.sum=%s int=0.5",
             iso(ts[i]), 1 + i % 2, n[i], d, v);
     }
     load(db, l.v, l.n);
@@ -377,7 +378,8 @@ static void test_reports_placed(void **state)
     nlr_opts_t o = opts(path);
     nlr_report_t r;
     read_report(db, &r, &o);
-    nlr_chart_t *h1 = nlr_chart_find(&r, "app.read", "h1"), *h2 = nlr_chart_find(&r, "app.read", "h2"),
+    nlr_chart_t *h1 = nlr_chart_find(&r, "app.read", "h1"),
+                *h2 = nlr_chart_find(&r, "app.read", "h2"),
                 *h3 = nlr_chart_find(&r, "app.read", "h3"), *x4 = nlr_chart_find(&r, "xfer", "h4");
     assert_non_null(h1);
     assert_non_null(h2);
@@ -455,8 +457,7 @@ static void test_page(void **state)
     const char *hosts[] = {"\"<script>alert(1)</script>", "a&b'c", "plain"};
     for (int i = 0; i < 20; i++)
         for (int h = 0; h < 3; h++)
-            add(&l,
-                "ts=%s event=w<b>.summary level=Info host=%s n=2 dur.sum=0.5 int=1",
+            add(&l, "ts=%s event=w<b>.summary level=Info host=%s n=2 dur.sum=0.5 int=1",
                 iso(T0 + i), h == 0 ? "\"\\\"<script>alert(1)</script>\"" : hosts[h]);
     load(db, l.v, l.n);
     lines_free(&l);

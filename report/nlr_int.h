@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_int.h — what nlr_charts.c, nlr_sum.c and nlr_pairs.c share to make charts. Private to
+ * report/ (prefix nlr__). */
+#ifndef NLKIT_NLR_INT_H
+#define NLKIT_NLR_INT_H
+
+#include <stdint.h>
+
+#include "nlr.h"
+
+/* A map value meaning "seen, and not wanted". */
+#define SKIP ((void *)(intptr_t)-1)
+
+/* strdup, with NULL read as "". */
+char *nlr__dup(const char *s);
+/* Fill err with "out of memory" and return NL_ENOMEM. */
+int nlr__oom(nll_err_t *err);
+/* Prepare a statement, or fill err and return the NL_E* code. */
+int nlr__prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, nll_err_t *err);
+/* 1 if the options ask for this activity (or event) on this host; never the tools' own nl.*
+ * reports, which are laid on the charts instead. */
+int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host);
+/* A new chart at the end of r->charts (which may move), or NULL if out of memory. */
+nlr_chart_t *nlr__chart_new(nlr_report_t *r, const char *activity, const char *host, int kind);
+/* The pixel column a time falls in (0 .. NLR_COLS-1). */
+int nlr__col_of(const nlr_report_t *r, double t);
+/* Type-7 quantile of n sorted values (as nl-baseline and the SQL views); NAN if n is 0. */
+double nlr__quantile(const double *v, int n, double u);
+/* qsort's comparison of doubles. */
+int nlr__cmp_dbl(const void *a, const void *b);
+
+/* Summarized activities' charts (nlr_sum.c). */
+int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+/* Start/end activities' charts and the report rows, from one scan of the events (nlr_pairs.c). */
+int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+
+#endif

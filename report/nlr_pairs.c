@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_pairs.c — the charts of activities logged in full: NAME.start and NAME.end paired by
+ * GUID, so each pair's duration and the exact percentiles are known; and the one scan of the
+ * window's events that finds those activities and the tools' report rows. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_line.h"
+#include "nl_map.h"
+#include "nlkit/nl_bp.h"
+#include "nlr_int.h"
+
+typedef struct pair {
+    double t, dur;
+} pair_t;
+
+typedef struct host_pairs {
+    char *host;
+    pair_t *p;
+    int n, cap;
+    int64_t over;
+    char *slow_guid;
+    double slow;
+} host_pairs_t;
+
+/* A pair chart's figures and series from its durations (sorted afterwards for percentiles). */
+static int pairs_chart(nlr_report_t *r, const char *activity, host_pairs_t *hp, nll_err_t *err)
+{
+    nlr_chart_t *c = nlr__chart_new(r, activity, hp->host, NLR_PAIRS);
+    if (!c || !(c->cols = calloc(NLR_COLS + 1, sizeof *c->cols))) return nlr__oom(err);
+    c->metric = "dur";
+    c->unit = "s";
+    c->events = c->values = hp->n + hp->over;
+    c->truncated = hp->over;
+    c->slowest = hp->slow;
+    c->slowest_guid = hp->slow_guid;
+    hp->slow_guid = NULL;
+    nlr_col_t acc[NLR_COLS];
+    memset(acc, 0, sizeof acc);
+    double sum = 0, tsum[NLR_COLS] = {0};
+    for (int i = 0; i < hp->n; i++) {
+        const pair_t *p = &hp->p[i];
+        nlr_col_t *k = &acc[nlr__col_of(r, p->t)];
+        if (!k->n || p->dur < k->lo) k->lo = p->dur;
+        if (!k->n || p->dur > k->hi) k->hi = p->dur;
+        k->mean += p->dur;
+        tsum[nlr__col_of(r, p->t)] += p->t;
+        k->n++;
+        sum += p->dur;
+    }
+    for (int i = 0; i < NLR_COLS; i++)
+        if (acc[i].n) {
+            acc[i].mean /= (double)acc[i].n;
+            acc[i].t = tsum[i] / (double)acc[i].n;
+            c->cols[c->ncols++] = acc[i];
+        }
+    double *d = malloc(sizeof *d * (size_t)(hp->n ? hp->n : 1));
+    if (!d) return nlr__oom(err);
+    for (int i = 0; i < hp->n; i++) d[i] = hp->p[i].dur;
+    qsort(d, (size_t)hp->n, sizeof *d, nlr__cmp_dbl);
+    if (hp->n) {
+        c->dur_mean = c->mean = sum / hp->n;
+        c->dur_max = d[hp->n - 1];
+        c->dur_p99 = nlr__quantile(d, hp->n, 0.99);
+        c->busy = sum / (r->t1 - r->t0);
+        c->base_from = NLR_BASE_WINDOW;
+        c->base_n = hp->n;
+        c->base_p5 = nlr__quantile(d, hp->n, 0.05);
+        c->base_p50 = nlr__quantile(d, hp->n, 0.5);
+        c->base_p95 = nlr__quantile(d, hp->n, 0.95);
+    }
+    free(d);
+    return 0;
+}
+
+static host_pairs_t *host_of(host_pairs_t **hs, int *n, int *cap, const char *host)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*hs)[i].host, host)) return &(*hs)[i];
+    if (nlr_grow((void **)hs, cap, *n + 1, sizeof **hs)) return NULL;
+    host_pairs_t *h = &(*hs)[*n];
+    *h = (host_pairs_t){.slow = -INFINITY};
+    if (!(h->host = nlr__dup(host))) return NULL;
+    (*n)++;
+    return h;
+}
+
+/* Pair one activity's starts and ends by GUID, in time order per GUID: an end closes the
+ * latest open start (as nested calls would). Starts up to a day before the window are read
+ * so that a pair ending in it is complete. */
+static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, nll_err_t *err)
+{
+    char sev[600], eev[600];
+    snprintf(sev, sizeof sev, "%s.start", activity);
+    snprintf(eev, sizeof eev, "%s.end", activity);
+    sqlite3_stmt *st;
+    int rc = nlr__prep(db,
+                       "SELECT g.value, e.ts, e.event = ?4, coalesce(h.value, '') FROM event e "
+                       "JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
+                       "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
+                       "WHERE e.ts >= ?1 AND e.ts <= ?2 AND e.event IN (?3, ?4) "
+                       "ORDER BY g.value, e.ts, e.id",
+                       &st, err);
+    if (rc) return rc;
+    sqlite3_bind_double(st, 1, r->t0 - 86400);
+    sqlite3_bind_double(st, 2, r->t1);
+    sqlite3_bind_text(st, 3, sev, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, eev, -1, SQLITE_STATIC);
+    host_pairs_t *hs = NULL;
+    int nh = 0, caph = 0;
+    char guid[256] = "";
+    double *open = NULL; /* the current GUID's unmatched start times */
+    char **ohost = NULL;
+    int nopen = 0, capopen = 0, capoh = 0;
+    rc = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW && !rc) {
+        const char *g = (const char *)sqlite3_column_text(st, 0);
+        double t = sqlite3_column_double(st, 1);
+        int is_end = sqlite3_column_int(st, 2);
+        const char *host = (const char *)sqlite3_column_text(st, 3);
+        if (strcmp(g, guid)) {
+            snprintf(guid, sizeof guid, "%s", g);
+            for (int i = 0; i < nopen; i++) free(ohost[i]);
+            nopen = 0;
+        }
+        if (!is_end) {
+            if (nlr_grow((void **)&open, &capopen, nopen + 1, sizeof *open) ||
+                nlr_grow((void **)&ohost, &capoh, nopen + 1, sizeof *ohost) ||
+                !(ohost[nopen] = nlr__dup(host))) {
+                rc = nlr__oom(err);
+                break;
+            }
+            open[nopen++] = t;
+            continue;
+        }
+        if (!nopen || t < r->t0 ||
+            !nlr__wanted(r->o, activity, eev, host[0] ? host : ohost[nopen - 1])) {
+            if (nopen) free(ohost[--nopen]);
+            continue;
+        }
+        nopen--;
+        host_pairs_t *h = host_of(&hs, &nh, &caph, host[0] ? host : ohost[nopen]);
+        free(ohost[nopen]);
+        if (!h) {
+            rc = nlr__oom(err);
+            break;
+        }
+        double dur = t - open[nopen];
+        if (h->n >= NLR_PAIRS_MAX) {
+            h->over++;
+            continue;
+        }
+        if (nlr_grow((void **)&h->p, &h->cap, h->n + 1, sizeof *h->p)) {
+            rc = nlr__oom(err);
+            break;
+        }
+        h->p[h->n++] = (pair_t){t, dur};
+        if (dur > h->slow) {
+            free(h->slow_guid);
+            h->slow = dur;
+            h->slow_guid = nlr__dup(g);
+        }
+    }
+    if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = nll_db_fail(db, err, "pairing events");
+    sqlite3_finalize(st);
+    for (int i = 0; i < nopen; i++) free(ohost[i]);
+    free(open);
+    free(ohost);
+    for (int i = 0; i < nh; i++) {
+        if (!rc && (hs[i].n || hs[i].over)) rc = pairs_chart(r, activity, &hs[i], err);
+        free(hs[i].host);
+        free(hs[i].p);
+        free(hs[i].slow_guid);
+    }
+    free(hs);
+    return rc;
+}
+
+/* The names of the tools' reports nlr_marks.c lays on the charts. */
+static int is_report(const char *ev)
+{
+    static const char *const names[] = {"nl.anomaly.start", "nl.anomaly.end",  "nl.alert.start",
+                                        "nl.alert.end",     "nl.missing",      "nl.peer.faulty",
+                                        "nl.peer.suspect",  "nl.peer.failstop"};
+    if (strncmp(ev, "nl.", 3)) return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(ev, names[i])) return 1;
+    return 0;
+}
+
+/* One scan of the events from a day before the window to its end (the archive has no
+ * index by name, and a scan counted here costs less than SQLite's grouping): how many are
+ * in the window, the activities with ends in it (each then paired), and the rows of the
+ * tools' reports, for nlr_marks_read. */
+int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    int rc = nlr__prep(db, "SELECT id, ts, event FROM event WHERE ts >= ?1 AND ts <= ?2", &st, err);
+    if (rc) return rc;
+    sqlite3_bind_double(st, 1, r->t0 - NLR_LOOKBACK);
+    sqlite3_bind_double(st, 2, r->t1);
+    nl__map_t names; /* event name -> 1 + index in acts, or SKIP */
+    nl__map_init(&names, 0xace);
+    char **acts = NULL;
+    int n = 0, cap = 0, step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        double ts = sqlite3_column_double(st, 1);
+        const char *ev = (const char *)sqlite3_column_text(st, 2);
+        if (ts >= r->t0) r->events_total++;
+        if (ev[0] == 'n' && is_report(ev)) {
+            if (nlr_grow((void **)&r->report_ids, &r->capreports, r->nreports + 1,
+                         sizeof *r->report_ids))
+                rc = NL_ENOMEM;
+            else
+                r->report_ids[r->nreports++] = sqlite3_column_int64(st, 0);
+            continue;
+        }
+        size_t len = strlen(ev), alen;
+        if (ts < r->t0 || nl__map_get(&names, ev, len)) continue;
+        int pair = nl__event_kind(ev, len, &alen) == NL_KIND_END && strncmp(ev, "nl.", 3);
+        if (pair &&
+            (nlr_grow((void **)&acts, &cap, n + 1, sizeof *acts) || !(acts[n] = strndup(ev, alen))))
+            rc = NL_ENOMEM;
+        else if (!nl__map_put(&names, ev, len, pair ? (void *)(intptr_t)(++n) : SKIP))
+            rc = NL_ENOMEM;
+    }
+    sqlite3_finalize(st);
+    nl__map_free(&names);
+    if (rc == NL_ENOMEM)
+        nlr__oom(err);
+    else if (step != SQLITE_DONE)
+        rc = nll_db_fail(db, err, "scanning events");
+    for (int i = 0; i < n; i++) {
+        if (!rc) rc = read_pairs(db, r, acts[i], err);
+        free(acts[i]);
+    }
+    free(acts);
+    return rc;
+}

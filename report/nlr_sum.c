@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_sum.c — the charts of summarized activities: one pass over the window's summaries (a
+ * table scan in the order they were loaded) fills every chart's pixel columns, figures and
+ * window values at once; then each chart's metric and baseline. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_line.h"
+#include "nl_map.h"
+#include "nlkit/nl_bp.h"
+#include "nlr_int.h"
+
+/* One candidate metric of a summary chart while the summaries are read: its columns (t
+ * holds the sum of times, mean the sum of values, until finished) and its values for the
+ * window's percentiles (all of them up to NLR_BASE_KEEP, then a uniform sample). */
+typedef struct fam {
+    nlr_col_t *cols;
+    double *keep;
+    int nkeep, capkeep;
+    int64_t n;
+    double sum;
+} fam_t;
+
+enum { F_RATE, F_MDUR };
+
+typedef struct sacc {
+    int chart;
+    fam_t f[2];
+    double dsum, isum;
+    int has_dsum;
+} sacc_t;
+
+typedef struct spass {
+    nlr_report_t *r;
+    sacc_t *acc;
+    int nacc, capacc;
+    nl__map_t map; /* "event\0host" -> acc index + 1, or SKIP */
+    uint64_t rng;
+} spass_t;
+
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+static int fam_add(spass_t *p, fam_t *f, int col, double t, double x)
+{
+    if (!f->cols && !(f->cols = calloc(NLR_COLS, sizeof *f->cols))) return NL_ENOMEM;
+    nlr_col_t *k = &f->cols[col];
+    if (!k->n || x < k->lo) k->lo = x;
+    if (!k->n || x > k->hi) k->hi = x;
+    k->mean += x;
+    k->t += t;
+    k->n++;
+    f->n++;
+    f->sum += x;
+    if (f->nkeep < NLR_BASE_KEEP) {
+        if (nlr_grow((void **)&f->keep, &f->capkeep, f->nkeep + 1, sizeof *f->keep))
+            return NL_ENOMEM;
+        f->keep[f->nkeep++] = x;
+    } else { /* reservoir sampling: every value kept with the same chance */
+        uint64_t j = next_rand(&p->rng) % (uint64_t)f->n;
+        if (j < NLR_BASE_KEEP) f->keep[j] = x;
+    }
+    return 0;
+}
+
+/* The accumulator of an event and host, made on first sight (SKIP if not wanted). */
+static sacc_t *acc_of(spass_t *p, const char *event, const char *host, int *rc)
+{
+    char key[1024];
+    size_t el = strlen(event), hl = strlen(host);
+    if (el + hl + 2 > sizeof key) return NULL; /* longer than any chart's title: left out */
+    memcpy(key, event, el + 1);
+    memcpy(key + el + 1, host, hl + 1);
+    void *v = nl__map_get(&p->map, key, el + hl + 2);
+    if (v == SKIP) return NULL;
+    if (v) return &p->acc[(intptr_t)v - 1];
+    size_t alen;
+    char activity[512];
+    int ok = nl__event_kind(event, el, &alen) == NL_KIND_SUMMARY && alen < sizeof activity;
+    if (ok) snprintf(activity, sizeof activity, "%.*s", (int)alen, event);
+    if (!ok || !nlr__wanted(p->r->o, activity, event, host)) {
+        if (!nl__map_put(&p->map, key, el + hl + 2, SKIP)) *rc = NL_ENOMEM;
+        return NULL;
+    }
+    nlr_chart_t *c = nlr__chart_new(p->r, activity, host, NLR_SUMMARY);
+    if (!c || nlr_grow((void **)&p->acc, &p->capacc, p->nacc + 1, sizeof *p->acc) ||
+        !nl__map_put(&p->map, key, el + hl + 2, (void *)(intptr_t)(p->nacc + 1))) {
+        *rc = NL_ENOMEM;
+        return NULL;
+    }
+    sacc_t *a = &p->acc[p->nacc++];
+    memset(a, 0, sizeof *a);
+    a->chart = (int)(c - p->r->charts);
+    return a;
+}
+
+static void set_base(nlr_chart_t *c, double *v, int n, int64_t count, int from)
+{
+    qsort(v, (size_t)n, sizeof *v, nlr__cmp_dbl);
+    c->base_from = n ? from : NLR_BASE_NONE;
+    c->base_n = count;
+    c->base_p5 = nlr__quantile(v, n, 0.05);
+    c->base_p50 = nlr__quantile(v, n, 0.5);
+    c->base_p95 = nlr__quantile(v, n, 0.95);
+}
+
+typedef struct hist {
+    double *v;
+    int n, cap, oom;
+} hist_t;
+
+static void hist_add(void *ctx, double ts, double x)
+{
+    (void)ts;
+    hist_t *h = ctx;
+    if (nlr_grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v)) {
+        h->oom = 1;
+        return;
+    }
+    h->v[h->n++] = x;
+}
+
+/* A summary chart made final: the chosen metric's columns compacted and averaged, its
+ * figures, and its baseline — the newest NLR_BASE_HIST summaries of the host before the
+ * window when there are at least NLR_BASE_MIN of them, else the window's own values. */
+static int summary_finish(sqlite3 *db, nlr_report_t *r, sacc_t *a, int fam, nll_err_t *err)
+{
+    nlr_chart_t *c = &r->charts[a->chart];
+    fam_t *f = &a->f[fam];
+    c->metric = fam == F_RATE ? "rate" : "mean.dur";
+    c->unit = fam == F_RATE ? "/s" : "s";
+    if (a->has_dsum && c->events > 0) c->dur_mean = a->dsum / (double)c->events;
+    if (a->isum > 0) c->busy = a->dsum / a->isum;
+    c->values = f->n;
+    c->mean = f->n ? f->sum / (double)f->n : NAN;
+    if (!(c->cols = calloc(NLR_COLS, sizeof *c->cols))) return nlr__oom(err);
+    for (int i = 0; f->cols && i < NLR_COLS; i++)
+        if (f->cols[i].n) {
+            nlr_col_t k = f->cols[i];
+            k.mean /= (double)k.n;
+            k.t /= (double)k.n;
+            c->cols[c->ncols++] = k;
+        }
+    char event[600];
+    snprintf(event, sizeof event, "%s.summary", c->activity);
+    nll_base_q_t q;
+    nll_base_q_init(&q, event, c->metric);
+    q.host = c->host[0] ? c->host : NULL;
+    q.until = r->t0;
+    hist_t h = {0};
+    int rc = nll_base_values(db, &q, NLR_BASE_HIST, hist_add, &h, err);
+    if (!rc && h.oom) rc = nlr__oom(err);
+    if (!rc && h.n >= NLR_BASE_MIN)
+        set_base(c, h.v, h.n, h.n, NLR_BASE_HISTORY);
+    else if (!rc)
+        set_base(c, f->keep, f->nkeep, f->n, NLR_BASE_WINDOW);
+    free(h.v);
+    return rc;
+}
+
+/* Summarized activities: one pass over the window's summaries (a table scan in the order
+ * they were loaded, not a lookup per row through an index) fills every chart's columns,
+ * figures and window values at once. */
+int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    int rc = nlr__prep(db,
+                       "SELECT event, coalesce(host, ''), ts, n, dur_sum, interval, dur_max, rate, "
+                       "mean_dur FROM summary WHERE ts >= ?1 AND ts <= ?2",
+                       &st, err);
+    if (rc) return rc;
+    sqlite3_bind_double(st, 1, r->t0);
+    sqlite3_bind_double(st, 2, r->t1);
+    spass_t p = {.r = r, .rng = 0x9e3779b97f4a7c15ULL};
+    nl__map_init(&p.map, 0x5eed);
+    int step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        sacc_t *a = acc_of(&p, (const char *)sqlite3_column_text(st, 0),
+                           (const char *)sqlite3_column_text(st, 1), &rc);
+        if (!a) continue;
+        nlr_chart_t *c = &r->charts[a->chart];
+        double ts = sqlite3_column_double(st, 2);
+        c->events += sqlite3_column_int64(st, 3);
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+            a->has_dsum = 1;
+            a->dsum += sqlite3_column_double(st, 4);
+            a->isum += sqlite3_column_double(st, 5);
+        }
+        if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+            double m = sqlite3_column_double(st, 6);
+            if (isnan(c->dur_max) || m > c->dur_max) c->dur_max = m;
+        }
+        int col = nlr__col_of(r, ts);
+        for (int k = 0; k < 2 && !rc; k++)
+            if (sqlite3_column_type(st, 7 + k) != SQLITE_NULL)
+                rc = fam_add(&p, &a->f[k], col, ts, sqlite3_column_double(st, 7 + k));
+    }
+    if (rc == NL_ENOMEM)
+        nlr__oom(err);
+    else if (step != SQLITE_DONE)
+        rc = nll_db_fail(db, err, "reading summaries");
+    sqlite3_finalize(st);
+    /* one metric per activity, so its hosts' charts compare: rate if any host has values */
+    for (int i = 0; i < p.nacc && !rc; i++) {
+        int fam = F_MDUR;
+        for (int j = 0; j < p.nacc; j++)
+            if (p.acc[j].f[F_RATE].n &&
+                !strcmp(r->charts[p.acc[i].chart].activity, r->charts[p.acc[j].chart].activity))
+                fam = F_RATE;
+        rc = summary_finish(db, r, &p.acc[i], fam, err);
+    }
+    for (int i = 0; i < p.nacc; i++)
+        for (int k = 0; k < 2; k++) free(p.acc[i].f[k].cols), free(p.acc[i].f[k].keep);
+    free(p.acc);
+    nl__map_free(&p.map);
+    return rc;
+}
