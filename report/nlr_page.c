@@ -276,6 +276,9 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
                 " %lld report%s concern%s no chart shown here (another host or activity, or "
                 "a start before the window).",
                 (long long)r->unplaced, r->unplaced == 1 ? "" : "s", r->unplaced == 1 ? "s" : "");
+    if (r->left_out)
+        fprintf(f, " %lld summar%s left out: event and host names longer than 1 KiB together.",
+                (long long)r->left_out, r->left_out == 1 ? "y" : "ies");
     fputs("</p>\n<p class=\"key\">"
           "<span style=\"background:#1f4e79\"></span>series"
           "<span style=\"background:#2f81f7;opacity:.3\"></span>baseline p5\xe2\x80\x93p95"

@@ -73,7 +73,10 @@ static sacc_t *acc_of(spass_t *p, const char *event, const char *host, int *rc)
 {
     char key[1024];
     size_t el = strlen(event), hl = strlen(host);
-    if (el + hl + 2 > sizeof key) return NULL; /* longer than any chart's title: left out */
+    if (el + hl + 2 > sizeof key) { /* longer than any chart's title: left out, counted */
+        p->r->left_out++;
+        return NULL;
+    }
     memcpy(key, event, el + 1);
     memcpy(key + el + 1, host, hl + 1);
     void *v = nl__map_get(&p->map, key, el + hl + 2);

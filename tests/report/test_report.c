@@ -482,6 +482,23 @@ static void test_page(void **state)
     free(page);
     nlr_report_free(&r);
 
+    /* a host name too long to chart: left out, and said */
+    char longhost[1100];
+    memset(longhost, 'x', sizeof longhost - 1);
+    longhost[sizeof longhost - 1] = 0;
+    l = (lines_t){0};
+    add(&l, "ts=%s event=w<b>.summary level=Info host=%s n=2 dur.sum=0.5 int=1", iso(T0 + 30),
+        longhost);
+    load(db, l.v, l.n);
+    lines_free(&l);
+    read_report(db, &r, &o);
+    assert_int_equal(r.ncharts, 3);
+    assert_int_equal(r.left_out, 1);
+    page = page_of(&r, dir, &len);
+    assert_non_null(strstr(page, "1 summary left out"));
+    free(page);
+    nlr_report_free(&r);
+
     o.max_charts = 1;
     read_report(db, &r, &o);
     page = page_of(&r, dir, &len);
