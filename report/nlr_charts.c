@@ -208,7 +208,7 @@ static int rank_cmp(const void *a, const void *b)
 
 void nlr_charts_rank(nlr_report_t *r)
 {
-    qsort(r->charts, (size_t)r->ncharts, sizeof *r->charts, rank_cmp);
+    if (r->ncharts > 1) qsort(r->charts, (size_t)r->ncharts, sizeof *r->charts, rank_cmp);
     r->shown = r->ncharts < r->o->max_charts ? r->ncharts : r->o->max_charts;
 }
 

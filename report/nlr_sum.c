@@ -104,7 +104,7 @@ static sacc_t *acc_of(spass_t *p, const char *event, const char *host, int *rc)
 
 static void set_base(nlr_chart_t *c, double *v, int n, int64_t count, int from)
 {
-    qsort(v, (size_t)n, sizeof *v, nlr__cmp_dbl);
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, nlr__cmp_dbl);
     c->base_from = n ? from : NLR_BASE_NONE;
     c->base_n = count;
     c->base_p5 = nlr__quantile(v, n, 0.05);

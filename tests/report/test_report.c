@@ -26,7 +26,15 @@ static void near_(double a, double b, double tol, const char *file, int line)
     fail();
 }
 
-static char *keep(const char *s) { return strdup(s); }
+/* A copy of a path that outlives t_path's rotating buffers (a ring: each test keeps few). */
+static const char *keep(const char *s)
+{
+    static char ring[16][4096];
+    static int k;
+    char *b = ring[k++ % 16];
+    snprintf(b, sizeof ring[0], "%s", s);
+    return b;
+}
 
 static sqlite3 *new_archive(const char *path)
 {
