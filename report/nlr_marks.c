@@ -13,7 +13,7 @@
 
 #include "nl_line.h"
 #include "nlkit/nl_bp.h"
-#include "nlr.h"
+#include "nlr_int.h"
 
 /* The fields of one report the page uses. */
 typedef struct rep {
@@ -186,22 +186,13 @@ static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
     if (host[0] && !nlr_chart_find(r, p->f[F_ACT], host)) {
         int keep = 0;
         for (int i = 0; i < r->ncharts; i++) keep |= !strcmp(r->charts[i].activity, p->f[F_ACT]);
-        if (keep && !(r->o->host_glob && fnmatch(r->o->host_glob, host, 0))) {
-            if (nlr_grow((void **)&r->charts, &r->capcharts, r->ncharts + 1, sizeof *r->charts))
-                return *err = NL_ENOMEM, 0;
-            nlr_chart_t *c = &r->charts[r->ncharts];
-            memset(c, 0, sizeof *c); /* a pair chart with nothing plotted */
-            c->kind = NLR_PAIRS;
-            c->metric = "dur";
+        if (keep && nlr__wanted(r->o, p->f[F_ACT], p->f[F_ACT], host)) {
+            nlr_chart_t *c = nlr__chart_new(r, p->f[F_ACT], host, NLR_PAIRS);
+            if (!c) return *err = NL_ENOMEM, 0;
+            c->metric = "dur"; /* a pair chart with nothing plotted */
             c->unit = "s";
-            c->mean = c->busy = c->dur_mean = c->dur_max = c->dur_p99 = c->dev = NAN;
-            c->base_p5 = c->base_p50 = c->base_p95 = NAN;
             c->ymin = 0;
             c->ymax = 1;
-            c->activity = strdup(p->f[F_ACT]);
-            c->host = strdup(host);
-            if (!c->activity || !c->host) return *err = NL_ENOMEM, 0;
-            r->ncharts++;
         }
     }
     snprintf(detail, sizeof detail, "missing end: %s started %s (guid %s), not ended", p->f[F_ACT],
