@@ -165,10 +165,12 @@ int main(int argc, char **argv)
         struct stat sb;
         fprintf(stderr,
                 "nl-report: wrote %s (%lld KiB): %d activit%s x hosts, %d drawn; %lld anomaly "
-                "episodes, %lld alerts, %lld missing ends, %d peer verdicts\n",
+                "episode%s, %lld alert%s, %lld missing end%s, %d peer verdict%s\n",
                 out, stat(out, &sb) ? 0LL : (long long)(sb.st_size + 1023) / 1024, r.ncharts,
-                r.ncharts == 1 ? "y" : "ies", r.shown, (long long)r.episodes, (long long)r.alerts,
-                (long long)r.missing, r.npeers);
+                r.ncharts == 1 ? "y" : "ies", r.shown, (long long)r.episodes,
+                r.episodes == 1 ? "" : "s", (long long)r.alerts, r.alerts == 1 ? "" : "s",
+                (long long)r.missing, r.missing == 1 ? "" : "s", r.npeers,
+                r.npeers == 1 ? "" : "s");
     }
     nlr_report_free(&r);
     return rc ? 1 : 0;
