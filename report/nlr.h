@@ -135,6 +135,7 @@ typedef struct nlr_report {
     int64_t unplaced;                  /* reports whose activity or host has no chart */
     int64_t events_total;              /* events in the window */
     int64_t left_out;    /* summaries whose event and host names are too long to chart */
+    int64_t nonfinite;   /* derived values (rate, mean duration) past a double's range */
     int64_t *report_ids; /* rows of nl-detect's and nl-peers' reports (from a day before) */
     int nreports, capreports;
 } nlr_report_t;

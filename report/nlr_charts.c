@@ -175,7 +175,7 @@ static void y_range(nlr_chart_t *c)
     if (isfinite(c->base_p5) && c->base_p5 < lo) lo = c->base_p5;
     if (!isfinite(lo)) lo = 0, hi = 1;
     if (lo > 0) lo = 0;
-    if (hi <= lo) hi = lo + 1;
+    if (!(hi > lo)) hi = lo + (fabs(lo) > 1 ? fabs(lo) : 1); /* one value: a visible range */
     c->ymin = lo;
     c->ymax = hi + (hi - lo) * 0.05;
 }

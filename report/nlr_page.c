@@ -276,6 +276,11 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
                 " %lld report%s concern%s no chart shown here (another host or activity, or "
                 "a start before the window).",
                 (long long)r->unplaced, r->unplaced == 1 ? "" : "s", r->unplaced == 1 ? "s" : "");
+    if (r->nonfinite)
+        fprintf(f,
+                " %lld derived value%s (rate or mean duration) past a double's range left "
+                "out of the charts.",
+                (long long)r->nonfinite, r->nonfinite == 1 ? "" : "s");
     if (r->left_out)
         fprintf(f, " %lld summar%s left out: event and host names longer than 1 KiB together.",
                 (long long)r->left_out, r->left_out == 1 ? "y" : "ies");

@@ -199,9 +199,15 @@ int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
             if (isnan(c->dur_max) || m > c->dur_max) c->dur_max = m;
         }
         int col = nlr__col_of(r, ts);
-        for (int k = 0; k < 2 && !rc; k++)
-            if (sqlite3_column_type(st, 7 + k) != SQLITE_NULL)
-                rc = fam_add(&p, &a->f[k], col, ts, sqlite3_column_double(st, 7 + k));
+        for (int k = 0; k < 2 && !rc; k++) {
+            if (sqlite3_column_type(st, 7 + k) == SQLITE_NULL) continue;
+            double x = sqlite3_column_double(st, 7 + k);
+            if (!isfinite(x)) { /* a ratio past a double's range: no place on an axis */
+                r->nonfinite++;
+                continue;
+            }
+            rc = fam_add(&p, &a->f[k], col, ts, x);
+        }
     }
     if (rc == NL_ENOMEM)
         nlr__oom(err);

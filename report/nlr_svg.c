@@ -101,7 +101,10 @@ static void time_axis(FILE *f, double t0, double t1, double left, double width, 
 {
     double step = time_step(t1 - t0);
     fprintf(f, "<g class=\"xaxis\">");
-    for (double t = ceil(t0 / step) * step; t <= t1 + step * 1e-9; t += step) {
+    /* ticks by index, not by adding steps: a step below the times' precision never stalls */
+    double first = ceil(t0 / step) * step;
+    for (int i = 0; i <= 40 && first + i * step <= t1 + step * 1e-9; i++) {
+        double t = first + i * step;
         double x = left + (t - t0) / (t1 - t0) * width;
         char lab[40], full[40];
         nlr_fmt_time(full, sizeof full, t, step < 1);
@@ -120,7 +123,9 @@ static void y_axis(FILE *f, const nlr_chart_t *c)
 {
     double step = nice_step(c->ymax - c->ymin, 4);
     fprintf(f, "<g class=\"yaxis\">");
-    for (double v = ceil(c->ymin / step) * step; v <= c->ymax; v += step) {
+    double first = ceil(c->ymin / step) * step;
+    for (int i = 0; i <= 12 && isfinite(first) && first + i * step <= c->ymax; i++) {
+        double v = first + i * step;
         char lab[32];
         nlr_fmt_si(lab, sizeof lab, fabs(v) < step * 1e-9 ? 0 : v);
         double y = y_of(c, v);

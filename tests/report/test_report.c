@@ -567,6 +567,39 @@ static void test_size_bounded(void **state)
     t_rmtree(dir);
 }
 
+/* Extreme values (one negative value repeated, rates near a double's limit, a window of a
+ * microsecond): a page, every coordinate a number. */
+static void test_extremes(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    sqlite3 *db = new_archive(path);
+    lines_t l = {0};
+    for (int i = 0; i < 5; i++) {
+        add(&l, "ts=%s event=neg.summary level=Info host=h n=1 dur.sum=-1e+20 int=1", iso(T0 + i));
+        add(&l, "ts=%s event=big.summary level=Info host=h n=1 dur.sum=1e-300 v.sum=1e+149 int=1",
+            iso(T0 + i));
+    }
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    for (int round = 0; round < 2; round++) {
+        if (round) o.since = T0 + 1, o.until = T0 + 1.000001;
+        read_report(db, &r, &o);
+        size_t len;
+        char *page = page_of(&r, dir, &len);
+        assert_non_null(strstr(page, "</html>"));
+        assert_null(strstr(page, "nan"));
+        assert_null(strstr(page, "inf\""));
+        if (!round) assert_non_null(strstr(page, "5 derived values (rate or mean duration)"));
+        free(page);
+        nlr_report_free(&r);
+    }
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 /* The program: a page renamed into place, and clear errors that leave nothing behind. */
 static void test_program(void **state)
 {
@@ -634,7 +667,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_columns), cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_reports_placed),  cmocka_unit_test(test_page),
-        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_program),
+        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
