@@ -46,7 +46,9 @@ static void usage(FILE *f)
         "      --each            also one nl.anomaly line per flagged value\n"
         "      --scores          also one nl.anomaly.score line per value: each algorithm's\n"
         "                        score in [0, 1] (how extreme it is against its history)\n"
-        "      --lenient         accept damaged or NetLogger-era lines where possible\n"
+        "      --lenient         accept damaged nlkit lines where possible\n"
+        "      --netlogger       read lines as NetLogger's own reader does (logs written by\n"
+        "                        NetLogger's tools: only \\\" is an escape there)\n"
         "      --live            also let time pass by the wall clock while input is idle,\n"
         "                        so a stall is reported (for live input, not for replays)\n"
         "      --db FILE         the archive (nl-load) that history.from=db and\n"
@@ -73,6 +75,7 @@ enum {
     O_EACH,
     O_SCORES,
     O_LENIENT,
+    O_NETLOGGER,
     O_LIVE,
     O_STATS,
     O_DB,
@@ -151,6 +154,7 @@ int main(int argc, char **argv)
                                          {"each", no_argument, 0, O_EACH},
                                          {"scores", no_argument, 0, O_SCORES},
                                          {"lenient", no_argument, 0, O_LENIENT},
+                                         {"netlogger", no_argument, 0, O_NETLOGGER},
                                          {"live", no_argument, 0, O_LIVE},
                                          {"stats", no_argument, 0, O_STATS},
                                          {"db", required_argument, 0, O_DB},
@@ -166,7 +170,8 @@ int main(int argc, char **argv)
 
     const char *config = NULL, *output = "-", *db = NULL;
     char *words[16];
-    int scores = 0, nwords = 0, each = 0, lenient = 0, live = 0, stats = 0, have_event = 0;
+    int scores = 0, nwords = 0, each = 0, live = 0, stats = 0, have_event = 0;
+    unsigned parse = NL_PARSE_STRICT;
     static char wbuf[16][1100];
     int c;
     while ((c = getopt_long(argc, argv, "c:o:e:v:k:a:h", opts, NULL)) != -1) {
@@ -191,7 +196,8 @@ int main(int argc, char **argv)
         case O_ADMIT: key = "admit"; break;
         case O_EACH: each = 1; break;
         case O_SCORES: scores = 1; break;
-        case O_LENIENT: lenient = 1; break;
+        case O_LENIENT: parse = NL_PARSE_LENIENT; break;
+        case O_NETLOGGER: parse = NL_PARSE_NETLOGGER; break;
         case O_LIVE: live = 1; break;
         case O_STATS: stats = 1; break;
         case O_DB: db = optarg; break;
@@ -260,7 +266,7 @@ int main(int argc, char **argv)
         return 2;
     }
     nl_set_level(out, NL_LVL_TRACE);
-    nld_opts_t o = {.lenient = lenient, .seed = seed ? nld_seed_db : NULL, .seed_ctx = seed};
+    nld_opts_t o = {.parse = parse, .seed = seed ? nld_seed_db : NULL, .seed_ctx = seed};
     nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
     if (!d) {
         fprintf(stderr, "nl-detect: %s\n", err);

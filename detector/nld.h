@@ -60,7 +60,7 @@ typedef int (*nld_seed_fn)(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, u
                            void *add_ctx);
 
 typedef struct nld_opts {
-    int lenient;      /* parse input with NL_PARSE_LENIENT */
+    unsigned parse;   /* NL_PARSE_STRICT, NL_PARSE_LENIENT or NL_PARSE_NETLOGGER */
     FILE *diag;       /* where bad lines are reported (stderr if NULL) */
     int diag_max;     /* report at most this many bad lines (20; the rest are counted) */
     nld_seed_fn seed; /* where history.from=db / baseline.from=db values come from (NULL:

@@ -122,14 +122,13 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
 {
     d->n.lines++;
     nl_perr_t e;
-    unsigned flags = d->opts.lenient ? NL_PARSE_LENIENT : NL_PARSE_STRICT;
-    int rc = nl_parse(&d->rec, line, len, lineno, flags, &e);
+    int rc = nl_parse(&d->rec, line, len, lineno, d->opts.parse, &e);
     if (rc <= 0) {
         if (rc < 0) bad_line(d, src, &e);
         return rc;
     }
     nl_rec_t *r = &d->rec;
-    if (d->opts.lenient && r->ts_usec == 0) {
+    if (d->opts.parse != NL_PARSE_STRICT && r->ts_usec == 0) {
         e = (nl_perr_t){.line = lineno, .col = 1, .code = NL_ETS};
         snprintf(e.msg, sizeof e.msg, "unreadable timestamp: event time unknown");
         bad_line(d, src, &e);

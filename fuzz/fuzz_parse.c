@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fuzz_parse.c — the line parser on any bytes, strict and lenient: it must never crash,
- * never read past the line, and whatever it accepts strictly must survive a round trip
- * through the encoder (the same fields, byte for byte). */
+/* fuzz_parse.c — the line parser on any bytes, strict, lenient and as NetLogger reads: it
+ * must never crash, never read past the line, every field it gives must lie in the line
+ * (or, unescaped, in the record's scratch), and whatever it accepts strictly must survive
+ * a round trip through the encoder (the same fields, byte for byte). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     nl_perr_t err;
     nl_parse(&rec, line, size, 1, NL_PARSE_LENIENT, &err);
+    if (nl_parse(&rec, line, size, 1, NL_PARSE_NETLOGGER, &err) == 1) {
+        for (int i = 0; i < rec.n; i++) {
+            const nl_field_t *f = &rec.f[i];
+            int in_line = f->value >= line && f->value + f->value_len <= line + size;
+            int in_scratch = rec.scratch && f->value >= rec.scratch &&
+                             f->value + f->value_len <= rec.scratch + rec.scratch_cap;
+            if (f->name < line || f->name + f->name_len > line + size || !(in_line || in_scratch))
+                abort();
+        }
+    }
     if (nl_parse(&rec, line, size, 1, 0, &err) == 1) {
         nl_buf_t b;
         nl_buf_init(&b, NULL, 0);

@@ -107,4 +107,12 @@ extern const nl_sf_t nl__summary_fields[NL_SF_COUNT];
 /* The field's name on the line, by its ID: NL_SF_NAME(DUR_SUM) is "dur.sum". */
 #define NL_SF_NAME(id) (nl__summary_fields[NL_SF_##id].name)
 
+/* ---- level names ------------------------------------------------------------------------- */
+
+/* How the archive spells a level name written in any case, or NULL for a name that is no
+ * level: nlkit's six (Fatal Error Warn Info Debug Trace), "warning" as Warn (Python's
+ * name, which NetLogger's writer passes through), and NetLogger's own further names
+ * (Debug2, Debug3, NOLOG). So `level = 'Info'` finds NetLogger's "info" and "INFO". */
+const char *nl__level_canon(const char *s, size_t len);
+
 #endif

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_enc.c — the line encoder: the only code that writes event lines. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "nl_enc.h"
 #include "nl_num.h"
 #include "nlkit/nl_bp.h"
 
-/* Byte classes for values: what a byte forces on the value it is in. */
-enum { C_PLAIN = 0, C_QUOTE = 1, C_ESC = 2, C_HIGH = 3 };
+/* Byte classes for values: what a byte forces on the value it is in. A backslash forces
+ * nothing by itself: an unquoted value is read literally, by nlkit and by NetLogger alike,
+ * so `C:\dir` is written as is and reads the same in both; only inside quotes (a value
+ * that needs them for another reason) is it escaped as `\\`. */
+enum { C_PLAIN = 0, C_QUOTE = 1, C_ESC = 2, C_HIGH = 3, C_BSL = 4 };
 
 /* The class of every byte, as a constant table built by the preprocessor: a lookup per byte
  * is what keeps the scan of a plain value (the common case) fast. */
@@ -17,8 +21,9 @@ enum { C_PLAIN = 0, C_QUOTE = 1, C_ESC = 2, C_HIGH = 3 };
         CL(b + 8), CL(b + 9), CL(b + 10), CL(b + 11), CL(b + 12), CL(b + 13), CL(b + 14),      \
         CL(b + 15)
 #define CL(c)                                                                                    \
-    ((c) < 0x20 || (c) == 0x7f || (c) == '"' || (c) == '\\' ? C_ESC                              \
-     : (c) == ' ' || (c) == '='                            ? C_QUOTE                             \
+    ((c) < 0x20 || (c) == 0x7f || (c) == '"' ? C_ESC                                            \
+     : (c) == '\\'                            ? C_BSL                                            \
+     : (c) == ' ' || (c) == '='               ? C_QUOTE                                          \
      : (c) >= 0x80                                         ? C_HIGH                              \
                                                            : C_PLAIN)
 static const unsigned char cls[256] = {R16(0x00), R16(0x10), R16(0x20), R16(0x30),
@@ -53,6 +58,20 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     for (size_t i = 2; i < len; i++)
         if (s[i] < 0x80 || s[i] > 0xbf) return 0;
     return len;
+}
+
+size_t nl__nlv_space(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f)) return 1;
+    if (c == 0xc2) return n >= 2 && (s[1] == 0x85 || s[1] == 0xa0) ? 2 : 0;
+    if (n < 3 || c < 0xe1 || c > 0xe3) return 0;
+    if (c == 0xe1) return s[1] == 0x9a && s[2] == 0x80 ? 3 : 0;
+    if (c == 0xe3) return s[1] == 0x80 && s[2] == 0x80 ? 3 : 0;
+    if (s[1] == 0x80)
+        return s[2] >= 0x80 && (s[2] <= 0x8a || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf) ? 3
+                                                                                              : 0;
+    return s[1] == 0x81 && s[2] == 0x9f ? 3 : 0;
 }
 
 int nl__name_ok(const char *name, size_t len)
@@ -116,7 +135,7 @@ static void enc_escaped(nl_buf_t *b, const unsigned char *s, size_t len)
 void nl__enc_value(nl_buf_t *b, const char *v, size_t len)
 {
     const unsigned char *s = (const unsigned char *)v;
-    int quote = len == 0, esc = 0;
+    int quote = len == 0, esc = 0, bsl = 0;
     for (size_t i = 0; i < len;) {
         unsigned char k = cls[s[i]];
         if (k == C_PLAIN) {
@@ -124,19 +143,23 @@ void nl__enc_value(nl_buf_t *b, const char *v, size_t len)
         } else if (k == C_QUOTE) {
             quote = 1;
             i++;
+        } else if (k == C_BSL) {
+            bsl = 1;
+            i++;
         } else if (k == C_HIGH) {
             size_t q = utf8_seq(s + i, len - i);
             if (!q) {
                 esc = 1;
                 break;
             }
+            quote |= nl__nlv_space(s + i, q) != 0; /* NetLogger would end it there */
             i += q;
         } else {
             esc = 1;
             break;
         }
     }
-    if (esc) {
+    if (esc || (quote && bsl)) {
         enc_escaped(b, s, len);
         return;
     }
@@ -170,8 +193,9 @@ void nl__enc_i64v(nl_buf_t *b, long long v)
 
 void nl__enc_dblv(nl_buf_t *b, double v)
 {
-    /* Integral values (counts, byte totals) are the common case: skip printf. */
-    if (v > -1e15 && v < 1e15 && v == (double)(long long)v) {
+    /* Integral values (counts, byte totals) are the common case: skip printf. Negative
+     * zero is written as such (a sign a program computed is not dropped). */
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
         nl__enc_i64v(b, (long long)v);
         return;
     }

@@ -19,6 +19,11 @@ static inline int nl__name_char(unsigned char c)
 /* Fill *err (if not NULL) with a position, a code and a formatted message. */
 void nl__perr_vset(nl_perr_t *err, long line, int col, int code, const char *fmt, va_list ap);
 
+/* Length of the whitespace character at s (n bytes available) as NetLogger's reader
+ * (Python's \s) sees it: ASCII space, \t \n \v \f \r, 0x1c-0x1f, or the UTF-8 of U+0085,
+ * U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000; 0 if none. */
+size_t nl__nlv_space(const unsigned char *s, size_t n);
+
 /* 1 if name matches [A-Za-z0-9_.-]{1,NL_NAME_MAX}. */
 int nl__name_ok(const char *name, size_t len);
 /* Append " name=" without checking the name (callers have validated it once). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_parse.c — the line parser: the only code that reads event lines. Strict by default,
- * lenient on request (see NL_PARSE_LENIENT in nl_bp.h for what it recovers). Values are
- * zero-copy unless they contain escapes. */
+ * lenient on request (see NL_PARSE_LENIENT in nl_bp.h for what it recovers), or as
+ * NetLogger's own reader reads a line (NL_PARSE_NETLOGGER: nl_parse_netlogger.c). Values
+ * are zero-copy unless they contain escapes. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "nl_enc.h"
 #include "nl_num.h"
+#include "nl_parse_int.h"
 #include "nlkit/nl_bp.h"
 
 void nl_rec_init(nl_rec_t *rec)
@@ -28,16 +30,7 @@ void nl_rec_free(nl_rec_t *rec)
     rec->scratch_cap = 0;
 }
 
-/* State of one nl_parse call. */
-typedef struct parse_ctx {
-    nl_rec_t *rec;
-    const char *s;
-    size_t len;
-    long lineno;
-    int lenient;
-    nl_perr_t *err;
-    size_t scratch_used;
-} parse_ctx_t;
+typedef nl_parse_ctx_t parse_ctx_t;
 
 /* Messages quote input (a bad timestamp, a field name), and tools print them on a
  * terminal: a control byte from a log line (ESC, BEL, or a C1 control as UTF-8) would be a
@@ -77,8 +70,7 @@ void nl__perr_vset(nl_perr_t *err, long line, int col, int code, const char *fmt
     copy_printable(err->msg, sizeof err->msg, raw);
 }
 
-/* Report an error at byte offset `at` (0-based) and return `code`. */
-static int fail(parse_ctx_t *c, size_t at, int code, const char *fmt, ...)
+int nl__parse_fail(parse_ctx_t *c, size_t at, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -99,7 +91,7 @@ static int hexval(unsigned char ch)
 
 /* Space for unescaped values: at most the line's length in all. Grown only before the
  * first escaped value of a line, so no pointer of this line into scratch is moved. */
-static char *scratch_take(parse_ctx_t *c)
+char *nl__parse_scratch(parse_ctx_t *c)
 {
     nl_rec_t *r = c->rec;
     if (c->scratch_used == 0 && r->scratch_cap < c->len) {
@@ -111,11 +103,13 @@ static char *scratch_take(parse_ctx_t *c)
     return r->scratch + c->scratch_used;
 }
 
+void nl__parse_scratch_used(parse_ctx_t *c, size_t n) { c->scratch_used += n; }
+
 /* Decode the quoted value s[from, to) (escapes present) into scratch. */
 static int unescape(parse_ctx_t *c, size_t from, size_t to, nl_field_t *f)
 {
-    char *o = scratch_take(c);
-    if (!o) return fail(c, from, NL_ENOMEM, "out of memory");
+    char *o = nl__parse_scratch(c);
+    if (!o) return nl__parse_fail(c, from, NL_ENOMEM, "out of memory");
     char *start = o;
     const unsigned char *s = (const unsigned char *)c->s;
     for (size_t i = from; i < to;) {
@@ -153,11 +147,13 @@ static int unescape(parse_ctx_t *c, size_t from, size_t to, nl_field_t *f)
                 i += 4;
                 continue;
             }
-            if (!c->lenient) return fail(c, i, NL_EPARSE, "bad \\x escape (needs two hex digits)");
+            if (!c->lenient)
+                return nl__parse_fail(c, i, NL_EPARSE, "bad \\x escape (needs two hex digits)");
             break;
         }
         default:
-            if (!c->lenient) return fail(c, i, NL_EPARSE, "unknown escape '\\%c'", e ? e : ' ');
+            if (!c->lenient)
+                return nl__parse_fail(c, i, NL_EPARSE, "unknown escape '\\%c'", e ? e : ' ');
         }
         /* lenient: keep the backslash literally */
         c->rec->recovered++;
@@ -165,7 +161,7 @@ static int unescape(parse_ctx_t *c, size_t from, size_t to, nl_field_t *f)
     }
     f->value = start;
     f->value_len = (uint32_t)(o - start);
-    c->scratch_used += (size_t)(o - start);
+    nl__parse_scratch_used(c, (size_t)(o - start));
     return 0;
 }
 
@@ -184,7 +180,8 @@ static int quoted_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
         if (is_ctl(s[i]) || s[i] == '\\') {
             if (!c->lenient) {
                 if (s[i] == '\\') break; /* lone backslash at end: unterminated */
-                return fail(c, i, NL_EPARSE, "control character 0x%02x in quoted value", s[i]);
+                return nl__parse_fail(c, i, NL_EPARSE, "control character 0x%02x in quoted value",
+                                      s[i]);
             }
             c->rec->recovered++;
         }
@@ -192,7 +189,7 @@ static int quoted_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
     }
     size_t end = i < c->len ? i : c->len;
     if (i >= c->len || s[i] != '"') {
-        if (!c->lenient) return fail(c, open, NL_EPARSE, "unterminated quote");
+        if (!c->lenient) return nl__parse_fail(c, open, NL_EPARSE, "unterminated quote");
         c->rec->recovered++;
     }
     if (esc) {
@@ -204,7 +201,7 @@ static int quoted_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
     }
     i = i < c->len ? i + 1 : c->len; /* past the closing quote */
     if (i < c->len && s[i] != ' ') {
-        if (!c->lenient) return fail(c, i, NL_EPARSE, "junk after quoted value");
+        if (!c->lenient) return nl__parse_fail(c, i, NL_EPARSE, "junk after quoted value");
         c->rec->recovered++;
         while (i < c->len && s[i] != ' ') i++; /* dropped */
     }
@@ -220,8 +217,8 @@ static int plain_value(parse_ctx_t *c, size_t *pi, nl_field_t *f)
     for (; i < c->len && s[i] != ' '; i++) {
         if (is_ctl(s[i]) || s[i] == '"') {
             if (!c->lenient)
-                return fail(c, i, NL_EPARSE, "%s in unquoted value",
-                            s[i] == '"' ? "quote" : "control character");
+                return nl__parse_fail(c, i, NL_EPARSE, "%s in unquoted value",
+                                      s[i] == '"' ? "quote" : "control character");
             c->rec->recovered++;
         }
     }
@@ -256,7 +253,6 @@ static size_t skip_token(parse_ctx_t *c, size_t i)
 
 static int parse_fields(parse_ctx_t *c)
 {
-    nl_rec_t *r = c->rec;
     const unsigned char *s = (const unsigned char *)c->s;
     size_t i = 0;
     for (;;) {
@@ -267,77 +263,91 @@ static int parse_fields(parse_ctx_t *c)
         if (i >= c->len || s[i] != '=') {
             if (i == ns && i < c->len && s[i] != ' ') {
                 if (!c->lenient)
-                    return fail(c, i, NL_ENAME, "bad character 0x%02x in field name", s[i]);
+                    return nl__parse_fail(c, i, NL_ENAME, "bad character 0x%02x in field name",
+                                          s[i]);
             } else if (!c->lenient) {
-                return fail(c, ns, NL_EPARSE, "field without '='");
+                return nl__parse_fail(c, ns, NL_EPARSE, "field without '='");
             }
             i = skip_token(c, i);
             continue;
         }
         if (i == ns) {
-            if (!c->lenient) return fail(c, i, NL_ENAME, "empty field name");
+            if (!c->lenient) return nl__parse_fail(c, i, NL_ENAME, "empty field name");
             i = skip_token(c, i);
             continue;
         }
         if (i - ns > NL_NAME_MAX) {
-            if (!c->lenient) return fail(c, ns, NL_ENAME, "field name longer than %d", NL_NAME_MAX);
+            if (!c->lenient)
+                return nl__parse_fail(c, ns, NL_ENAME, "field name longer than %d", NL_NAME_MAX);
             i = skip_token(c, i);
             continue;
         }
-        if (r->n >= NL_FIELDS_MAX)
-            return fail(c, ns, NL_EPARSE, "more than %d fields", NL_FIELDS_MAX);
-        nl_field_t *f = &r->f[r->n];
-        f->name = c->s + ns;
-        f->name_len = (uint32_t)(i - ns);
+        nl_field_t f = {.name = c->s + ns, .name_len = (uint32_t)(i - ns)};
         i++; /* '=' */
-        int rc = i < c->len && s[i] == '"' ? quoted_value(c, &i, f) : plain_value(c, &i, f);
-        if (rc) return rc;
-        if (find_dup(r, f) >= 0) {
-            if (!c->lenient)
-                return fail(c, ns, NL_EDUP, "duplicate field '%.*s'", (int)f->name_len, f->name);
-            r->recovered++;
-            continue;
-        }
-        if (name_is(f, "ts", 2))
-            r->i_ts = r->n;
-        else if (name_is(f, "event", 5))
-            r->i_event = r->n;
-        else if (name_is(f, "level", 5))
-            r->i_level = r->n;
-        else if (name_is(f, "guid", 4))
-            r->i_guid = r->n;
-        r->n++;
+        int rc = i < c->len && s[i] == '"' ? quoted_value(c, &i, &f) : plain_value(c, &i, &f);
+        if (rc || (rc = nl__parse_add(c, &f, ns))) return rc;
     }
+    return 0;
+}
+
+int nl__parse_add(parse_ctx_t *c, const nl_field_t *f, size_t at)
+{
+    nl_rec_t *r = c->rec;
+    int k = find_dup(r, f);
+    if (k >= 0) {
+        if (!c->lenient)
+            return nl__parse_fail(c, at, NL_EDUP, "duplicate field '%.*s'", (int)f->name_len,
+                                  f->name);
+        r->f[k].value = f->value;
+        r->f[k].value_len = f->value_len;
+        r->recovered++;
+        return 0;
+    }
+    if (r->n >= NL_FIELDS_MAX)
+        return nl__parse_fail(c, at, NL_EPARSE, "more than %d fields", NL_FIELDS_MAX);
+    if (name_is(f, "ts", 2))
+        r->i_ts = r->n;
+    else if (name_is(f, "event", 5))
+        r->i_event = r->n;
+    else if (name_is(f, "level", 5))
+        r->i_level = r->n;
+    else if (name_is(f, "guid", 4))
+        r->i_guid = r->n;
+    r->f[r->n++] = *f;
     return 0;
 }
 
 int nl_parse(nl_rec_t *rec, const char *line, size_t len, long lineno, unsigned flags,
              nl_perr_t *err)
 {
-    parse_ctx_t c = {rec, line, len, lineno, (flags & NL_PARSE_LENIENT) != 0, err, 0};
+    parse_ctx_t c = {rec, line, len, lineno, (flags & (NL_PARSE_LENIENT | NL_PARSE_NETLOGGER)) != 0,
+                     err, 0};
     rec->n = 0;
     rec->i_ts = rec->i_event = rec->i_level = rec->i_guid = -1;
     rec->ts_usec = 0;
     rec->recovered = 0;
-    if (!line) return fail(&c, 0, NL_EINVAL, "no line");
+    if (!line) return nl__parse_fail(&c, 0, NL_EINVAL, "no line");
     if (c.len && line[c.len - 1] == '\n') c.len--;
     if (c.len && line[c.len - 1] == '\r') c.len--;
     if (c.len > NL_LINE_MAX)
-        return fail(&c, NL_LINE_MAX, NL_ETOOBIG, "line longer than %d bytes", NL_LINE_MAX);
+        return nl__parse_fail(&c, NL_LINE_MAX, NL_ETOOBIG, "line longer than %d bytes",
+                              NL_LINE_MAX);
     size_t i = 0;
     while (i < c.len && (line[i] == ' ' || line[i] == '\t')) i++;
     if (i == c.len || line[i] == '#') return 0;
-    int rc = parse_fields(&c);
+    int rc = flags & NL_PARSE_NETLOGGER ? nl__parse_fields_netlogger(&c) : parse_fields(&c);
     if (rc) return rc;
-    if (rec->i_ts < 0) return fail(&c, 0, NL_EMISSING, "missing ts");
-    if (rec->i_event < 0) return fail(&c, 0, NL_EMISSING, "missing event");
+    if (rec->i_ts < 0) return nl__parse_fail(&c, 0, NL_EMISSING, "missing ts");
+    if (rec->i_event < 0) return nl__parse_fail(&c, 0, NL_EMISSING, "missing event");
     const nl_field_t *ts = &rec->f[rec->i_ts];
     if (nl_ts_parse(ts->value, ts->value_len, &rec->ts_usec) != 0) {
+        if (c.lenient && nl__ts_parse_loose(ts->value, ts->value_len, &rec->ts_usec) == 0)
+            return 1; /* a form NetLogger's reader takes: read, not a problem recovered */
         if (!c.lenient) {
             size_t at =
                 ts->value >= line && ts->value < line + len ? (size_t)(ts->value - line) : 0;
-            return fail(&c, at, NL_ETS, "bad timestamp '%.*s'",
-                        (int)(ts->value_len > 40 ? 40 : ts->value_len), ts->value);
+            return nl__parse_fail(&c, at, NL_ETS, "bad timestamp '%.*s'",
+                                  (int)(ts->value_len > 40 ? 40 : ts->value_len), ts->value);
         }
         rec->recovered++;
         rec->ts_usec = 0;

@@ -119,8 +119,9 @@ static int expect(const char *s, size_t len, size_t *i, char c)
     return 1;
 }
 
-/* Up to 9 fraction digits after a '.', scaled to microseconds (truncating). */
-static int fraction_usec(const char *s, size_t len, size_t *i, int64_t *usec)
+/* Up to 9 fraction digits after a '.' (any number when loose), scaled to microseconds
+ * (truncating). */
+static int fraction_usec(const char *s, size_t len, size_t *i, int64_t *usec, int loose)
 {
     *usec = 0;
     if (*i >= len || s[*i] != '.') return 0;
@@ -128,7 +129,7 @@ static int fraction_usec(const char *s, size_t len, size_t *i, int64_t *usec)
     int n = 0;
     int64_t scale = 100000;
     while (*i < len && s[*i] >= '0' && s[*i] <= '9') {
-        if (++n > 9) return -1;
+        if (++n > 9 && !loose) return -1;
         *usec += (s[*i] - '0') * scale;
         scale /= 10;
         (*i)++;
@@ -136,7 +137,7 @@ static int fraction_usec(const char *s, size_t len, size_t *i, int64_t *usec)
     return n == 0 ? -1 : 0;
 }
 
-static int parse_epoch(const char *s, size_t len, int64_t *usec)
+static int parse_epoch(const char *s, size_t len, int64_t *usec, int loose)
 {
     size_t i = 0;
     int neg = expect(s, len, &i, '-');
@@ -148,17 +149,19 @@ static int parse_epoch(const char *s, size_t len, int64_t *usec)
     }
     if (i == start) return NL_ETS;
     int64_t frac;
-    if (fraction_usec(s, len, &i, &frac) < 0 || i != len) return NL_ETS;
+    if (fraction_usec(s, len, &i, &frac, loose) < 0 || i != len) return NL_ETS;
     int64_t v = sec * USEC_PER_SEC + frac;
     *usec = neg ? -v : v;
     return 0;
 }
 
-int nl_ts_parse(const char *s, size_t len, int64_t *usec)
+/* Loose adds what NetLogger's reader takes and nlkit never writes: a lowercase 'z', no
+ * zone at all (read as UTC, as nlkit writes), more than 9 fraction digits. */
+static int ts_parse(const char *s, size_t len, int64_t *usec, int loose)
 {
     static const unsigned char mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (!s || !usec || len == 0) return NL_ETS;
-    if (len < 19 || s[4] != '-') return parse_epoch(s, len, usec);
+    if (len < 19 || s[4] != '-') return parse_epoch(s, len, usec, loose);
     size_t i = 0;
     int64_t y = digits(s, len, &i, 4);
     if (y < 0 || !expect(s, len, &i, '-')) return NL_ETS;
@@ -175,9 +178,9 @@ int nl_ts_parse(const char *s, size_t len, int64_t *usec)
     int64_t se = digits(s, len, &i, 2);
     if (se < 0 || se > 60) return NL_ETS;
     int64_t frac;
-    if (fraction_usec(s, len, &i, &frac) < 0) return NL_ETS;
+    if (fraction_usec(s, len, &i, &frac, loose) < 0) return NL_ETS;
     int64_t off = 0;
-    if (expect(s, len, &i, 'Z')) {
+    if (expect(s, len, &i, 'Z') || (loose && (i == len || expect(s, len, &i, 'z')))) {
         off = 0;
     } else if (i < len && (s[i] == '+' || s[i] == '-')) {
         int sign = s[i++] == '-' ? -1 : 1;
@@ -194,4 +197,11 @@ int nl_ts_parse(const char *s, size_t len, int64_t *usec)
         days_from_civil(y, (unsigned)mo, (unsigned)d) * SEC_PER_DAY + h * 3600 + mi * 60 + se - off;
     *usec = secs * USEC_PER_SEC + frac;
     return 0;
+}
+
+int nl_ts_parse(const char *s, size_t len, int64_t *usec) { return ts_parse(s, len, usec, 0); }
+
+int nl__ts_parse_loose(const char *s, size_t len, int64_t *usec)
+{
+    return ts_parse(s, len, usec, 1);
 }

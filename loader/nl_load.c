@@ -38,7 +38,9 @@ static void usage(FILE *f)
           "  -b, --batch N          lines per transaction (50000); a transaction also commits\n"
           "                         at least every second and at exit\n"
           "  -r, --reject FILE      append each bad line to FILE as well as reporting it\n"
-          "      --lenient          accept damaged or NetLogger-era lines where possible\n"
+          "      --lenient          accept damaged nlkit lines where possible\n"
+          "      --netlogger        read the lines as NetLogger's own reader does: for logs\n"
+          "                         written by NetLogger's tools (only \\\" is an escape there)\n"
           "      --reload           load FILEs from the start even if loaded before\n"
           "      --prune-before T   delete raw (non-summary) events older than T: a date,\n"
           "                         an ISO-8601 time, Unix seconds, or an age such as 30d\n"
@@ -73,12 +75,12 @@ typedef struct load {
     int progress;
     int quiet;
     /* counted when their transaction commits */
-    uint64_t events, bad, blank, untyped;
+    uint64_t events, bad, blank, untyped, recovered, recovered_lines;
     /* the open transaction: begun at the first line to store, so an idle loader (a quiet
      * syslog-ng feed) holds no write lock and other writers (a prune, a second nl-load)
      * get their turn */
     int in_tx;
-    uint64_t t_events, t_bad, t_blank, t_untyped;
+    uint64_t t_events, t_bad, t_blank, t_untyped, t_recovered, t_recovered_lines;
     long t_first_line; /* first line number read in it */
     double t_started;  /* when its first line was read */
     uint64_t reported;
@@ -128,6 +130,7 @@ static int begin(load_t *ld, const nll_pos_t *at)
     }
     ld->in_tx = 1;
     ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
+    ld->t_recovered = ld->t_recovered_lines = 0;
     ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
     return 0;
@@ -151,8 +154,11 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         ld->events += ld->t_events;
         ld->bad += ld->t_bad;
         ld->untyped += ld->t_untyped;
+        ld->recovered += ld->t_recovered;
+        ld->recovered_lines += ld->t_recovered_lines;
         ld->blank += ld->t_blank;
         ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
+        ld->t_recovered = ld->t_recovered_lines = 0;
         ld->t_first_line = at->lines + 1;
         ld->t_started = 0;
         return 0;
@@ -203,6 +209,9 @@ static int store_chunk(load_t *ld, source_t *src, const nll_chunk_t *c, nll_pos_
         if (l->kind == NLL_L_EVENT) {
             nll_err_t err;
             ld->t_untyped += nll_rec_untyped(&c->recs, rec);
+            unsigned skipped = nll_rec_recovered(&c->recs, rec);
+            ld->t_recovered += skipped;
+            ld->t_recovered_lines += skipped > 0;
             if (nll_rows_store(ld->rows, &c->recs, &rec, &err)) {
                 fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, l->lineno, err.msg);
                 at->lines = l->lineno; /* for the report: this line was not stored either */
@@ -385,6 +394,7 @@ static int prune(load_t *ld, double before)
 
 enum {
     O_LENIENT = 256,
+    O_NETLOGGER,
     O_RELOAD,
     O_PRUNE,
     O_KEEP,
@@ -402,6 +412,7 @@ int main(int argc, char **argv)
         {"batch", required_argument, NULL, 'b'},
         {"reject", required_argument, NULL, 'r'},
         {"lenient", no_argument, NULL, O_LENIENT},
+        {"netlogger", no_argument, NULL, O_NETLOGGER},
         {"reload", no_argument, NULL, O_RELOAD},
         {"prune-before", required_argument, NULL, O_PRUNE},
         {"keep-raw", required_argument, NULL, O_KEEP},
@@ -431,6 +442,7 @@ int main(int argc, char **argv)
             break;
         case 'r': ld.reject_path = optarg; break;
         case O_LENIENT: ld.parse_flags = NL_PARSE_LENIENT; break;
+        case O_NETLOGGER: ld.parse_flags = NL_PARSE_NETLOGGER; break;
         case O_RELOAD: reload = 1; break;
         case O_PRUNE: prune_arg = optarg; break;
         case O_KEEP: keep_arg = optarg; break;
@@ -517,6 +529,14 @@ int main(int argc, char **argv)
                 "(inf, nan, text): kept as written in `value`, left out of the summary columns "
                 "and baselines\n",
                 ld.db_path, (unsigned long long)ld.untyped);
+    if (ld.recovered)
+        fprintf(stderr,
+                "nl-load: %s: %llu line(s) loaded without %llu piece(s) the %s reading skipped or "
+                "replaced (words that are no name=value, an empty value, a name given twice: "
+                "its last value kept)\n",
+                ld.db_path, (unsigned long long)ld.recovered_lines,
+                (unsigned long long)ld.recovered,
+                ld.parse_flags == NL_PARSE_NETLOGGER ? "NetLogger" : "lenient");
     if (ld.reject && fclose(ld.reject)) failed = 1;
     nll_rows_free(ld.rows);
     nll_db_close(ld.db);

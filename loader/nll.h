@@ -71,6 +71,9 @@ int nll_parse_line(nl_rec_t *rec, unsigned parse_flags, const char *line, size_t
  * not fit it ("inf", "nan", text): kept in `value` as written, left out of the summary
  * columns, so of every baseline; nl-load counts and reports them. */
 unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos);
+/* How many pieces of that record's line a lenient or NetLogger reading skipped or replaced
+ * (junk, a duplicate name's earlier value); nl-load counts and reports them. */
+unsigned nll_rec_recovered(const nll_batch_t *b, size_t pos);
 /* Insert the record at byte *pos of b (inside the caller's transaction) and advance *pos
  * past it. 0, or NL_EIO/NL_ENOMEM with err filled (the transaction must be rolled back). */
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err);

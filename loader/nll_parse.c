@@ -93,14 +93,41 @@ static int mantissa_nonzero(const char *s, size_t len)
     return 0;
 }
 
+/* The length of fixed-point text -?(0|[1-9]D*).D* with its fraction's trailing zeros (and
+ * then a bare '.') cut off, or 0 if s is not such text or has no trailing zero: C's %f
+ * ("0.500000") and NetLogger's floats. */
+static size_t fixed_point_trim(const char *s, size_t len)
+{
+    size_t i = s[0] == '-', start = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == start || i >= len || s[i] != '.' || (s[start] == '0' && i - start > 1)) return 0;
+    size_t dot = i++;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+    if (i != len || s[len - 1] != '0') return 0;
+    while (len > dot + 1 && s[len - 1] == '0') len--;
+    return len == dot + 1 ? dot : len;
+}
+
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d)
 {
     if (len == 0 || len > 32) return SQLITE_TEXT;
+    size_t t = fixed_point_trim(s, len);
+    if (t) {
+        /* a fixed-point float is a number: "3.000000" is 3.0, as whoever wrote it meant */
+        int ty = nll_value_type(s, t, i, d);
+        if (ty == SQLITE_INTEGER) *d = (double)*i;
+        if (ty != SQLITE_TEXT) return SQLITE_FLOAT;
+        return nl__strtod(s, len, d) == 0 && isfinite(*d) ? SQLITE_FLOAT : SQLITE_TEXT;
+    }
     size_t k = s[0] == '-';
     size_t digits = 0;
     while (k + digits < len && s[k + digits] >= '0' && s[k + digits] <= '9') digits++;
     if (digits && k + digits == len) {
-        /* canonical integers only: "007" and "-0" would not read back as sent */
+        if (len == 2 && k && s[1] == '0') { /* "-0": the sign is kept, as a real */
+            *d = -0.0;
+            return SQLITE_FLOAT;
+        }
+        /* canonical integers only: "007" would not read back as sent */
         if ((s[k] == '0' && (digits > 1 || k)) || digits > 19) return SQLITE_TEXT;
         uint64_t u = 0;
         for (size_t j = k; j < len; j++) u = u * 10 + (uint64_t)(s[j] - '0');
@@ -182,7 +209,6 @@ static int summary_kind(const nl_field_t *f, int *slot, int64_t *i, double *d, u
     return 0;
 }
 
-
 int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, long lineno,
                    nll_batch_t *b, nl_perr_t *perr)
 {
@@ -199,15 +225,21 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
         return NL_ETS;
     }
     const nl_field_t *lv = rec->i_level >= 0 ? &rec->f[rec->i_level] : NULL;
-    size_t need = sizeof(nll_rhdr_t) + ev->value_len + (lv ? lv->value_len : 0);
+    /* a level name in the archive's spelling ("info", "WARNING": Info, Warn); others as
+     * written */
+    const char *level = lv ? nl__level_canon(lv->value, lv->value_len) : NULL;
+    size_t level_len = level ? strlen(level) : lv ? lv->value_len : 0;
+    if (lv && !level) level = lv->value;
+    size_t need = sizeof(nll_rhdr_t) + ev->value_len + level_len;
     for (int k = 0; k < rec->n; k++)
         need += sizeof(nll_fhdr_t) + rec->f[k].name_len + rec->f[k].value_len + 8;
     if (nll_batch_reserve(b, need)) return NL_ENOMEM;
     size_t start = b->len;
     nll_rhdr_t h = {.ts = (double)usec / 1e6,
                     .event_len = (uint16_t)ev->value_len,
-                    .level_len = lv ? (uint16_t)lv->value_len : 0,
-                    .has_level = lv != NULL};
+                    .level_len = (uint16_t)level_len,
+                    .has_level = lv != NULL,
+                    .recovered = (uint16_t)(rec->recovered > 65535 ? 65535 : rec->recovered)};
     size_t alen;
     int ek = nl__event_kind(ev->value, ev->value_len, &alen);
     h.summary = ek == NL_KIND_SUMMARY;
@@ -218,7 +250,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
                                  SQLITE_INTEGER;
     put(b, &h, sizeof h);
     put(b, ev->value, ev->value_len);
-    if (lv) put(b, lv->value, lv->value_len);
+    if (lv) put(b, level, level_len);
     uint32_t nfields = 0;
     for (int k = 0; k < rec->n; k++) {
         const nl_field_t *f = &rec->f[k];
@@ -255,6 +287,13 @@ void nll_batch_free(nll_batch_t *b)
 {
     free(b->p);
     *b = (nll_batch_t){0};
+}
+
+unsigned nll_rec_recovered(const nll_batch_t *b, size_t pos)
+{
+    uint16_t u;
+    memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, recovered), sizeof u);
+    return u;
 }
 
 unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos)

@@ -32,8 +32,10 @@ typedef struct nll_rhdr {
     int64_t status; /* if has_status */
     uint16_t event_len, level_len;
     uint8_t startend, summary, has_level, has_status;
-    uint16_t untyped; /* summary fields with a column whose value did not fit it (inf, nan,
-                         text): kept in `value` as written, counted and reported */
+    uint16_t untyped;   /* summary fields with a column whose value did not fit it (inf, nan,
+                           text): kept in `value` as written, counted and reported */
+    uint16_t recovered; /* --lenient/--netlogger: pieces of the line skipped or replaced
+                           (junk, a duplicate name's earlier value), counted and reported */
 } nll_rhdr_t;
 
 /* A field: this header, the name, then an int64 / double (numeric kinds) or value_len

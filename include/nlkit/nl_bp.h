@@ -6,11 +6,20 @@
  *
  * Line:   ts=2026-11-22T12:00:00.123456Z event=disk.read.end level=Info guid=<uuid> k=v ...
  *
- * Quoting: a value that is empty or contains a space, '"', '=', '\', a control character
- * (0x00-0x1f, 0x7f) or a byte that is not part of valid UTF-8 is written in double quotes,
- * with \" \\ \n \r \t and \xHH escapes. So one event is always exactly one line, no value
- * can forge another field, and any NUL-free byte string round-trips through
- * encode -> parse unchanged.
+ * Quoting: a value that is empty or contains a space, '"', '=', a control character
+ * (0x00-0x1f, 0x7f), a byte that is not part of valid UTF-8, or a character NetLogger's
+ * reader takes for whitespace (U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
+ * U+202F, U+205F, U+3000) is written in double quotes, with \" \\ \n \r \t and \xHH
+ * escapes. A backslash alone does not make a value quoted: unquoted values are read
+ * literally (`path=C:\dir`). So one event is always exactly one line, no value can forge
+ * another field, any NUL-free byte string round-trips through encode -> parse unchanged, and
+ * NetLogger's own reader (which knows only \") reads every value the same unless it has
+ * a backslash inside quotes or a byte escaped above (a quoted value ending in a backslash
+ * may then take the fields after it along: there is no way to write that value that
+ * NetLogger reads back).
+ *
+ * Lines that NetLogger's tools wrote are another dialect: NetLogger writes backslashes as
+ * they are, so `\n` there is a backslash and an 'n'. Read them with NL_PARSE_NETLOGGER.
  */
 #ifndef NLKIT_NL_BP_H
 #define NLKIT_NL_BP_H
@@ -178,14 +187,25 @@ typedef struct nl_perr {
 
 /** Parse strictly (default): any deviation from the format is an error. */
 #define NL_PARSE_STRICT 0u
-/** Parse leniently, for NetLogger-era or damaged input. Recovered (and counted in
- *  rec->recovered) instead of rejected: an unknown escape (kept literally), a bad \x
- *  escape (kept literally), an unterminated quote (value runs to end of line), junk after
- *  a closing quote (appended to the value), a token without '=' (skipped), an empty or
- *  invalid name (field skipped), a duplicate name (first kept), a control character in a
- *  value (kept), an unparsable ts (kept as text, ts_usec = 0). Still rejected: missing ts
- *  or event, too many fields, over-long line. */
+/** Parse leniently, for damaged nlkit lines. Recovered (and counted in rec->recovered)
+ *  instead of rejected: an unknown escape (kept literally), a bad \x escape (kept
+ *  literally), an unterminated quote (value runs to end of line), junk after a closing
+ *  quote (dropped), a token without '=' (skipped), an empty or invalid name (field
+ *  skipped), a duplicate name (the last value kept, in the first one's place, as
+ *  NetLogger does), a control character in a value (kept), an unparsable ts (kept as text,
+ *  ts_usec = 0). Read without counting: the timestamps NetLogger accepts and nlkit does
+ *  not write (lowercase 'z', no zone = UTC, more than 9 fraction digits). Still rejected:
+ *  missing ts or event, too many fields, over-long line. */
 #define NL_PARSE_LENIENT 1u
+/** Parse a line as NetLogger's own reader does (NLSimpleParser, which Pegasus WMS ships),
+ *  for lines NetLogger's tools wrote: only \" is an escape (`"C:\new"` holds a backslash
+ *  and an 'n'); a quoted value ends at the first '"' not preceded by a backslash, or else
+ *  at the line's last '"'; an unquoted value ends at whitespace as Python sees it (U+00A0
+ *  and the other Unicode spaces included) or at a '"'; anything that is not NAME=VALUE is
+ *  skipped (counted in rec->recovered); a duplicate name keeps its last value; timestamps
+ *  as in lenient mode. Lines starting with '#' are still comments. Rejected as in lenient
+ *  mode. */
+#define NL_PARSE_NETLOGGER 2u
 
 /** Initialise a record before first use. */
 void nl_rec_init(nl_rec_t *rec);

@@ -87,6 +87,62 @@ static void test_roundtrip_specials(void **state)
     nl_rec_free(&rec);
 }
 
+/* What nl_bp.h promises NetLogger's reader (NL_PARSE_NETLOGGER reads as it does): every
+ * value nlkit writes reads the same there, unless it holds a backslash inside quotes or
+ * a byte nlkit escapes (a control character, invalid UTF-8); a quoted value ending in a
+ * backslash may then take the fields after it along. */
+static void test_netlogger_reads_ours(void **state)
+{
+    (void)state;
+    static const char *const atoms[] = {"\\",
+                                        "\"",
+                                        "=",
+                                        " ",
+                                        "n",
+                                        "t",
+                                        "x4",
+                                        "1",
+                                        "\xc3\xa9",
+                                        "\xc2\xa0",
+                                        "\xe2\x80\xa8",
+                                        "a",
+                                        "#",
+                                        "\xe2\x98\x83",
+                                        "\t"};
+    uint64_t seed = 99;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    int same = 0, differ = 0;
+    for (int it = 0; it < 20000; it++) {
+        char v[64];
+        size_t n = 0;
+        for (int a = (int)(t_rand(&seed) % 8); a > 0; a--) {
+            const char *at = atoms[t_rand(&seed) % (sizeof atoms / sizeof atoms[0])];
+            memcpy(v + n, at, strlen(at));
+            n += strlen(at);
+        }
+        nl_buf_t b;
+        nl_buf_init(&b, NULL, 0);
+        nl_enc_begin(&b, 0, "x", NL_LVL_INFO, NULL);
+        nl_enc_str(&b, "v", v, n);
+        nl_enc_str(&b, "w", "a b", 3);
+        assert_int_equal(nl_enc_end(&b), 0);
+        assert_int_equal(nl_parse(&rec, b.p, b.len, 1, NL_PARSE_NETLOGGER, NULL), 1);
+        const nl_field_t *f = nl_rec_get(&rec, "v");
+        int quoted = b.p[strstr(b.p, " v=") - b.p + 3] == '"';
+        int escaped = memchr(v, '\t', n) || (quoted && memchr(v, '\\', n));
+        int ok = f && f->value_len == n && !memcmp(f->value, v, n);
+        if (!escaped && !ok)
+            fail_msg("NetLogger would read '%.*s' as '%.*s' from %.*s", (int)n, v,
+                     f ? (int)f->value_len : 0, f ? f->value : "", (int)b.len, b.p);
+        if (!escaped) assert_true(nl_field_is(nl_rec_get(&rec, "w"), "a b"));
+        ok ? same++ : differ++;
+        nl_buf_free(&b);
+    }
+    assert_true(same > differ); /* most values hold neither */
+    nl_rec_free(&rec);
+}
+
 static void expect_line(nl_buf_t *b, const char *want)
 {
     assert_int_equal(nl_enc_end(b), 0);
@@ -109,9 +165,27 @@ static void test_quoting_rules(void **state)
     nl_enc_str(&b, "ctl", "\x01\x7f\t", 3);
     nl_enc_str(&b, "utf", "d\xc3\xa9j\xc3\xa0", 6);
     nl_enc_str(&b, "bad", "\xff", 1);
+    nl_enc_str(&b, "path", "C:\\new\\", 7);     /* a backslash alone: as is */
+    nl_enc_str(&b, "qpath", "C:\\new dir", 10); /* quoted for the space: escaped */
+    nl_enc_str(&b, "nbsp",
+               "a\xc2\xa0"
+               "b",
+               4); /* NetLogger ends a value there */
+    nl_enc_str(&b, "ideo",
+               "a\xe3\x80\x80"
+               "b",
+               5);
+    nl_enc_str(&b, "nel",
+               "a\xc2\x85"
+               "b",
+               4);
     expect_line(&b, "ts=1970-01-01T00:00:00.000000Z event=x level=Warn plain=abc empty=\"\" "
                     "sp=\"a b\" eq=\"a=b\" q=\"say \\\"hi\\\"\" ctl=\"\\x01\\x7f\\t\" "
-                    "utf=d\xc3\xa9j\xc3\xa0 bad=\"\\xff\"\n");
+                    "utf=d\xc3\xa9j\xc3\xa0 bad=\"\\xff\" path=C:\\new\\ qpath=\"C:\\\\new dir\" "
+                    "nbsp=\"a\xc2\xa0"
+                    "b\" ideo=\"a\xe3\x80\x80"
+                    "b\" nel=\"a\xc2\x85"
+                    "b\"\n");
     assert_int_equal(b.heap, 0); /* fitted in the caller's storage */
 }
 
@@ -130,11 +204,13 @@ static void test_numbers(void **state)
     nl_enc_dbl(&b, "d5", NAN);
     nl_enc_dbl(&b, "d6", -INFINITY);
     nl_enc_dbl(&b, "d7", 1.0 / 3.0);
+    nl_enc_dbl(&b, "d8", -0.0);
     nl_enc_ts(&b, "t", 0);
-    expect_line(&b,
-                "ts=2024-11-22T12:00:00.250000Z event=n level=Info guid=g "
-                "i=-9223372036854775808 u=18446744073709551615 d1=0.1 d2=1e+300 d3=-2.5 "
-                "d4=1048576 d5=nan d6=-inf d7=0.3333333333333333 t=1970-01-01T00:00:00.000000Z\n");
+    expect_line(
+        &b,
+        "ts=2024-11-22T12:00:00.250000Z event=n level=Info guid=g "
+        "i=-9223372036854775808 u=18446744073709551615 d1=0.1 d2=1e+300 d3=-2.5 "
+        "d4=1048576 d5=nan d6=-inf d7=0.3333333333333333 d8=-0 t=1970-01-01T00:00:00.000000Z\n");
     /* and every double reads back exactly */
     nl_rec_t rec;
     nl_rec_init(&rec);
@@ -215,9 +291,10 @@ static void test_names_and_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_random), cmocka_unit_test(test_roundtrip_specials),
-        cmocka_unit_test(test_quoting_rules),    cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_timestamps),       cmocka_unit_test(test_names_and_limits),
+        cmocka_unit_test(test_roundtrip_random),     cmocka_unit_test(test_roundtrip_specials),
+        cmocka_unit_test(test_quoting_rules),        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_netlogger_reads_ours), cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_names_and_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_parse.c — the line parser against the conformance cases (every one of them, from
- * tests/data/bp-cases and, when present, ../shared/bp-cases), NetLogger-style input,
- * lenient recovery, error positions, and hostile input read from exact-size buffers so the
+ * tests/data/bp-cases and, when present, ../shared/bp-cases), NetLogger-style input, the
+ * lines NetLogger's own writer produced read as NetLogger's reader reads them
+ * (bp-cases/netlogger), values written NetLogger's way read back byte for byte, lenient
+ * recovery, error positions, and hostile input read from exact-size buffers so the
  * sanitizer build catches any read past the line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bp_cases.h"
 #include "nl_test.h"
@@ -102,10 +105,12 @@ static void test_bp_invalid(void **state)
                 fail_msg("%s: column %d outside the line", c->name, err.col);
             assert_true(err.msg[0] != '\0');
             free(keep);
-            /* lenient mode may recover, but must stay inside the line */
-            rc = parse_exact(&rec, c->line, c->line_len, NL_PARSE_LENIENT, &err, &keep);
-            assert_true(rc == 1 || rc < 0);
-            free(keep);
+            /* lenient and NetLogger readings may recover, but must stay inside the line */
+            for (unsigned mode = NL_PARSE_LENIENT; mode <= NL_PARSE_NETLOGGER; mode++) {
+                rc = parse_exact(&rec, c->line, c->line_len, mode, &err, &keep);
+                assert_true(rc == 1 || rc < 0);
+                free(keep);
+            }
         }
         bp_cases_free(cs, n);
     }
@@ -182,7 +187,7 @@ static void test_lenient_recovery(void **state)
     assert_true(nl_parse(&rec, l, strlen(l), 1, NL_PARSE_STRICT, NULL) < 0);
     assert_int_equal(nl_parse(&rec, l, strlen(l), 1, NL_PARSE_LENIENT, NULL), 1);
     assert_true(nl_field_is(nl_rec_get(&rec, "q"), "a\\qb"));
-    assert_true(nl_field_is(nl_rec_get(&rec, "a"), "1")); /* first kept */
+    assert_true(nl_field_is(nl_rec_get(&rec, "a"), "2")); /* last kept, as NetLogger does */
     assert_true(nl_field_is(nl_rec_get(&rec, "c"), "x"));
     assert_true(nl_field_is(nl_rec_get(&rec, "d"), "open"));
     assert_null(nl_rec_get(&rec, "junk"));
@@ -198,6 +203,192 @@ static void test_lenient_recovery(void **state)
     assert_int_equal(parse_exact(&rec, t, strlen(t), NL_PARSE_LENIENT, &err, &keep), 1);
     assert_true(nl_field_is(nl_rec_get(&rec, "a"), "b\n\\"));
     free(keep);
+    nl_rec_free(&rec);
+}
+
+/* Where nlkit's NetLogger reading of a NetLogger case differs from NetLogger's own, and
+ * why (README.md, "Lines NetLogger wrote", lists the same): each must still differ, so the
+ * list cannot go stale. */
+static const struct {
+    const char *in_line; /* a piece of the case's line */
+    int rc;              /* what nl_parse returns for it */
+} nlv_parse_differs[] = {
+    {"event=b.many300 ", NL_EPARSE}, /* 303 fields: nlkit reads at most NL_FIELDS_MAX (256) */
+    {"# ts=", 0},                    /* a line starting with '#' is a comment in nlkit */
+};
+
+static void test_netlogger_cases(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    int dirs = 0;
+    for (int d = 0; d < ncase_dirs; d++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/netlogger/pegasus-netlogger.jsonl", case_dirs[d]);
+        if (d > 0 && access(path, R_OK) != 0) continue; /* only our copy must have them */
+        bp_case_t *cs;
+        int n = bp_nlv_load(path, &cs);
+        if (n < 100) fail_msg("%s: only %d cases loaded", path, n);
+        dirs++;
+        int agree = 0, differ = 0, written = 0;
+        for (int i = 0; i < n; i++) {
+            bp_case_t *c = &cs[i];
+            written += c->nlv_written;
+            nl_perr_t err;
+            char *keep;
+            int rc = parse_exact(&rec, c->line, c->line_len, NL_PARSE_NETLOGGER, &err, &keep);
+            size_t k = 0, nd = sizeof nlv_parse_differs / sizeof nlv_parse_differs[0];
+            while (k < nd && !strstr(c->line, nlv_parse_differs[k].in_line)) k++;
+            if (k < nd) {
+                if (rc != nlv_parse_differs[k].rc)
+                    fail_msg("%s: listed as read differently (%d), now gives %d: update the list "
+                             "and README",
+                             c->name, nlv_parse_differs[k].rc, rc);
+                differ++;
+            } else if (c->nlv_error) {
+                if (rc >= 0)
+                    fail_msg("%s: NetLogger refuses it (%s), nlkit read it", c->name, c->nlv_error);
+                agree++;
+            } else {
+                if (rc != 1) fail_msg("%s: rejected at col %d: %s", c->name, err.col, err.msg);
+                check_fields(c, &rec);
+                agree++;
+            }
+            free(keep);
+        }
+        printf("%s: %d cases (%d written by NetLogger): %d read as NetLogger reads them, %d "
+               "listed differences\n",
+               path, n, written, agree, differ);
+        bp_cases_free(cs, n);
+    }
+    assert_true(dirs >= 1);
+    nl_rec_free(&rec);
+}
+
+/* A value written the way NetLogger's writer writes it: quoted when empty or holding a
+ * space, tab, '=' or '"', with '"' as \" and everything else as is. */
+static size_t nlv_write_value(char *o, const char *v, size_t n)
+{
+    int q =
+        n == 0 || memchr(v, ' ', n) || memchr(v, '\t', n) || memchr(v, '=', n) || memchr(v, '"', n);
+    size_t k = 0;
+    if (q) o[k++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (q && v[i] == '"') o[k++] = '\\';
+        o[k++] = v[i];
+    }
+    if (q) o[k++] = '"';
+    return k;
+}
+
+/* Random values of the bytes that matter (backslash, quote, '=', space, tab, letters an
+ * nlkit escape would decode, UTF-8 and a no-break space) written NetLogger's way, two per
+ * line, read back in NetLogger mode: each is exactly what was written, never a byte more
+ * or less. The one thing NetLogger's format cannot hold is a quoted value ending in a
+ * backslash with another quote after it on the line (NetLogger misreads it too): the
+ * second value alone may end so. */
+static void test_netlogger_values_exact(void **state)
+{
+    (void)state;
+    static const char *const atoms[] = {"\\",           "\"", "=", " ",        "\t",   "n",    "t",
+                                        "x4",           "1",  "r", "\xc3\xa9", "\\\\", "\\\"", "a",
+                                        "\xe2\x98\x83", "0"};
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    unsigned seed = 12345;
+    for (int it = 0; it < 20000; it++) {
+        char v[2][64];
+        size_t vn[2];
+        for (int j = 0; j < 2; j++) {
+            vn[j] = 0;
+            int atoms_n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+            for (int a = 0; a < atoms_n; a++) {
+                const char *at = atoms[((seed = seed * 1103515245u + 12345u) >> 16) % 16];
+                memcpy(v[j] + vn[j], at, strlen(at));
+                vn[j] += strlen(at);
+            }
+        }
+        if (vn[0] && v[0][vn[0] - 1] == '\\') v[0][vn[0]++] = 'z'; /* see above */
+        char line[512];
+        size_t l = (size_t)snprintf(line, sizeof line,
+                                    "ts=2026-11-22T19:03:18.195394Z event=b.x level=Info v=");
+        l += nlv_write_value(line + l, v[0], vn[0]);
+        memcpy(line + l, " w=", 3);
+        l += 3;
+        l += nlv_write_value(line + l, v[1], vn[1]);
+        nl_perr_t err;
+        char *keep;
+        assert_int_equal(parse_exact(&rec, line, l, NL_PARSE_NETLOGGER, &err, &keep), 1);
+        for (int j = 0; j < 2; j++) {
+            const nl_field_t *f = nl_rec_get(&rec, j ? "w" : "v");
+            if (vn[j] == 0) { /* NetLogger writes "" and reads it back empty */
+                if (!f || f->value_len) fail_msg("line '%.*s': empty value lost", (int)l, line);
+                continue;
+            }
+            if (!f || f->value_len != vn[j] || memcmp(f->value, v[j], vn[j]))
+                fail_msg("line '%.*s': %s read as '%.*s', written '%.*s'", (int)l, line,
+                         j ? "w" : "v", f ? (int)f->value_len : 0, f ? f->value : "", (int)vn[j],
+                         v[j]);
+        }
+        free(keep);
+    }
+    nl_rec_free(&rec);
+}
+
+/* The NetLogger reading on its own rules: backslashes, the closing quote, junk, Unicode
+ * whitespace, duplicates, and timestamps nlkit never writes. */
+static void test_netlogger_reading(void **state)
+{
+    (void)state;
+    nl_rec_t rec;
+    nl_rec_init(&rec);
+    const char *l = "ts=2026-11-22T19:03:18.195394Z event=x v=\"C:\\new folder\\test\" "
+                    "p=back\\slash q=\"a\\\\\" b\" junk a/b=1 e= d=1 d=2 u=a\xc2\xa0"
+                    "b";
+    assert_int_equal(nl_parse(&rec, l, strlen(l), 1, NL_PARSE_NETLOGGER, NULL), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "v"), "C:\\new folder\\test"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "p"), "back\\slash"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "q"), "a\\\" b"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "b"), "1"));
+    assert_null(nl_rec_get(&rec, "e"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "d"), "2"));
+    assert_true(nl_field_is(nl_rec_get(&rec, "u"), "a"));
+    assert_int_equal(rec.n, 8);      /* ts event v p q b d u */
+    assert_true(rec.recovered >= 4); /* junk, a/, e=, the first d, the \xa0b tail */
+    /* the same line read strictly as nlkit's own would decode \n and \t: that is why lines
+     * NetLogger wrote need this reading */
+    const char *s = "ts=2026-11-22T19:03:18Z event=x v=\"C:\\new folder\\test\"";
+    assert_int_equal(nl_parse(&rec, s, strlen(s), 1, NL_PARSE_STRICT, NULL), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "v"), "C:\new folder\test"));
+    assert_int_equal(nl_parse(&rec, s, strlen(s), 1, NL_PARSE_NETLOGGER, NULL), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "v"), "C:\\new folder\\test"));
+    /* a value's trailing backslash before the line's last quote */
+    const char *t = "ts=1 event=x v=\"trailing \\\"";
+    assert_int_equal(nl_parse(&rec, t, strlen(t), 1, NL_PARSE_NETLOGGER, NULL), 1);
+    assert_true(nl_field_is(nl_rec_get(&rec, "v"), "trailing \\"));
+    /* timestamps NetLogger reads and nlkit never writes */
+    static const struct {
+        const char *ts;
+        long long usec;
+    } ts[] = {{"2026-11-22T19:03:18.195394z", 1795374198195394LL},
+              {"2026-11-22T19:03:18.195394", 1795374198195394LL},
+              {"2026-11-22T19:03:18.1953941234Z", 1795374198195394LL},
+              {"2026-11-22T19:03:18.195394-05:00", 1795392198195394LL},
+              {"1795374198", 1795374198000000LL}};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        char line[128];
+        int n = snprintf(line, sizeof line, "ts=%s event=x", ts[i].ts);
+        for (unsigned mode = NL_PARSE_LENIENT; mode <= NL_PARSE_NETLOGGER; mode++) {
+            assert_int_equal(nl_parse(&rec, line, (size_t)n, 1, mode, NULL), 1);
+            if (rec.ts_usec != ts[i].usec) fail_msg("%s: %lld", ts[i].ts, (long long)rec.ts_usec);
+            assert_int_equal(rec.recovered, 0);
+        }
+    }
+    /* a date alone, or a space for the T, is no timestamp in any reading */
+    assert_int_equal(nl_parse(&rec, "ts=2026-11-22 event=x", 21, 1, NL_PARSE_NETLOGGER, NULL), 1);
+    assert_int_equal(rec.ts_usec, 0);
+    assert_int_equal(rec.recovered, 1);
     nl_rec_free(&rec);
 }
 
@@ -309,6 +500,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_error_positions),
         cmocka_unit_test(test_netlogger_style),
         cmocka_unit_test(test_lenient_recovery),
+        cmocka_unit_test(test_netlogger_cases),
+        cmocka_unit_test(test_netlogger_values_exact),
+        cmocka_unit_test(test_netlogger_reading),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_error_messages_printable),
         cmocka_unit_test(test_mutations),

@@ -417,14 +417,19 @@ static void test_bad_time_field(void **state)
     assert_int_equal(nl_write(log, "x", "at=t", (double)-INFINITY), NL_ETS);
     assert_int_equal(nl_write(log, "x", "at=t", -7e10), NL_ETS); /* before year 1 */
     assert_int_equal(nl_write(log, "ok", "at=t", 1795473503.25), 0);
+    /* the nearest microsecond: .0000004 s is .000000 (rounding twice made it .000001) */
+    assert_int_equal(nl_write(log, "ok", "at=t", 1795374198.0000004), 0);
+    assert_int_equal(nl_write(log, "ok", "at=t", 1795374198.9999996), 0);
     nl_stats_t st;
     nl_stats(log, &st);
     assert_int_equal(st.errors, 4);
     nl_close(log);
     t_readback_t rb;
     t_rb_load(&rb, path);
-    assert_int_equal(rb.n, 1);
+    assert_int_equal(rb.n, 3);
     assert_string_equal(t_field(t_rb_rec(&rb, 0), "at"), "2026-11-23T22:38:23.250000Z");
+    assert_string_equal(t_field(t_rb_rec(&rb, 1), "at"), "2026-11-22T19:03:18.000000Z");
+    assert_string_equal(t_field(t_rb_rec(&rb, 2), "at"), "2026-11-22T19:03:19.000000Z");
     t_rb_free(&rb);
     t_rmtree(dir);
 }

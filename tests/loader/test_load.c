@@ -145,7 +145,20 @@ static void test_value_type(void **state)
         }
     }
     assert_true(taken > 50000);
-    const char *text[] = {"007", "-0", "0.50", "1e3x", "inf", "nan", "0x10", " 1", "", "1.", "+1"};
+    /* fixed-point floats (C's %f, NetLogger's floats) are numbers; so is -0, sign kept */
+    static const struct {
+        const char *s;
+        double v;
+    } fixed[] = {{"0.500000", 0.5},   {"3.000000", 3.0},  {"0.50", 0.5},
+                 {"-0.000000", -0.0}, {"-0", -0.0},       {"0.000010", 1e-5},
+                 {"1000000000000000.000000", 1e15},        {"125000000.000000", 125e6},
+                 {"-7.250", -7.25},   {"123456789.123457", 123456789.123457}};
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
+        if (nll_value_type(fixed[k].s, strlen(fixed[k].s), &i, &d) != SQLITE_FLOAT ||
+            d != fixed[k].v || signbit(d) != signbit(fixed[k].v))
+            fail_msg("%s: not the number %g", fixed[k].s, fixed[k].v);
+    }
+    const char *text[] = {"007", "00.50", "1e3x", "inf", "nan", "0x10", " 1", "", "1.", "+1", ".5", "1.0x"};
     for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
         assert_int_equal(nll_value_type(text[k], strlen(text[k]), &i, &d), SQLITE_TEXT);
 }
