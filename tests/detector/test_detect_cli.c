@@ -2,7 +2,7 @@
 /* test_detect_cli.c — the nl-detect program itself (path in argv[1]): a replay run twice
  * gives byte-identical reports; usage and configuration errors exit 2 with a message that
  * says where; an unreadable input exits 1; an over-long line of binary junk is skipped and
- * counted while the lines after it are still read. */
+ * counted while the lines after it are still read; NetLogger's lines read with --netlogger. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +152,42 @@ static void test_junk_and_long_lines(void **state)
     t_rmtree(dir);
 }
 
+/* nl-detect --netlogger: summaries written NetLogger's way (floats as %f, a lowercase z,
+ * the level in capitals, a word that is no field) are values like any other; strictly
+ * read, the same lines are refused. */
+static void test_netlogger_input(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char in[512], o[512], e[512];
+    snprintf(in, sizeof in, "%s", t_path(dir, "in"));
+    snprintf(o, sizeof o, "%s", t_path(dir, "o"));
+    snprintf(e, sizeof e, "%s", t_path(dir, "e"));
+    FILE *f = fopen(in, "w");
+    for (int t = 0; t < 40; t++)
+        fprintf(f,
+                "ts=2026-11-22T12:00:%02d.000000z event=x.summary level=INFO host=h1 note "
+                "n=4 dur.sum=%f v.sum=%f int=1.000000\n",
+                t, 0.5, (t == 35 ? 1e3 : 50e6 + 1e6 * (t % 3)));
+    fclose(f);
+    const char *a[] = {"--netlogger",   "-e", "x.summary", "-v", "rate", "--min", "20",
+                       "--episode-min", "1",  "--stats",   in,   NULL};
+    assert_int_equal(run(NULL, o, e, a), 0);
+    char *t = t_slurp(e, NULL);
+    assert_non_null(strstr(t, "bad=0 "));
+    assert_non_null(strstr(t, "values=40 "));
+    free(t);
+    t = t_slurp(o, NULL);
+    assert_non_null(strstr(t, "event=nl.anomaly.start")); /* the dip at 35 s */
+    free(t);
+    const char *strict[] = {"-e", "x.summary", "-v", "rate", "--stats", in, NULL};
+    assert_int_equal(run(NULL, o, e, strict), 0);
+    t = t_slurp(e, NULL);
+    assert_non_null(strstr(t, "bad=40 "));
+    free(t);
+    t_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -163,6 +199,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_replay_identical),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_junk_and_long_lines),
+        cmocka_unit_test(test_netlogger_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,6 +277,47 @@ static void test_unusable_summary_values_counted(void **state)
     t_rmtree(dir);
 }
 
+/* nl-load --netlogger: a NetLogger-written path keeps its backslashes, the skipped junk
+ * is counted and reported; the same file read as nlkit's would have decoded \n and \t. */
+static void test_netlogger_reading_cli(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "nl.log")), *db = keep(t_path(dir, "nl.db"));
+    const char *db2 = keep(t_path(dir, "strict.db")), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("ts=2026-11-22T19:03:18.195394z event=b.s06 level=info v=\"C:\\new folder\\test\" "
+          "junk w=0.500000 guid=11111111-2222-4333-8444-555555555555 "
+          "guid=3f1b2c4d-5e6f-4a1b-8c2d-0e1f2a3b4c5d\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *args[] = {"-q", "--netlogger", "-d", db, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "1 line(s) loaded without 2 piece(s) the NetLogger reading"));
+    free(msg);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name = 'v' AND "
+                               "value = 'C:\\new folder\\test'"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name = 'w' AND value = 0.5 AND "
+                               "typeof(value) = 'real'"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event WHERE level = 'Info' AND "
+                               "abs(ts - 1795374198.195394) < 1e-6"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name = 'guid' AND "
+                               "value = '3f1b2c4d-5e6f-4a1b-8c2d-0e1f2a3b4c5d'"),
+                     1);
+    /* without --netlogger the line is nlkit's: refused (junk, lowercase z, two guids) */
+    const char *strict[] = {"-q", "-d", db2, in, NULL};
+    assert_int_equal(t_run(load_prog, &c, strict), 0);
+    assert_int_equal(q_int(db2, "SELECT count(*) FROM event"), 0);
+    t_rmtree(dir);
+}
+
 static void test_bad_lines_reported_and_rejected(void **state)
 {
     (void)state;
@@ -589,6 +630,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_new_archive_is_not_world_readable),
         cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_unusable_summary_values_counted),
+        cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
