@@ -273,3 +273,17 @@ int bp_nlv_load(const char *path, bp_case_t **out)
     *out = cs;
     return n;
 }
+
+size_t bp_nlv_write_value(char *o, const char *v, size_t n)
+{
+    int q =
+        n == 0 || memchr(v, ' ', n) || memchr(v, '\t', n) || memchr(v, '=', n) || memchr(v, '"', n);
+    size_t k = 0;
+    if (q) o[k++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (q && v[i] == '"') o[k++] = '\\';
+        o[k++] = v[i];
+    }
+    if (q) o[k++] = '"';
+    return k;
+}

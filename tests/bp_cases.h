@@ -34,4 +34,9 @@ void bp_cases_free(bp_case_t *c, int n);
  * cases or -1 (reason printed). */
 int bp_nlv_load(const char *path, bp_case_t **out);
 
+/* Write value v (n bytes) at o the way NetLogger's writer does: in quotes when it is empty
+ * or holds a space, tab, '=' or '"', with '"' as \" and every other byte as is. Returns
+ * the bytes written (at most 2n + 2). */
+size_t bp_nlv_write_value(char *o, const char *v, size_t n);
+
 #endif

@@ -266,22 +266,6 @@ static void test_netlogger_cases(void **state)
     nl_rec_free(&rec);
 }
 
-/* A value written the way NetLogger's writer writes it: quoted when empty or holding a
- * space, tab, '=' or '"', with '"' as \" and everything else as is. */
-static size_t nlv_write_value(char *o, const char *v, size_t n)
-{
-    int q =
-        n == 0 || memchr(v, ' ', n) || memchr(v, '\t', n) || memchr(v, '=', n) || memchr(v, '"', n);
-    size_t k = 0;
-    if (q) o[k++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (q && v[i] == '"') o[k++] = '\\';
-        o[k++] = v[i];
-    }
-    if (q) o[k++] = '"';
-    return k;
-}
-
 /* Random values of the bytes that matter (backslash, quote, '=', space, tab, letters an
  * nlkit escape would decode, UTF-8 and a no-break space) written NetLogger's way, two per
  * line, read back in NetLogger mode: each is exactly what was written, never a byte more
@@ -313,10 +297,10 @@ static void test_netlogger_values_exact(void **state)
         char line[512];
         size_t l = (size_t)snprintf(line, sizeof line,
                                     "ts=2026-11-22T19:03:18.195394Z event=b.x level=Info v=");
-        l += nlv_write_value(line + l, v[0], vn[0]);
+        l += bp_nlv_write_value(line + l, v[0], vn[0]);
         memcpy(line + l, " w=", 3);
         l += 3;
-        l += nlv_write_value(line + l, v[1], vn[1]);
+        l += bp_nlv_write_value(line + l, v[1], vn[1]);
         nl_perr_t err;
         char *keep;
         assert_int_equal(parse_exact(&rec, line, l, NL_PARSE_NETLOGGER, &err, &keep), 1);

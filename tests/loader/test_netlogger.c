@@ -146,7 +146,8 @@ static void check_archived(sqlite3 *db, long long id, const bp_case_t *c)
     if (fabs(sqlite3_column_double(st, 0) * 1e6 - (double)usec) > 1)
         fail_msg("%s: ts %.6f, NetLogger's %s", c->name, sqlite3_column_double(st, 0), ts);
     const char *ev = want_field(c, "event", &wl);
-    if (!ev || !same_value(st, 1, ev, wl)) fail_msg("%s: event '%s'", c->name, sqlite3_column_text(st, 1));
+    if (!ev || !same_value(st, 1, ev, wl))
+        fail_msg("%s: event '%s'", c->name, sqlite3_column_text(st, 1));
     found += 2;
     const char *lv = want_field(c, "level", &wl);
     if (lv || sqlite3_column_type(st, 2) != SQLITE_NULL) {
@@ -246,22 +247,6 @@ static void test_cases(void **state)
     t_rmtree(dir);
 }
 
-/* A value written the way NetLogger's writer writes it: quoted when empty or holding a
- * space, tab, '=' or '"', with '"' as \" and everything else as is. */
-static size_t nlv_write_value(char *o, const char *v, size_t n)
-{
-    int q =
-        n == 0 || memchr(v, ' ', n) || memchr(v, '\t', n) || memchr(v, '=', n) || memchr(v, '"', n);
-    size_t k = 0;
-    if (q) o[k++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (q && v[i] == '"') o[k++] = '\\';
-        o[k++] = v[i];
-    }
-    if (q) o[k++] = '"';
-    return k;
-}
-
 /* No value is archived with a byte its writer did not put in it: random values of the
  * bytes that matter, written NetLogger's way, loaded with the NetLogger reading, read back
  * from `value` byte for byte. (A quoted value ending in a backslash with another quote
@@ -297,7 +282,7 @@ static void test_values_exact(void **state)
             if (j < F - 1 && vals[i][j][n - 1] == '\\') vals[i][j][n++] = 'z';
             vlen[i][j] = n;
             l += (size_t)snprintf(line + l, sizeof line - l, " f%d=", j);
-            l += nlv_write_value(line + l, vals[i][j], n);
+            l += bp_nlv_write_value(line + l, vals[i][j], n);
         }
         nl_perr_t pe;
         assert_int_equal(nll_rows_add(r, line, l, i + 1, &pe, &err), 1);
