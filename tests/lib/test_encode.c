@@ -129,7 +129,10 @@ static void test_netlogger_reads_ours(void **state)
         assert_int_equal(nl_enc_end(&b), 0);
         assert_int_equal(nl_parse(&rec, b.p, b.len, 1, NL_PARSE_NETLOGGER, NULL), 1);
         const nl_field_t *f = nl_rec_get(&rec, "v");
-        int quoted = b.p[strstr(b.p, " v=") - b.p + 3] == '"';
+        size_t at = 0; /* " v=" in the line, which has no NUL to end a strstr */
+        while (at + 3 < b.len && memcmp(b.p + at, " v=", 3)) at++;
+        assert_true(at + 3 < b.len);
+        int quoted = b.p[at + 3] == '"';
         int escaped = memchr(v, '\t', n) || (quoted && memchr(v, '\\', n));
         int ok = f && f->value_len == n && !memcmp(f->value, v, n);
         if (!escaped && !ok)

@@ -109,7 +109,7 @@ static int same_value(sqlite3_stmt *st, int col, const char *want, size_t want_l
     int type = sqlite3_column_type(st, col);
     if (type == SQLITE_TEXT)
         return (size_t)sqlite3_column_bytes(st, col) == want_len &&
-               !memcmp(sqlite3_column_blob(st, col), want, want_len);
+               (!want_len || !memcmp(sqlite3_column_blob(st, col), want, want_len));
     char *end;
     double w = strtod(want, &end);
     if (end == want || *end) return 0;
