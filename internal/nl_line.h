@@ -55,26 +55,38 @@ static inline int nl__is_id_field(const char *name, size_t len)
  * counts written only when fewer pairs than n carried a value) are kept in `value`.
  *
  *   n          completed start/end pairs in the interval
- *   dur.*      their durations, seconds: min max sum sd
- *   v.*        the end events' value field: n (if not every pair had one) min max sum sd
+ *   dur.*      their durations, seconds: min max sum sd, and the 50th, 90th and 99th
+ *              percentiles from the interval's histogram (internal/nl_hist.h: within 1.6 %)
+ *   v.*        the end events' value field: n (if not every pair had one) min max sum sd,
+ *              and percentiles as for durations (of the values >= 0)
  *   r.*        value / duration, per pair: likewise
  *   span       last end - first start, seconds
  *   open       an activity was started and not ended at the interval's close
  *   int        the interval's length, seconds
  *   orphan.*   starts restarted before their end; ends without a start (when not 0)
  *   v.refused  values that could not enter v.* and r.*: not finite, or beyond
- *              ±NL_MOM_ABS_MAX (when not 0; those pairs count in n, not in v.n) */
+ *              ±NL_MOM_ABS_MAX (when not 0; those pairs count in n, not in v.n)
+ *   dur.h.refused, v.h.refused  values left out of a histogram (negative, or more than
+ *              64 powers of two from the others; when not 0)
+ * After these, the histograms themselves, as text (nl_hist.h's line form), kept in
+ * `value`: dur.h, and v.h when values were counted. */
 #define NL_SUMMARY_FIELDS(X)                                                                       \
     X(N, "n", INT, "n")                                                                            \
     X(DUR_MIN, "dur.min", REAL, "dur_min")                                                         \
     X(DUR_MAX, "dur.max", REAL, "dur_max")                                                         \
     X(DUR_SUM, "dur.sum", REAL, "dur_sum")                                                         \
     X(DUR_SD, "dur.sd", REAL, "dur_sd")                                                            \
+    X(DUR_P50, "dur.p50", REAL, "dur_p50")                                                         \
+    X(DUR_P90, "dur.p90", REAL, "dur_p90")                                                         \
+    X(DUR_P99, "dur.p99", REAL, "dur_p99")                                                         \
     X(V_N, "v.n", NONE, "")                                                                        \
     X(V_MIN, "v.min", REAL, "v_min")                                                               \
     X(V_MAX, "v.max", REAL, "v_max")                                                               \
     X(V_SUM, "v.sum", REAL, "v_sum")                                                               \
     X(V_SD, "v.sd", REAL, "v_sd")                                                                  \
+    X(V_P50, "v.p50", REAL, "v_p50")                                                               \
+    X(V_P90, "v.p90", REAL, "v_p90")                                                               \
+    X(V_P99, "v.p99", REAL, "v_p99")                                                               \
     X(R_N, "r.n", NONE, "")                                                                        \
     X(R_MIN, "r.min", REAL, "r_min")                                                               \
     X(R_MAX, "r.max", REAL, "r_max")                                                               \
@@ -85,7 +97,9 @@ static inline int nl__is_id_field(const char *name, size_t len)
     X(INTERVAL, "int", REAL, "interval")                                                           \
     X(ORPHAN_START, "orphan.start", INT, "orphan_start")                                           \
     X(ORPHAN_END, "orphan.end", INT, "orphan_end")                                                 \
-    X(V_REFUSED, "v.refused", NONE, "")
+    X(V_REFUSED, "v.refused", NONE, "")                                                            \
+    X(DUR_H_REFUSED, "dur.h.refused", NONE, "")                                                    \
+    X(V_H_REFUSED, "v.h.refused", NONE, "")
 
 #define NL__SF_ENUM(id, name, type, column) NL_SF_##id,
 enum nl_summary_field { NL_SUMMARY_FIELDS(NL__SF_ENUM) NL_SF_COUNT };

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_hist.h"
 #include "nll.h"
 #include "nlkit/nl.h"
 
@@ -26,6 +27,9 @@ static void usage(FILE *f)
           "                       as 30d (default: everything)\n"
           "  -u, --until T        before T\n"
           "  -b, --by WHAT        one baseline per host, hour (of day, UTC) or dow (weekday)\n"
+          "  -p, --percentiles S  instead: percentiles of the durations (S = dur) or values\n"
+          "                       (v) of every pair in the selected summaries, their\n"
+          "                       histograms merged (p50 p90 p99 p99.9, within 1.6 %)\n"
           "  -t, --table          a table instead of event lines\n"
           "  -h, --help           this text\n"
           "      --version        version\n"
@@ -34,7 +38,7 @@ static void usage(FILE *f)
 }
 
 typedef struct opts {
-    const char *db, *event, *host, *by;
+    const char *db, *event, *host, *by, *pct;
     char *metrics;
     double since, until;
     int table;
@@ -85,6 +89,47 @@ static void print_one(const opts_t *o, const nll_base_q_t *q, const nll_base_t *
     nl_buf_free(&buf);
 }
 
+static const double pct_q[] = {0.5, 0.9, 0.99, 0.999};
+static const char *const pct_name[] = {"p50", "p90", "p99", "p99.9"};
+
+/* One group's merged percentiles of series `ser`, as a table row or an nl.percentiles
+ * line. */
+static void print_pct(const opts_t *o, const nll_base_q_t *q, const char *ser, const nll_pct_t *p)
+{
+    char hour[16] = "*", dow[16] = "*", v[4][32];
+    if (q->hour >= 0) snprintf(hour, sizeof hour, "%d", q->hour);
+    if (q->dow >= 0) snprintf(dow, sizeof dow, "%d", q->dow);
+    double x[4];
+    for (int i = 0; i < 4; i++) {
+        x[i] = nl__hist_quantile(&p->h, pct_q[i], p->lo, p->hi);
+        fmt_num(v[i], sizeof v[i], x[i]);
+    }
+    if (o->table) {
+        printf("%-32s %-10s %4s %3s %-6s %10lld %10lld %12s %12s %12s %12s\n", q->event,
+               q->host ? q->host : "*", hour, dow, ser, (long long)p->summaries, (long long)p->h.n,
+               v[0], v[1], v[2], v[3]);
+    } else {
+        char stack[1024];
+        nl_buf_t buf;
+        nl_buf_init(&buf, stack, sizeof stack);
+        nl_enc_begin(&buf, nl_now_usec(), "nl.percentiles", NL_LVL_INFO, NULL);
+        nl_enc_str(&buf, "baseline.event", q->event, strlen(q->event));
+        if (q->host) nl_enc_str(&buf, "host", q->host, strlen(q->host));
+        if (q->hour >= 0) nl_enc_i64(&buf, "hour", q->hour);
+        if (q->dow >= 0) nl_enc_i64(&buf, "dow", q->dow);
+        nl_enc_str(&buf, "series", ser, strlen(ser));
+        nl_enc_i64(&buf, "summaries", p->summaries);
+        nl_enc_u64(&buf, "n", p->h.n);
+        for (int i = 0; p->h.n && i < 4; i++) nl_enc_dbl(&buf, pct_name[i], x[i]);
+        if (p->h.refused) nl_enc_u64(&buf, "refused", p->h.refused);
+        if (nl_enc_end(&buf) == 0) fwrite(buf.p, 1, buf.len, stdout);
+        nl_buf_free(&buf);
+    }
+    if (p->unreadable)
+        fprintf(stderr, "nl-baseline: %s: %lld damaged histogram(s) left out\n", q->event,
+                (long long)p->unreadable);
+}
+
 /* The hosts that sent this event in the period, for --by host. */
 static int each_host(sqlite3 *db, const opts_t *o, char ***hosts, int *n, nll_err_t *err)
 {
@@ -124,10 +169,13 @@ static int run(sqlite3 *db, const opts_t *o, nll_err_t *err)
     } else if (o->by) {
         groups = !strcmp(o->by, "hour") ? 24 : 7;
     }
-    if (o->table)
+    if (o->table && o->pct)
+        printf("%-32s %-10s %4s %3s %-6s %10s %10s %12s %12s %12s %12s\n", "event", "host", "hour",
+               "dow", "series", "summaries", "n", "p50", "p90", "p99", "p99.9");
+    else if (o->table)
         printf("%-32s %-10s %4s %3s %-9s %8s %12s %12s %12s %12s %12s\n", "event", "host", "hour",
                "dow", "metric", "n", "mean", "sd", "p5", "p50", "p95");
-    char *list = strdup(o->metrics), *save = NULL;
+    char *list = strdup(o->pct ? o->pct : o->metrics), *save = NULL;
     for (char *m = strtok_r(list, ",", &save); m && !rc; m = strtok_r(NULL, ",", &save))
         for (int h = 0; h < nhosts && !rc; h++)
             for (int g = 0; g < groups && !rc; g++) {
@@ -139,7 +187,14 @@ static int run(sqlite3 *db, const opts_t *o, nll_err_t *err)
                 q.until = o->until;
                 if (o->by && !strcmp(o->by, "hour")) q.hour = g;
                 if (o->by && !strcmp(o->by, "dow")) q.dow = g;
-                if (!(rc = nll_base_get(db, &q, &b, err)) && (b.n || !o->by)) print_one(o, &q, &b);
+                if (o->pct) {
+                    nll_pct_t p;
+                    if (!(rc = nll_base_pct(db, &q, m, &p, err)) && (p.h.n || !o->by))
+                        print_pct(o, &q, m, &p);
+                    if (!rc) nl__hist_free(&p.h);
+                } else if (!(rc = nll_base_get(db, &q, &b, err)) && (b.n || !o->by)) {
+                    print_one(o, &q, &b);
+                }
             }
     free(list);
     for (int h = 0; hosts && h < nhosts; h++) free(hosts[h]);
@@ -150,22 +205,17 @@ static int run(sqlite3 *db, const opts_t *o, nll_err_t *err)
 int main(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"event", required_argument, NULL, 'e'},
-        {"host", required_argument, NULL, 'H'},
-        {"metric", required_argument, NULL, 'm'},
-        {"since", required_argument, NULL, 's'},
-        {"until", required_argument, NULL, 'u'},
-        {"by", required_argument, NULL, 'b'},
-        {"table", no_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {0, 0, 0, 0},
+        {"db", required_argument, NULL, 'd'},    {"event", required_argument, NULL, 'e'},
+        {"host", required_argument, NULL, 'H'},  {"metric", required_argument, NULL, 'm'},
+        {"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
+        {"by", required_argument, NULL, 'b'},    {"percentiles", required_argument, NULL, 'p'},
+        {"table", no_argument, NULL, 't'},       {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},     {0, 0, 0, 0},
     };
     opts_t o = {.metrics = "rate,busy,mean.dur", .since = -INFINITY, .until = INFINITY};
     double now = (double)time(NULL);
     int c;
-    while ((c = getopt_long(argc, argv, "d:e:H:m:s:u:b:th", lopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:e:H:m:s:u:b:p:th", lopts, NULL)) != -1) {
         switch (c) {
         case 'd': o.db = optarg; break;
         case 'e': o.event = optarg; break;
@@ -186,6 +236,7 @@ int main(int argc, char **argv)
             }
             o.by = optarg;
             break;
+        case 'p': o.pct = optarg; break;
         case 't': o.table = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': puts("nl-baseline (nlkit) " NLKIT_VERSION); return 0;
@@ -198,9 +249,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    char *list = strdup(o.metrics), *save = NULL;
+    char *list = strdup(o.pct ? o.pct : o.metrics), *save = NULL;
     for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save))
-        if (!nll_base_column(m)) {
+        if (o.pct && strcmp(m, "dur") && strcmp(m, "v")) {
+            fprintf(stderr, "nl-baseline: --percentiles: dur or v, not '%s'\n", m);
+            free(list);
+            return 2;
+        } else if (!o.pct && !nll_base_column(m)) {
             fprintf(stderr,
                     "nl-baseline: --metric: unknown '%s' (rate, avgrate, busy, "
                     "mean.dur, or a summary field such as dur.sum, v.max, n)\n",

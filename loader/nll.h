@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "nl_hist.h"
 #include "nlkit/nl_bp.h"
 
 typedef struct nll_err {
@@ -161,5 +162,19 @@ int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t 
  * seeding a detector's history). */
 int nll_base_values(sqlite3 *db, const nll_base_q_t *q, int64_t limit,
                     void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
+
+/* Percentiles over many summaries: their histograms (dur.h or v.h) merged. */
+typedef struct nll_pct {
+    nl_hist_t h;        /* the merge: as one histogram of every pair's duration or value */
+    double lo, hi;      /* the exact extremes over those summaries (dur/v min and max) */
+    int64_t summaries;  /* histograms merged */
+    int64_t unreadable; /* histograms left out: damaged text */
+} nll_pct_t;
+
+/* Merge the `series` ("dur" or "v") histograms of the summaries q selects (q->metric is
+ * not used) into out; free out->h with nl__hist_free. 0, NL_EINVAL (bad series) or
+ * NL_EIO with err filled. */
+int nll_base_pct(sqlite3 *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
+                 nll_err_t *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "nlkit/nl_moments.h"
 #include "nlkit/nl_quant.h"
 #include "nl_line.h"
+#include "nl_hist.h"
 #include "nll.h"
 
 void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
@@ -35,8 +36,34 @@ const char *nll_base_column(const char *metric)
     return NULL;
 }
 
+/* Append the conditions of q on summary `s` (parameters ?1-?6) to sql. */
+static int where(char *sql, size_t cap, int len, const nll_base_q_t *q)
+{
+    len +=
+        snprintf(sql + len, cap - (size_t)len, " WHERE s.event = ?1 AND s.ts >= ?2 AND s.ts < ?3");
+    if (q->host) len += snprintf(sql + len, cap - (size_t)len, " AND s.host = ?4");
+    if (q->hour >= 0)
+        len += snprintf(sql + len, cap - (size_t)len,
+                        " AND CAST(strftime('%%H', s.ts, 'unixepoch') AS INTEGER) = ?5");
+    if (q->dow >= 0)
+        len += snprintf(sql + len, cap - (size_t)len,
+                        " AND CAST(strftime('%%w', s.ts, 'unixepoch') AS INTEGER) = ?6");
+    return len;
+}
+
+static void bind_where(sqlite3_stmt *st, const nll_base_q_t *q)
+{
+    sqlite3_bind_text(st, 1, q->event, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 2, isfinite(q->since) ? q->since : -1e300);
+    sqlite3_bind_double(st, 3, isfinite(q->until) ? q->until : 1e300);
+    if (q->host) sqlite3_bind_text(st, 4, q->host, -1, SQLITE_STATIC);
+    if (q->hour >= 0) sqlite3_bind_int(st, 5, q->hour);
+    if (q->dow >= 0) sqlite3_bind_int(st, 6, q->dow);
+}
+
 /* Build and bind the range query; the column name comes from the fixed map above, never
- * from the caller's text. */
+ * from the caller's text. A value past a double's range (a rate of 1e149 over 1e-300 s)
+ * is left out, as nl-detect leaves it out. */
 static int prepare(sqlite3 *db, const nll_base_q_t *q, int64_t limit, sqlite3_stmt **st,
                    nll_err_t *err)
 {
@@ -48,31 +75,19 @@ static int prepare(sqlite3 *db, const nll_base_q_t *q, int64_t limit, sqlite3_st
                  q->metric ? q->metric : "");
         return NL_EINVAL;
     }
-    char sql[640];
-    int len = snprintf(sql, sizeof sql,
-                       "SELECT ts, %s FROM summary WHERE event = ?1 AND ts >= ?2 AND ts < ?3 AND "
-                       "%s IS NOT NULL",
-                       col, col);
-    if (q->host) len += snprintf(sql + len, sizeof sql - (size_t)len, " AND host = ?4");
-    if (q->hour >= 0)
-        len += snprintf(sql + len, sizeof sql - (size_t)len,
-                        " AND CAST(strftime('%%H', ts, 'unixepoch') AS INTEGER) = ?5");
-    if (q->dow >= 0)
-        len += snprintf(sql + len, sizeof sql - (size_t)len,
-                        " AND CAST(strftime('%%w', ts, 'unixepoch') AS INTEGER) = ?6");
+    char sql[800];
+    int len = snprintf(sql, sizeof sql, "SELECT s.ts, s.%s FROM summary s", col);
+    len = where(sql, sizeof sql, len, q);
+    len += snprintf(sql + len, sizeof sql - (size_t)len,
+                    " AND s.%s IS NOT NULL AND abs(s.%s) <= 1.7976931348623157e308", col, col);
     if (limit > 0)
         snprintf(sql + len, sizeof sql - (size_t)len,
-                 " ORDER BY ts DESC LIMIT ?7"); /* newest first; the caller reverses */
+                 " ORDER BY s.ts DESC LIMIT ?7"); /* newest first; the caller reverses */
     else
-        snprintf(sql + len, sizeof sql - (size_t)len, " ORDER BY ts");
+        snprintf(sql + len, sizeof sql - (size_t)len, " ORDER BY s.ts");
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
         return nll_db_fail(db, err, "querying summaries");
-    sqlite3_bind_text(*st, 1, q->event, -1, SQLITE_STATIC);
-    sqlite3_bind_double(*st, 2, isfinite(q->since) ? q->since : -1e300);
-    sqlite3_bind_double(*st, 3, isfinite(q->until) ? q->until : 1e300);
-    if (q->host) sqlite3_bind_text(*st, 4, q->host, -1, SQLITE_STATIC);
-    if (q->hour >= 0) sqlite3_bind_int(*st, 5, q->hour);
-    if (q->dow >= 0) sqlite3_bind_int(*st, 6, q->dow);
+    bind_where(*st, q);
     if (limit > 0) sqlite3_bind_int64(*st, 7, limit);
     return 0;
 }
@@ -153,4 +168,51 @@ int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t 
     };
     nl_quant_free(a.q);
     return rc;
+}
+
+int nll_base_pct(sqlite3 *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
+                 nll_err_t *err)
+{
+    int dur = !strcmp(series, "dur");
+    if (!dur && strcmp(series, "v")) {
+        snprintf(err->msg, sizeof err->msg, "percentiles of 'dur' or 'v', not '%s'", series);
+        return NL_EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    out->lo = INFINITY;
+    out->hi = -INFINITY;
+    char sql[800];
+    int len = snprintf(sql, sizeof sql,
+                       "SELECT v.value, s.%s, s.%s FROM summary s JOIN value v ON v.event_id = "
+                       "s.event_id AND v.name = '%s'",
+                       dur ? "dur_min" : "v_min", dur ? "dur_max" : "v_max", dur ? "dur.h" : "v.h");
+    where(sql, sizeof sql, len, q);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return nll_db_fail(db, err, "querying histograms");
+    bind_where(st, q);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        nl_hist_t one = {0};
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        size_t tl = (size_t)sqlite3_column_bytes(st, 0);
+        /* parsed apart first, so a damaged one leaves the merge untouched */
+        if (sqlite3_column_type(st, 0) != SQLITE_TEXT || nl__hist_parse(&one, text, tl) ||
+            nl__hist_merge(&out->h, &one)) {
+            out->unreadable++;
+        } else {
+            out->summaries++;
+            if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+                out->lo = fmin(out->lo, sqlite3_column_double(st, 1));
+            if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+                out->hi = fmax(out->hi, sqlite3_column_double(st, 2));
+        }
+        nl__hist_free(&one);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        nl__hist_free(&out->h);
+        return nll_db_fail(db, err, "querying histograms");
+    }
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nls.c — the summarizer's two entry points: nls_event on the writer's hot path (no
- * formatting beyond the identity key, no allocation, no system call besides the clock, and
- * no lock but the identity's own), and nls_tick on the flusher thread, which closes
+ * formatting beyond the identity key, no system call besides the clock, no lock but the
+ * identity's own, and no allocation but a histogram window opening or widening, a few
+ * times per identity and interval), and nls_tick on the flusher thread, which closes
  * intervals on time and writes the summaries. The log calls both through the hook
  * (nls_plug.c). */
 #include <limits.h>
@@ -205,6 +206,7 @@ void nls_tick(nls_t *s, int partial, int final)
             atomic_fetch_add_explicit(&s->folded, out[k].acc.events, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->orphans, out[k].acc.orphan_start + out[k].acc.orphan_end,
                                       memory_order_relaxed);
+            nls_acc_free(&out[k].acc); /* handed over by nls_fold_close */
         }
         if (evict && nls_ident_evict(s, i, e) && early)
             atomic_fetch_add_explicit(&s->evicted, 1, memory_order_relaxed);

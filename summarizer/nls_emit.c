@@ -8,11 +8,16 @@
  * Extremes, sd and span need at least one pair and are left out when n=0; v.* and r.*
  * are left out when no pair carried a value, and v.n / r.n appear only when fewer pairs
  * than n had one (an end without the value field; a zero duration has no rate).
- * orphan.start / orphan.end appear when not zero. */
+ * orphan.start / orphan.end appear when not zero. Percentiles come from the interval's
+ * histograms (nl_hist.h), written last as dur.h and v.h, so any set of intervals and hosts
+ * can be merged into exact-as-one percentiles later (nl-baseline). */
+#include <stdio.h>
 #include <string.h>
 
 #include "nl_enc.h"
+#include "nl_hist.h"
 #include "nl_line.h"
+#include "nl_num.h"
 #include "nls_int.h"
 
 /* One summary line's values, by field of nl_line.h's table: `has` marks the fields written,
@@ -27,8 +32,9 @@ typedef struct sline {
 _Static_assert(NL_SF_COUNT <= 32, "a summary line's fields fit a 32-bit mask");
 _Static_assert(NL_SF_DUR_SD == NL_SF_DUR_MIN + 3 && NL_SF_V_MIN == NL_SF_V_N + 1 &&
                    NL_SF_V_SD == NL_SF_V_MIN + 3 && NL_SF_R_MIN == NL_SF_R_N + 1 &&
-                   NL_SF_R_SD == NL_SF_R_MIN + 3,
-               "each series is count?, min, max, sum, sd in a row");
+                   NL_SF_R_SD == NL_SF_R_MIN + 3 && NL_SF_DUR_P99 == NL_SF_DUR_P50 + 2 &&
+                   NL_SF_V_P99 == NL_SF_V_P50 + 2,
+               "each series is count?, min, max, sum, sd in a row; p50, p90, p99 in a row");
 
 static void set_u(sline_t *l, int f, uint64_t v)
 {
@@ -43,15 +49,39 @@ static void set_d(sline_t *l, int f, double v)
     l->d[f] = v;
 }
 
+/* A percentile to 6 significant digits: it is a bucket's midpoint, good to 1.6 %, and
+ * 7.152557373046875e-05 would claim more than it knows. */
+static double six_digits(double v)
+{
+    char t[32];
+    int n = snprintf(t, sizeof t, "%.6g", v);
+    double r;
+    return n > 0 && (size_t)n < sizeof t && nl__strtod(t, (size_t)n, &r) == 0 ? r : v;
+}
+
 /* min/max/sum/sd of one series from field `min_f` on; its count in `n_f` (if >= 0) when
- * fewer than n pairs carried it. */
-static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, uint64_t n)
+ * fewer than n pairs carried it; its percentiles from field `p50_f` on when its histogram
+ * counted anything (clamped to the exact extremes), and the histogram's refusals. */
+static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, uint64_t n, int p50_f,
+                       const nl_hist_t *h, int refused_f)
 {
     if (n_f >= 0 && nl_mom_count(m) != n) set_u(l, n_f, nl_mom_count(m));
     set_d(l, min_f, nl_mom_min(m));
     set_d(l, min_f + 1, nl_mom_max(m));
     set_d(l, min_f + 2, nl_mom_sum(m));
     set_d(l, min_f + 3, nl_mom_sd(m));
+    static const double q[] = {0.5, 0.9, 0.99};
+    for (int k = 0; h->n && k < 3; k++)
+        set_d(l, p50_f + k, six_digits(nl__hist_quantile(h, q[k], nl_mom_min(m), nl_mom_max(m))));
+    if (h->refused) set_u(l, refused_f, h->refused);
+}
+
+/* " name=B:C,..." for a histogram that counted anything. */
+static void put_hist(nl_buf_t *b, const char *name, const nl_hist_t *h)
+{
+    if (!h->n) return;
+    nl__enc_name(b, name, strlen(name));
+    nl__hist_put(b, h);
 }
 
 static void put_fields(nl_buf_t *b, const sline_t *l)
@@ -97,9 +127,14 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     sline_t l = {0};
     set_u(&l, NL_SF_N, a->n);
     if (a->n > 0) {
-        set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n);
-        if (nl_mom_count(&a->v)) set_series(&l, NL_SF_V_N, NL_SF_V_MIN, &a->v, a->n);
-        if (nl_mom_count(&a->r)) set_series(&l, NL_SF_R_N, NL_SF_R_MIN, &a->r, a->n);
+        static const nl_hist_t none;
+        set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n, NL_SF_DUR_P50, &a->dur_h,
+                   NL_SF_DUR_H_REFUSED);
+        if (nl_mom_count(&a->v))
+            set_series(&l, NL_SF_V_N, NL_SF_V_MIN, &a->v, a->n, NL_SF_V_P50, &a->v_h,
+                       NL_SF_V_H_REFUSED);
+        if (nl_mom_count(&a->r))
+            set_series(&l, NL_SF_R_N, NL_SF_R_MIN, &a->r, a->n, NL_SF_R_MIN, &none, 0);
         set_d(&l, NL_SF_SPAN, (double)(a->last_end - a->first_start) / 1e9);
     } else {
         set_d(&l, NL_SF_DUR_SUM, 0.0);
@@ -110,6 +145,8 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     if (a->orphan_end) set_u(&l, NL_SF_ORPHAN_END, a->orphan_end);
     if (a->v_refused) set_u(&l, NL_SF_V_REFUSED, a->v_refused);
     put_fields(&b, &l);
+    put_hist(&b, "dur.h", &a->dur_h);
+    put_hist(&b, "v.h", &a->v_h);
     nl__log_emit(s->log, &b, NL_LVL_INFO);
     nl_buf_free(&b);
     atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);

@@ -13,6 +13,14 @@
 
 #include "nls_int.h"
 
+void nls_acc_free(nls_acc_t *a)
+{
+    nl__hist_free(&a->dur_h);
+    nl__hist_free(&a->v_h);
+}
+
+/* Clear an accumulator whose histogram storage was handed on (or never made): it is
+ * forgotten here, not freed. */
 void nls_acc_reset(nls_acc_t *a)
 {
     memset(a, 0, sizeof *a);
@@ -98,10 +106,12 @@ int nls_fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double va
     double d = (double)d_ns / 1e9; /* division rounds correctly: 1 ns prints as 1e-09 */
     a->n++;
     nl_mom_add(&a->dur, d);
+    nl__hist_add(&a->dur_h, d); /* a refusal is counted in dur_h.refused */
     if (has_value && !nl_mom_usable(value)) {
         a->v_refused++; /* the pair counts; its value would poison v.* and r.* for good */
     } else if (has_value) {
         nl_mom_add(&a->v, value);
+        nl__hist_add(&a->v_h, value);
         if (d_ns > 0 && nl_mom_usable(value / d)) nl_mom_add(&a->r, value / d);
     }
     if (e->open_t < a->first_start) a->first_start = e->open_t;

@@ -27,6 +27,13 @@ void nls_fork_child(nls_t *s)
         if (tag == NLS_TAG_EMPTY || tag == NLS_TAG_FREE) continue;
         nls_ident_t *e = atomic_load_explicit(&s->ent[i], memory_order_relaxed);
         const nls_res_t *r = atomic_load_explicit(&e->act->res, memory_order_relaxed);
+        /* the parent's intervals are the parent's to write: drop them, and free their
+         * histograms unless a writer held the identity at the fork (it may have been
+         * widening one: then its storage is left, a few KiB at most) */
+        if (!atomic_load_explicit(&e->lock, memory_order_relaxed)) {
+            nls_acc_free(&e->cur);
+            if (e->done_full) nls_acc_free(&e->done.acc);
+        }
         nls_fold_init(e, now, r->interval_ns);
         atomic_store_explicit(&e->lock, 0, memory_order_relaxed);
     }

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "nl_hist.h"
 #include "nl_hook.h"
 #include "nl_watch.h"
 #include "nlkit/nl.h"
@@ -67,6 +68,12 @@ typedef struct nls_acc {
     uint64_t orphan_start;  /* starts restarted before their end */
     uint64_t orphan_end;    /* ends without a start */
     uint64_t v_refused;     /* values not finite or too large for a statistic */
+    /* Histograms of the durations and the values, for percentiles. Their storage moves
+     * with the accumulator: copying one into a closed interval (nls_out_t) hands it over,
+     * nls_acc_reset forgets it, and whoever writes the closed interval frees it
+     * (nls_acc_free). The window opens at an interval's first pair and widens rarely: the
+     * only allocations a writer makes. */
+    nl_hist_t dur_h, v_h;
 } nls_acc_t;
 
 /* A closed interval, ready to be written. */
@@ -178,6 +185,8 @@ void nls_table_free(nls_t *s);
 /* Start a fresh identity's first interval at time t. */
 void nls_fold_init(nls_ident_t *e, int64_t t, int64_t interval_ns);
 void nls_acc_reset(nls_acc_t *a);
+/* Free what an accumulator owns (its histograms' storage). */
+void nls_acc_free(nls_acc_t *a);
 /* Record a start / an end at time t. Return 1 if the event was an orphan. */
 int nls_fold_start(nls_ident_t *e, int64_t t, int64_t interval_ns);
 int nls_fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int has_value, double value);

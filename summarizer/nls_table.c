@@ -132,5 +132,11 @@ nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, siz
 
 void nls_table_free(nls_t *s)
 {
-    for (size_t i = 0; i < NLS_SLOTS; i++) free(atomic_load(&s->ent[i]));
+    for (size_t i = 0; i < NLS_SLOTS; i++) {
+        nls_ident_t *e = atomic_load(&s->ent[i]);
+        if (!e) continue;
+        nls_acc_free(&e->cur);
+        if (e->done_full) nls_acc_free(&e->done.acc);
+        free(e);
+    }
 }

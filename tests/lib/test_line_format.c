@@ -70,7 +70,7 @@ static void summary_columns(const char *sql, col_t *cols, int *n)
     s = strip_comments(sql);
     for (p = s; (p = strcasestr(p, "ALTER TABLE summary ADD COLUMN")) != NULL; p++) {
         char name[64] = "", type[32] = "";
-        if (sscanf(p + 30, "%63s %31s", name, type) == 2 && !strcasestr(p, "GENERATED")) {
+        if (sscanf(p + 30, "%63s %31[A-Za-z]", name, type) == 2 && !strcasestr(p, "GENERATED")) {
             snprintf(cols[*n].name, sizeof cols[*n].name, "%s", name);
             snprintf(cols[*n].type, sizeof cols[*n].type, "%s", type);
             (*n)++;
@@ -100,6 +100,11 @@ static int schema_columns(col_t *cols)
     free(ents);
     assert_true(steps >= 2);
     return n;
+}
+
+static int nl_field_is_name(const nl_field_t *f, const char *name)
+{
+    return f->name_len == strlen(name) && !memcmp(f->name, name, f->name_len);
 }
 
 static void test_table_matches_schema(void **state)
@@ -182,6 +187,8 @@ static void test_summarizer_writes_the_table(void **state)
     nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5); /* orphan.end */
     nl_write(log, "op.start", "stream.id=i", 7); /* a value no statistic takes: v.refused */
     nl_write(log, "op.end", "stream.id=i bytes=d", 7, 1e300);
+    nl_write(log, "op.start", "stream.id=i", 7); /* a value no histogram takes: v.h.refused */
+    nl_write(log, "op.end", "stream.id=i bytes=i", 7, -5);
     nl_write(log, "op.start", "stream.id=i", 7); /* left open */
     nl_close(log);
 
@@ -197,6 +204,8 @@ static void test_summarizer_writes_the_table(void **state)
         for (int k = 0; k < r->n; k++) {
             const nl_field_t *f = &r->f[k];
             int at = field_index(f);
+            if (at < 0 && past_ids && (nl_field_is_name(f, "dur.h") || nl_field_is_name(f, "v.h")))
+                continue; /* the histograms, last (nl_line.h says so) */
             if (at < 0) {
                 /* before the summary fields: ts event level guid, constants, *.id fields */
                 if (past_ids)
@@ -212,12 +221,15 @@ static void test_summarizer_writes_the_table(void **state)
             seen |= 1u << at;
         }
         for (int f = 0; f < NL_SF_COUNT; f++)
-            if (!(seen & 1u << f))
+            if (!(seen & 1u << f) && f != NL_SF_DUR_H_REFUSED) /* needs durations 2^64 apart */
                 fail_msg("the summary line has no '%s'", nl__summary_fields[f].name);
+        assert_non_null(t_field(r, "dur.h"));
+        assert_non_null(t_field(r, "v.h"));
         assert_string_equal(t_field(r, "stream.id"), "7");
         assert_string_equal(t_field(r, "site"), "lbl");
-        assert_string_equal(t_field(r, "n"), "6");
-        assert_string_equal(t_field(r, "v.n"), "4");
+        assert_string_equal(t_field(r, "n"), "7");
+        assert_string_equal(t_field(r, "v.n"), "5");
+        assert_string_equal(t_field(r, "v.h.refused"), "1");
         assert_string_equal(t_field(r, "v.refused"), "1");
         assert_string_equal(t_field(r, "orphan.start"), "1");
         assert_string_equal(t_field(r, "orphan.end"), "1");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_hist.h"
 #include "nl_num.h"
 #include "nl_test.h"
 #include "nll.h"
@@ -149,16 +150,23 @@ static void test_value_type(void **state)
     static const struct {
         const char *s;
         double v;
-    } fixed[] = {{"0.500000", 0.5},   {"3.000000", 3.0},  {"0.50", 0.5},
-                 {"-0.000000", -0.0}, {"-0", -0.0},       {"0.000010", 1e-5},
-                 {"1000000000000000.000000", 1e15},        {"125000000.000000", 125e6},
-                 {"-7.250", -7.25},   {"123456789.123457", 123456789.123457}};
+    } fixed[] = {{"0.500000", 0.5},
+                 {"3.000000", 3.0},
+                 {"0.50", 0.5},
+                 {"-0.000000", -0.0},
+                 {"-0", -0.0},
+                 {"0.000010", 1e-5},
+                 {"1000000000000000.000000", 1e15},
+                 {"125000000.000000", 125e6},
+                 {"-7.250", -7.25},
+                 {"123456789.123457", 123456789.123457}};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
         if (nll_value_type(fixed[k].s, strlen(fixed[k].s), &i, &d) != SQLITE_FLOAT ||
             d != fixed[k].v || signbit(d) != signbit(fixed[k].v))
             fail_msg("%s: not the number %g", fixed[k].s, fixed[k].v);
     }
-    const char *text[] = {"007", "00.50", "1e3x", "inf", "nan", "0x10", " 1", "", "1.", "+1", ".5", "1.0x"};
+    const char *text[] = {"007", "00.50", "1e3x", "inf", "nan", "0x10",
+                          " 1",  "",      "1.",   "+1",  ".5",  "1.0x"};
     for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
         assert_int_equal(nll_value_type(text[k], strlen(text[k]), &i, &d), SQLITE_TEXT);
 }
@@ -501,6 +509,131 @@ static void test_baselines(void **state)
     t_rmtree(dir);
 }
 
+/* Percentiles over many summaries from the archive: the dur.h histograms of 3 hosts x 20
+ * intervals merged (nll_base_pct) give exactly the percentiles of one histogram of every
+ * duration, over all hosts, one host, and a time range; a damaged histogram is left out
+ * and counted. Also: the summary's percentile columns are filled. */
+static void test_percentile_merge(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "pct.db", 0);
+    enum { HOSTS = 3, IVS = 20 };
+    nl_hist_t all = {0}, host1 = {0}, late = {0};
+    double lo = INFINITY, hi = 0;
+    uint64_t rs = 5;
+    char *lines[HOSTS * IVS + 1];
+    int nl = 0;
+    for (int iv = 0; iv < IVS; iv++)
+        for (int h = 0; h < HOSTS; h++) {
+            nl_hist_t one = {0};
+            double mn = INFINITY, mx = 0;
+            for (int k = 0; k < 500; k++) {
+                double u = t_unit(&rs) + 1e-9, d = 1e-4 * pow(u, -1 / (1.2 + h * 0.3));
+                nl__hist_add(&one, d);
+                nl__hist_add(&all, d);
+                if (h == 1) nl__hist_add(&host1, d);
+                if (iv >= 10) nl__hist_add(&late, d);
+                mn = fmin(mn, d);
+                mx = fmax(mx, d);
+            }
+            lo = fmin(lo, mn);
+            hi = fmax(hi, mx);
+            nl_buf_t b;
+            nl_buf_init(&b, NULL, 0);
+            nl_enc_begin(&b, 1795348800000000LL + iv * 1000000LL, "x.summary", NL_LVL_INFO, "g");
+            char host[8];
+            snprintf(host, sizeof host, "h%d", h);
+            nl_enc_str(&b, "host", host, strlen(host));
+            nl_enc_i64(&b, "n", 500);
+            nl_enc_dbl(&b, "dur.min", mn);
+            nl_enc_dbl(&b, "dur.max", mx);
+            nl_enc_dbl(&b, "dur.p50", nl__hist_quantile(&one, 0.5, mn, mx));
+            nl_buf_t hb;
+            nl_buf_init(&hb, NULL, 0);
+            nl__hist_put(&hb, &one);
+            nl_enc_str(&b, "dur.h", hb.p, hb.len);
+            nl_buf_free(&hb);
+            assert_int_equal(nl_enc_end(&b), 0);
+            lines[nl++] = strndup(b.p, b.len - 1);
+            nl_buf_free(&b);
+            nl__hist_free(&one);
+        }
+    lines[nl++] = strdup("ts=2026-11-22T12:00:30Z event=x.summary level=Info host=h9 n=1 "
+                         "dur.min=1 dur.max=1 dur.h=5:0"); /* damaged: count 0 */
+    assert_int_equal(load_lines(db, (const char *const *)lines, nl), nl);
+    for (int i = 0; i < nl; i++) free(lines[i]);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE dur_p50 > 0"), HOSTS * IVS);
+    struct {
+        const char *host;
+        double since;
+        const nl_hist_t *want;
+        int64_t summaries;
+    } cases[] = {{NULL, -INFINITY, &all, HOSTS * IVS},
+                 {"h1", -INFINITY, &host1, IVS},
+                 {NULL, 1795348800.0 + 10, &late, HOSTS * IVS / 2}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nll_base_q_t q;
+        nll_base_q_init(&q, "x.summary", "rate");
+        q.host = cases[c].host;
+        q.since = cases[c].since;
+        nll_pct_t p;
+        nll_err_t err;
+        assert_int_equal(nll_base_pct(db, &q, "dur", &p, &err), 0);
+        assert_int_equal(p.summaries, cases[c].summaries);
+        assert_int_equal(p.unreadable, c == 1 ? 0 : 1);
+        assert_int_equal(p.h.n, cases[c].want->n);
+        for (double x = 0; x <= 1.0; x += 0.0005)
+            if (nl__hist_quantile(&p.h, x, -INFINITY, INFINITY) !=
+                nl__hist_quantile(cases[c].want, x, -INFINITY, INFINITY))
+                fail_msg("case %zu, q=%g: the merge differs from one histogram", c, x);
+        if (c == 0) {
+            assert_true(p.lo == lo && p.hi == hi);
+        }
+        nl__hist_free(&p.h);
+    }
+    nll_base_q_t q;
+    nll_base_q_init(&q, "x.summary", "rate");
+    nll_pct_t p;
+    nll_err_t err;
+    assert_int_equal(nll_base_pct(db, &q, "r", &p, &err), NL_EINVAL);
+    nl__hist_free(&all);
+    nl__hist_free(&host1);
+    nl__hist_free(&late);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* A derived value past a double's range (v.sum 1e149 over dur.sum 1e-300: the rate is
+ * infinite) is left out of the metric views and of nll_base_get, so a baseline stays
+ * finite instead of reading inf. */
+static void test_infinite_rate_left_out(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    sqlite3 *db = open_db(dir, "inf.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:00Z event=y.summary level=Info host=a n=1 dur.sum=1e-300 "
+        "v.sum=1e149 int=1",
+        "ts=2026-11-22T12:00:01Z event=y.summary level=Info host=a n=1 dur.sum=0.5 v.sum=100 int=1",
+        "ts=2026-11-22T12:00:02Z event=y.summary level=Info host=a n=1 dur.sum=0.25 v.sum=100 "
+        "int=1",
+    };
+    assert_int_equal(load_lines(db, lines, 3), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary_metric WHERE metric = 'rate'"), 2);
+    assert_true(q_dbl(db, "SELECT max(p50) FROM baseline WHERE period = 'all' AND event = "
+                          "'y.summary' AND metric = 'rate'") == 300);
+    nll_base_q_t q;
+    nll_base_q_init(&q, "y.summary", "rate");
+    nll_base_t b;
+    nll_err_t err;
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    assert_int_equal(b.n, 2);
+    assert_true(b.p50 == 300 && isfinite(b.mean));
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 static void test_upgrade_from_v1(void **state)
 {
     (void)state;
@@ -642,10 +775,16 @@ static void test_batched_records(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_netlogger_split), cmocka_unit_test(test_value_type),
-        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_summary_typing),
-        cmocka_unit_test(test_baselines),       cmocka_unit_test(test_upgrade_from_v1),
-        cmocka_unit_test(test_prune),           cmocka_unit_test(test_batched_records),
+        cmocka_unit_test(test_netlogger_split),
+        cmocka_unit_test(test_value_type),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_summary_typing),
+        cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_upgrade_from_v1),
+        cmocka_unit_test(test_percentile_merge),
+        cmocka_unit_test(test_infinite_rate_left_out),
+        cmocka_unit_test(test_prune),
+        cmocka_unit_test(test_batched_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

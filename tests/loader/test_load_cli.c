@@ -470,11 +470,12 @@ static void test_baseline_and_prune_cli(void **state)
     const char *in = keep(t_path(dir, "s.log")), *db = keep(t_path(dir, "b.db"));
     const char *out = keep(t_path(dir, "out")), *err = keep(t_path(dir, "err"));
     FILE *f = fopen(in, "w");
-    for (int i = 0; i < 5; i++) /* rates 100, 200, ..., 500 */
+    for (int i = 0; i < 5; i++) /* rates 100, 200, ..., 500; one more with a duration of 2^i */
         fprintf(f,
                 "ts=2026-11-22T12:00:0%dZ event=x.summary level=Info host=h1 n=1 dur.sum=1 "
-                "v.sum=%d int=1\n",
-                i, 100 * (i + 1));
+                "v.sum=%d int=1\nts=2026-11-22T12:00:0%dZ event=y.summary level=Info host=h%d "
+                "n=1 dur.min=%d dur.max=%d dur.h=%d:1\n",
+                i, 100 * (i + 1), i, i % 2, 1 << i, 1 << i, 0x7fe0 + 32 * i);
     fputs("ts=2026-10-01T00:00:00Z event=x.start level=Info guid=g\n", f);
     fclose(f);
     const char *largs[] = {"-d", db, in, NULL};
@@ -492,9 +493,29 @@ static void test_baseline_and_prune_cli(void **state)
     assert_true(t_num(r, "p5") == 120 && t_num(r, "p95") == 480);
     assert_true(fabs(t_num(r, "sd") - 158.11388300841898) < 1e-9);
     t_rb_free(&rb);
+    /* percentiles of every pair's duration over both hosts: 1 2 4 8 16 s, merged */
+    const char *pct[] = {"-d", db, "-e", "y.summary", "--percentiles", "dur", NULL};
+    assert_int_equal(t_run(base_prog, &c, pct), 0);
+    t_rb_load(&rb, out);
+    assert_int_equal(rb.n, 1);
+    r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "event"), "nl.percentiles");
+    assert_true(t_num(r, "summaries") == 5 && t_num(r, "n") == 5);
+    assert_true(t_num(r, "p50") == 4 * (1 + 1.0 / 64)); /* the bucket of 4: its midpoint */
+    assert_true(t_num(r, "p99") == 16);                 /* clamped to the largest, exact */
+    t_rb_free(&rb);
+    const char *pct_by[] = {"-d", db, "-e", "y.summary", "-p", "dur", "--by", "host", "-t", NULL};
+    assert_int_equal(t_run(base_prog, &c, pct_by), 0);
+    char *table = t_slurp(out, NULL);
+    assert_non_null(strstr(table, "p99.9"));
+    assert_non_null(strstr(table, " h0 "));
+    assert_non_null(strstr(table, " h1 "));
+    free(table);
+    const char *bad_series[] = {"-d", db, "-e", "y.summary", "-p", "r", NULL};
+    assert_int_equal(t_run(base_prog, &c, bad_series), 2);
     const char *pargs[] = {"-d", db, "--prune-before", "2026-11-01", NULL};
     assert_int_equal(t_run(load_prog, &c, pargs), 0);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 5);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 10);
     const char *missing[] = {"-d", t_path(dir, "none.db"), "-e", "x.summary", NULL};
     assert_int_equal(t_run(base_prog, &c, missing), 1);
     char *msg = t_slurp(err, NULL);

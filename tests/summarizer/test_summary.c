@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nl_hist.h"
 #include "nl_test.h"
 #include "nlkit/nl.h"
 #include "nls.h"
@@ -126,6 +127,107 @@ static void test_pair_statistics(void **state)
     nl_stats(f.log, &st);
     assert_int_equal(st.folded, 6);
     assert_int_equal(st.summaries, 1);
+    close_fixture(&f);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank q-quantile of n sorted values. */
+static double exact_q(const double *x, size_t n, double q)
+{
+    size_t rank = (size_t)ceil(q * (double)n);
+    return x[rank ? rank - 1 : 0];
+}
+
+/* Percentiles on summary lines: each interval's dur.p50/p90/p99 and v.p* within 2 % of
+ * the exact percentiles of the pairs that ended in it (heavy-tailed durations from the
+ * injected clock), and the intervals' dur.h merged is exactly one histogram of every
+ * duration. */
+static void test_percentiles(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    enum { N = 30000, IV = 4 };
+    static double dur[IV][N], val[IV][N];
+    size_t nd[IV] = {0};
+    nl_hist_t all = {0};
+    uint64_t rs = 42;
+    int64_t t = MS(0), ticked = 0;
+    for (int i = 0; i < N; i++) {
+        double u = t_unit(&rs);
+        if (u <= 0) u = 1e-9;
+        int64_t d = (int64_t)(2e3 * pow(u, -1 / 1.5)); /* Pareto, from 2 us: a long tail */
+        if (d > 50000000) d = 50000000;
+        long long v = (long long)(t_rand(&rs) % 1000000);
+        fake_now = t;
+        if ((t - MS(0)) / 1000000000LL != ticked) { /* an interval just ended: on time */
+            ticked = (t - MS(0)) / 1000000000LL;
+            nl__summ_tick(f.log);
+        }
+        assert_int_equal(nl_write(f.log, "op.start", ""), 0);
+        int64_t end = t + d;
+        fake_now = end;
+        int k = (int)((end - MS(0)) / 1000000000LL);
+        if (k != ticked) {
+            ticked = k;
+            nl__summ_tick(f.log);
+        }
+        assert_int_equal(nl_write(f.log, "op.end", "value=l", v), 0);
+        assert_true(k < IV);
+        dur[k][nd[k]] = (double)d / 1e9;
+        val[k][nd[k]++] = (double)v;
+        nl__hist_add(&all, (double)d / 1e9);
+        t = end + 100000 + (int64_t)(t_rand(&rs) % 50000);
+    }
+    fake_now = MS(1000 * IV);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[IV + 2];
+    size_t lines = find(&rb, "op.summary", idx, IV + 2);
+    nl_hist_t merged = {0};
+    int checked = 0;
+    for (size_t l = 0; l < lines; l++) {
+        nl_rec_t *r = t_rb_rec(&rb, idx[l]);
+        const nl_field_t *ts = nl_rec_get(r, "ts"); /* the interval's end */
+        int64_t usec;
+        assert_int_equal(nl_ts_parse(ts->value, ts->value_len, &usec), 0);
+        int k = (int)((usec * 1000 - MS(0)) / 1000000000LL) - 1;
+        assert_true(k >= 0 && k < IV);
+        assert_int_equal((size_t)strtoull(t_field(r, "n"), NULL, 10), nd[k]);
+        qsort(dur[k], nd[k], sizeof(double), cmp_dbl);
+        qsort(val[k], nd[k], sizeof(double), cmp_dbl);
+        static const char *const dn[] = {"dur.p50", "dur.p90", "dur.p99"};
+        static const char *const vn[] = {"v.p50", "v.p90", "v.p99"};
+        static const double q[] = {0.5, 0.9, 0.99};
+        for (int j = 0; j < 3; j++) {
+            double e = exact_q(dur[k], nd[k], q[j]), g = t_num(r, dn[j]);
+            if (fabs(g - e) > 0.02 * e)
+                fail_msg("interval %d %s: %.9g, exact %.9g", k, dn[j], g, e);
+            e = exact_q(val[k], nd[k], q[j]);
+            g = t_num(r, vn[j]);
+            if (fabs(g - e) > 0.02 * e)
+                fail_msg("interval %d %s: %.9g, exact %.9g", k, vn[j], g, e);
+        }
+        const nl_field_t *h = nl_rec_get(r, "dur.h");
+        assert_non_null(h);
+        assert_int_equal(nl__hist_parse(&merged, h->value, h->value_len), 0);
+        checked++;
+    }
+    assert_true(checked >= 3);
+    assert_int_equal(merged.n, N);
+    for (double q = 0; q <= 1.0; q += 0.001)
+        if (nl__hist_quantile(&merged, q, 0, INFINITY) != nl__hist_quantile(&all, q, 0, INFINITY))
+            fail_msg("q=%g: merged intervals differ from one histogram", q);
+    nl__hist_free(&merged);
+    nl__hist_free(&all);
+    t_rb_free(&rb);
     close_fixture(&f);
 }
 
@@ -637,6 +739,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_statistics),
+        cmocka_unit_test(test_percentiles),
         cmocka_unit_test(test_unusable_values_refused),
         cmocka_unit_test(test_boundary_and_stall),
         cmocka_unit_test(test_writer_crosses_boundary_first),
