@@ -14,7 +14,12 @@
  *
  * The log goes where NL_DEST says (default: stdout), summarized every second unless
  * NL_SUMMARY or NL_SUMMARY_FILE says otherwise. Competing load (a dd, another TCP stream,
- * a CPU hog) shows in the summaries' rates; see README.md. */
+ * a CPU hog) shows in the summaries' rates; see README.md.
+ *
+ * NL_XFER_LIMIT="STAGE=MBPS,..." makes a stage slow on purpose, for trying nl-bottleneck:
+ * inside the stage's start/end pair the program waits until the stage has taken at least
+ * bytes / (MBPS * 1e6) seconds — a slow disk (disk.read, disk.write) or a throttled link
+ * (network.write on the sender, network.read on the receiver). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +59,49 @@ static nl_log_t *open_log(const char *url, int summarized)
     if (summarized && !(env && *env) && !(file && *file))
         nl_summarize(log, "*", NL_SUMM_SUMMARY, 1.0, NULL);
     return log;
+}
+
+/* ---- NL_XFER_LIMIT: a stage made slow on purpose ------------------------------------- */
+
+static const char *const stages[] = {"disk.read", "network.write", "network.read", "disk.write"};
+static double limit_bps[4]; /* 0: as fast as it goes */
+
+/* Read NL_XFER_LIMIT; -1 (said on stderr) if it is malformed. */
+static int read_limits(void)
+{
+    const char *env = getenv("NL_XFER_LIMIT");
+    if (!env || !*env) return 0;
+    char *copy = strdup(env), *save = NULL;
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '='), *end;
+        int k = 0;
+        if (eq) *eq = '\0';
+        while (k < 4 && strcmp(item, stages[k])) k++;
+        double mbps = eq ? strtod(eq + 1, &end) : 0;
+        if (k == 4 || !eq || *end || !(mbps > 0)) {
+            fprintf(stderr,
+                    "nl-xfer: NL_XFER_LIMIT: want STAGE=MBPS with STAGE one of "
+                    "disk.read, network.write, network.read, disk.write, not '%s'\n",
+                    item);
+            rc = -1;
+        } else {
+            limit_bps[k] = mbps * 1e6;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+/* Inside stage k, begun at t0, having moved `bytes`: wait out the rest of its time. */
+static void throttle(int k, double t0, ssize_t bytes)
+{
+    if (!limit_bps[k] || bytes <= 0) return;
+    double left = (double)bytes / limit_bps[k] - (now_s() - t0);
+    if (left <= 0) return;
+    struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    }
 }
 
 static ssize_t read_full(int fd, char *p, size_t n)
@@ -101,7 +149,9 @@ static long long send_file(nl_log_t *log, int s, const char *path)
     nl_write(log, "xfer.send.start", "guid=s file=s size=l", guid, path, (long long)st.st_size);
     for (;;) {
         nl_write(log, "disk.read.start", "guid=s", guid);
+        double t0 = now_s();
         ssize_t n = read_full(fd, buf, BLOCK);
+        throttle(0, t0, n);
         nl_write(log, "disk.read.end", "guid=s value=l", guid, (long long)(n > 0 ? n : 0));
         if (n < 0) {
             fprintf(stderr, "nl-xfer: reading %s: %s\n", path, strerror(errno));
@@ -110,7 +160,9 @@ static long long send_file(nl_log_t *log, int s, const char *path)
         }
         if (n == 0) break;
         nl_write(log, "network.write.start", "guid=s", guid);
+        t0 = now_s();
         int rc = write_full(s, buf, (size_t)n);
+        throttle(1, t0, n);
         nl_write(log, "network.write.end", "guid=s value=l", guid, rc ? 0LL : (long long)n);
         if (rc) {
             fprintf(stderr, "nl-xfer: sending: %s\n", strerror(errno));
@@ -153,14 +205,18 @@ static long long recv_file(nl_log_t *log, int s, const char *path)
     nl_write(log, "xfer.recv.start", "guid=s file=s size=l", guid, path, size);
     while (buf) {
         nl_write(log, "network.read.start", "guid=s", guid);
+        double t0 = now_s();
         ssize_t n = read_full(s, buf, BLOCK);
+        throttle(2, t0, n);
         nl_write(log, "network.read.end", "guid=s value=l", guid, (long long)(n > 0 ? n : 0));
         if (n <= 0) {
             if (n < 0) total = -1;
             break;
         }
         nl_write(log, "disk.write.start", "guid=s", guid);
+        t0 = now_s();
         int rc = write_full(fd, buf, (size_t)n);
+        throttle(3, t0, n);
         nl_write(log, "disk.write.end", "guid=s value=l", guid, rc ? 0LL : (long long)n);
         if (rc) {
             fprintf(stderr, "nl-xfer: writing %s: %s\n", path, strerror(errno));
@@ -356,6 +412,7 @@ static int cmd_bench(long mb, int rounds)
 
 int main(int argc, char **argv)
 {
+    if (read_limits()) return 2;
     if (argc == 4 && !strcmp(argv[1], "recv")) return cmd_recv(argv[2], argv[3]);
     if (argc == 5 && !strcmp(argv[1], "send")) return cmd_send(argv[2], argv[3], argv[4]);
     if (argc >= 2 && argc <= 4 && !strcmp(argv[1], "bench"))

@@ -40,5 +40,6 @@ check detector internal loader
 check loader internal
 check peers internal
 check report internal loader
-[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/ and report/ include only what their walls allow"
+check bottleneck internal
+[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/ and bottleneck/ include only what their walls allow"
 exit $bad
