@@ -2,7 +2,7 @@
 /* nl_parse_int.h — private: what the parser's two readings of a line share. nl_parse.c
  * reads nlkit's own format (strict or lenient); nl_parse_netlogger.c reads a line the way
  * NetLogger's own reader does (NL_PARSE_NETLOGGER). Both hand their fields to
- * nl__parse_add, which files them and applies the duplicate rule. */
+ * nl__parse_add (nl_rec.c), which files them and applies the duplicate rule. */
 #ifndef NLKIT_NL_PARSE_INT_H
 #define NLKIT_NL_PARSE_INT_H
 

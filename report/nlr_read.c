@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nlr_read.c — reading the archive into charts: the window, the summarized activities
+ * (nlr_sum.c) and the start/end pairs (nlr_pairs.c), then each chart's deviation and
+ * vertical range. Kept apart from nlr_charts.c, whose helpers the two readers use, so the
+ * calls run one way. */
+#include <math.h>
+
+#include "nlr_int.h"
+
+/* The window: the options' bounds narrowed to the first and last event inside them (one
+ * look each way along the ts index). */
+static int read_window(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    /* two subqueries: each is one step along the ts index (min and max together scan) */
+    int rc = nlr__prep(db,
+                       "SELECT (SELECT min(ts) FROM event WHERE ts >= ?1 AND ts < ?2), "
+                       "(SELECT max(ts) FROM event WHERE ts >= ?1 AND ts < ?2)",
+                       &st, err);
+    if (rc) return rc;
+    sqlite3_bind_double(st, 1, isfinite(r->o->since) ? r->o->since : -1e300);
+    sqlite3_bind_double(st, 2, isfinite(r->o->until) ? r->o->until : 1e300);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        rc = nll_db_fail(db, err, "reading the archive's time range");
+        sqlite3_finalize(st);
+        return rc;
+    }
+    int none = sqlite3_column_type(st, 0) == SQLITE_NULL;
+    r->t0 = sqlite3_column_double(st, 0);
+    r->t1 = sqlite3_column_double(st, 1);
+    sqlite3_finalize(st);
+    if (isfinite(r->o->since)) r->t0 = r->o->since;
+    if (isfinite(r->o->until)) r->t1 = r->o->until;
+    if (none && !(isfinite(r->o->since) && isfinite(r->o->until))) r->t0 = r->t1 = 0;
+    if (r->t1 <= r->t0) r->t1 = r->t0 + 1; /* one instant: a one-second axis */
+    return 0;
+}
+
+/* A chart's vertical range: its values and its baseline band, from 0 when all are positive
+ * (a rate's dip reads as a dip only against zero). */
+static void y_range(nlr_chart_t *c)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < c->ncols; i++) {
+        if (c->cols[i].lo < lo) lo = c->cols[i].lo;
+        if (c->cols[i].hi > hi) hi = c->cols[i].hi;
+    }
+    if (isfinite(c->base_p95) && c->base_p95 > hi) hi = c->base_p95;
+    if (isfinite(c->base_p5) && c->base_p5 < lo) lo = c->base_p5;
+    if (!isfinite(lo)) lo = 0, hi = 1;
+    if (lo > 0) lo = 0;
+    if (!(hi > lo)) hi = lo + (fabs(lo) > 1 ? fabs(lo) : 1); /* one value: a visible range */
+    c->ymin = lo;
+    c->ymax = hi + (hi - lo) * 0.05;
+}
+
+int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    int rc;
+    if ((rc = read_window(db, r, err)) || (rc = nlr__sum_read(db, r, err)) ||
+        (rc = nlr__pairs_read(db, r, err)))
+        return rc;
+    for (int i = 0; i < r->ncharts; i++) {
+        nlr_chart_t *c = &r->charts[i];
+        if (isfinite(c->mean) && isfinite(c->base_p50) && c->base_p50 != 0)
+            c->dev = c->mean / c->base_p50 - 1;
+        y_range(c);
+    }
+    return 0;
+}
