@@ -40,11 +40,13 @@ static inline int nl__event_kind(const char *ev, size_t len, size_t *activity_le
     return NL_KIND_OTHER;
 }
 
-/* 1 if a field of this name is an identity field ("stream.id"; not a bare ".id"). guid is
- * one too, known by its own name. */
+/* 1 if a field of this name is an identity field ("stream.id"; not a bare ".id"), or the
+ * parent link parent.guid (nl_open writes it when NL_GUID handed a GUID down). guid is one
+ * too, known by its own name. */
 static inline int nl__is_id_field(const char *name, size_t len)
 {
-    return len > 3 && !memcmp(name + len - 3, ".id", 3);
+    return (len > 3 && !memcmp(name + len - 3, ".id", 3)) ||
+           (len == 11 && !memcmp(name, "parent.guid", 11));
 }
 
 /* ---- the fields of a NAME.summary line ------------------------------------------------- */

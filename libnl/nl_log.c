@@ -268,12 +268,12 @@ nl_log_t *nl__log_open(const char *url, int *err)
     if (!log) return *rc = NL_ENOMEM, NULL;
     atomic_init(&log->level, NL_LVL_INFO);
     pthread_mutex_init(&log->cfg_mu, NULL);
+    /* NL_GUID is the parent's: this process gets a GUID of its own and links to it
+     * (parent.guid, set below), so who called whom can be followed */
     char guid[NL_GUID_LEN + 1];
     const char *eg = getenv("NL_GUID");
-    if (eg && nl__guid_valid(eg))
-        snprintf(guid, sizeof guid, "%s", eg);
-    else
-        nl_guid_new(guid);
+    if (eg && !nl__guid_valid(eg)) eg = NULL;
+    nl_guid_new(guid);
     nl_head_t *h = nl__head_new(1, guid, 0, NULL, NULL);
     if (!h) {
         log_free(log);
@@ -293,6 +293,7 @@ nl_log_t *nl__log_open(const char *url, int *err)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&log->fcond, &ca);
     pthread_condattr_destroy(&ca);
+    nl__trace_from_env(log, eg);
     const char *cfg = getenv("NL_CFG");
     if (cfg && *cfg) nl_level_file(log, cfg); /* problems are reported in the log itself */
     pthread_mutex_lock(&log->fmu);

@@ -39,6 +39,7 @@ struct nl_log {
     _Atomic int std_pid;       /* nl_const_std set "pid": refreshed in a forked child */
     _Atomic unsigned fork_gen; /* nl__fork_gen when the flusher last started */
     struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
+    char trace_flags[3]; /* under cfg_mu: the W3C trace flags handed on ("" until given) */
 };
 
 /* Start the log's flusher thread (nl_flusher.c; at open, and in a forked child). Caller
@@ -50,5 +51,8 @@ void nl__levelfile_check(nl_log_t *log);
 /* Write an event from the library itself (configuration problems and the like), straight
  * to the destination (nl_hook.c). */
 void nl__log_self(nl_log_t *log, int level, const char *event, const char *what, const char *msg);
+/* At open (nl_trace.c): parent.guid when a parent handed its GUID down (NL_GUID), and the
+ * trace context of NL_TRACEPARENT (an invalid one is reported in the log and ignored). */
+void nl__trace_from_env(nl_log_t *log, const char *parent_guid);
 
 #endif

@@ -79,9 +79,13 @@ typedef struct nl_log nl_log_t;
  * (a unix datagram socket other than /dev/log).
  *
  * If the environment variable NL_DEST is set and non-empty it replaces `url`, so an
- * operator can redirect an unmodified program. NL_GUID, if set to a UUID, becomes the
- * log's GUID (a parent hands its GUID to children); otherwise a new one is made. NL_CFG,
- * if set, names a level file (see nl_level_file).
+ * operator can redirect an unmodified program. The log gets a new GUID; NL_GUID, if set to
+ * a UUID, is the parent's (a parent hands its GUID to the children it starts): every line
+ * then carries parent.guid=<it>, so who called whom can be followed (a program that wants
+ * to share its parent's GUID instead calls nl_set_guid(log, getenv("NL_GUID"))).
+ * NL_TRACEPARENT, if set, is a W3C trace context taken in as by nl_set_traceparent (an
+ * invalid one is reported in the log and ignored). NL_CFG, if set, names a level file (see
+ * nl_level_file).
  *
  * A network destination that cannot be reached at open is not an error: the log opens
  * inactive (nl_is_active() == 0), counts what it cannot deliver, and reconnects. Returns
@@ -222,6 +226,23 @@ void nl_guid_new(char *out);
 const char *nl_guid(const nl_log_t *log);
 /** Set the log's GUID. It must be a UUID; returns 0 or NL_EINVAL. */
 int nl_set_guid(nl_log_t *log, const char *guid);
+
+/** Length of a W3C traceparent as nl_traceparent writes it, without its NUL. */
+#define NL_TRACEPARENT_LEN 55
+
+/** Take in a W3C trace context (a `traceparent` header, "00-<32 hex trace id>-<16 hex
+ *  parent span id>-<2 hex flags>"): from now on every line carries trace.id, a span.id of
+ *  this program's own (new, random) and parent.span.id, so one query finds a trace's
+ *  events across hosts and programs (nl-load files them as identities). For a program that
+ *  serves one request per process; a server handling many writes trace.id=s on each call
+ *  instead. Returns 0, NL_EINVAL if it is not a valid traceparent (upper case, an all-zero
+ *  id, version ff, wrong length), or what nl_const_set returns. */
+int nl_set_traceparent(nl_log_t *log, const char *traceparent);
+/** The traceparent to hand on to a child (its NL_TRACEPARENT) or a request's header: this
+ *  program's trace id and span id, into out (at least NL_TRACEPARENT_LEN + 1 bytes). A
+ *  program that was given none starts a trace here, and its own lines carry it from now
+ *  on. Returns 0, or NL_EINVAL. */
+int nl_traceparent(nl_log_t *log, char *out, size_t cap);
 
 /** 1 if the destination is currently working (open, connected, last write succeeded),
  *  0 if it is failing and lines are being buffered or dropped. */

@@ -342,7 +342,9 @@ static void test_env_overrides(void **state)
     nl_log_t *log = nl_open("-"); /* the program asked for stdout; the operator said otherwise */
     unsetenv("NL_DEST");
     assert_non_null(log);
-    assert_string_equal(nl_guid(log), guid);
+    assert_string_not_equal(nl_guid(log), guid); /* a GUID of its own, linked to the parent's */
+    char own[NL_GUID_LEN + 1];
+    snprintf(own, sizeof own, "%s", nl_guid(log));
     nl_write(log, "t.redirected", "n=i", 1);
     nl_close(log);
     setenv("NL_GUID", "garbage", 1); /* not a UUID: a fresh GUID instead */
@@ -354,7 +356,8 @@ static void test_env_overrides(void **state)
     t_readback_t rb;
     t_rb_load(&rb, path);
     assert_int_equal(rb.n, 1);
-    assert_string_equal(t_field(t_rb_rec(&rb, 0), "guid"), guid);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "guid"), own);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "parent.guid"), guid);
     t_rb_free(&rb);
     setenv("NL_DEST", "bogus://x", 1);
     int err;

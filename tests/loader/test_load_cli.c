@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nl_test.h"
+#include "nlkit/nl.h"
 #include "nll.h"
 
 static const char *load_prog, *base_prog, *detect_prog;
@@ -637,12 +638,118 @@ static void test_stdin_loss_is_reported_exactly(void **state)
     t_rmtree(dir);
 }
 
+static const char *self_exe, *readme_path;
+
+/* The child of test_trace_across_programs: one event, logged where NL_DEST says, with the
+ * trace context and parent GUID its parent handed down in the environment. */
+static int trace_child(void)
+{
+    nl_log_t *log = nl_open("-");
+    if (!log) return 1;
+    nl_const_set(log, "prog", "child");
+    nl_write(log, "task.step", "n=i", 1);
+    nl_close(log);
+    return 0;
+}
+
+/* The SQL of the loader README's cookbook query 8, as written there. */
+static char *cookbook_query(void)
+{
+    char *text = t_slurp(readme_path, NULL);
+    assert_non_null(text);
+    char *at = strstr(text, "-- 8. A trace's events");
+    assert_non_null(at);
+    char *end = strstr(at, "\n```");
+    assert_non_null(end);
+    *end = '\0';
+    char *sql = strdup(at);
+    free(text);
+    return sql;
+}
+
+/* A traceparent handed to a program appears on its events and on its child's (handed on
+ * with nl_traceparent and NL_GUID), and the cookbook's query finds the trace's events of
+ * both programs in the archive, the child's span a child of the parent's. */
+static void test_trace_across_programs(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *plog = keep(t_path(dir, "parent.log")), *clog = keep(t_path(dir, "child.log"));
+    const char *db = keep(t_path(dir, "t.db"));
+    const char *trace = "4bf92f3577b34da6a3ce929d0e0e4736", *span0 = "00f067aa0ba902b7";
+    char tp_in[64];
+    snprintf(tp_in, sizeof tp_in, "00-%s-%s-01", trace, span0);
+    setenv("NL_DEST", plog, 1);
+    setenv("NL_TRACEPARENT", tp_in, 1);
+    nl_log_t *log = nl_open("-");
+    unsetenv("NL_TRACEPARENT");
+    assert_non_null(log);
+    nl_const_set(log, "prog", "parent");
+    nl_write(log, "job.run.start", "");
+    char tp[NL_TRACEPARENT_LEN + 1], guid[NL_GUID_LEN + 1];
+    assert_int_equal(nl_traceparent(log, tp, sizeof tp), 0);
+    snprintf(guid, sizeof guid, "%s", nl_guid(log));
+    assert_int_equal(strncmp(tp, tp_in, 36), 0); /* the same trace, */
+    assert_true(strcmp(tp + 36, span0) != 0);    /* this program's own span */
+    setenv("NL_DEST", clog, 1);
+    setenv("NL_TRACEPARENT", tp, 1);
+    setenv("NL_GUID", guid, 1);
+    const char *cargs[] = {"trace-child", NULL};
+    t_child_t none = {0};
+    assert_int_equal(t_run(self_exe, &none, cargs), 0);
+    unsetenv("NL_TRACEPARENT");
+    unsetenv("NL_GUID");
+    unsetenv("NL_DEST");
+    nl_write(log, "job.run.end", "");
+    nl_close(log);
+    const char *largs[] = {"-q", "-d", db, plog, clog, NULL};
+    assert_int_equal(t_run(load_prog, &none, largs), 0);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char *sql = cookbook_query();
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("the cookbook query does not run: %s", sqlite3_errmsg(h));
+    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":trace"), trace, -1, SQLITE_STATIC);
+    const char *want_ev[] = {"job.run.start", "task.step", "job.run.end"};
+    const char *want_prog[] = {"parent", "child", "parent"};
+    char parent_span[32] = "";
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        assert_true(rows < 3);
+        assert_string_equal(sqlite3_column_text(st, 1), want_ev[rows]);
+        assert_string_equal(sqlite3_column_text(st, 2), want_prog[rows]);
+        const char *span = (const char *)sqlite3_column_text(st, 4);
+        const char *parent = (const char *)sqlite3_column_text(st, 5);
+        if (rows == 0) {
+            assert_string_equal(parent, span0); /* the parent's parent: who called it */
+            snprintf(parent_span, sizeof parent_span, "%s", span);
+        } else if (rows == 1) {
+            assert_string_equal(parent, parent_span); /* the child's parent is the program */
+            assert_string_not_equal(span, parent_span);
+        }
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+    sqlite3_finalize(st);
+    free(sql);
+    sqlite3_close(h);
+    char q[256];
+    snprintf(q, sizeof q, "SELECT count(*) FROM ident WHERE name = 'parent.guid' AND value = '%s'",
+             guid);
+    assert_int_equal(q_int(db, q), 1); /* the child's event links to the parent's GUID */
+    t_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s NL-LOAD NL-BASELINE NL-DETECT\n", argv[0]);
+    if (argc == 2 && !strcmp(argv[1], "trace-child")) return trace_child();
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s NL-LOAD NL-BASELINE NL-DETECT LOADER-README\n", argv[0]);
         return 2;
     }
+    self_exe = "/proc/self/exe";
+    readme_path = argv[4];
     load_prog = argv[1];
     base_prog = argv[2];
     detect_prog = argv[3];
@@ -652,6 +759,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
+        cmocka_unit_test(test_trace_across_programs),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
