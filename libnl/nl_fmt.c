@@ -2,6 +2,7 @@
 /* nl_fmt.c — parse nl_write formats once, and find them again by content. NetLogger cached
  * one template per event name and silently reused it when the format changed; here the key
  * is the format text itself, so a changed format is a new template. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,5 +149,28 @@ void nl__tcache_free(nl_tcache_t *c)
     for (int i = 0; i < NL_TCACHE_SLOTS; i++) {
         free(atomic_load_explicit(&c->slot[i], memory_order_relaxed));
         atomic_store_explicit(&c->slot[i], NULL, memory_order_relaxed);
+    }
+}
+
+/* Seconds (in TS_MIN_S..TS_MAX_S) to the nearest microsecond. Whole seconds and the
+ * fraction are rounded apart: d * 1e6 + 0.5 rounds twice (the product is itself rounded
+ * to a quarter microsecond near 2026), so 1795374198.0000004 came out as .000001. The
+ * fraction d - floor(d) is exact. */
+static int64_t secs_to_usec(double d)
+{
+    double whole = floor(d);
+    return (int64_t)whole * 1000000 + (int64_t)llround((d - whole) * 1e6);
+}
+
+void nl__tfield_put(nl_buf_t *b, const nl_tfield_t *f, const nl_arg_t *a)
+{
+    nl__put(b, f->enc, f->enc_len);
+    switch (f->type) {
+    case 's': nl__enc_value(b, a->s ? a->s : "", a->s ? strlen(a->s) : 0); break;
+    case 'd': nl__enc_dblv(b, a->d); break;
+    case 'i':
+    case 'l': nl__enc_i64v(b, a->l); break;
+    case 'u': nl__enc_u64v(b, a->u); break;
+    case 't': nl__enc_tsv(b, secs_to_usec(a->d)); break;
     }
 }

@@ -64,4 +64,8 @@ typedef struct nl_tcache {
 int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
 void nl__tcache_free(nl_tcache_t *c);
 
+/* Append field f with its argument a: " name=value" as a line writes it (a 't' time to the
+ * nearest microsecond). For nl_write, and for the summarizer keeping an event's fields. */
+void nl__tfield_put(nl_buf_t *b, const nl_tfield_t *f, const nl_arg_t *a);
+
 #endif

@@ -22,16 +22,6 @@
 #define TS_MIN_S (-62135596800.0)
 #define TS_MAX_S 253402300799.999999
 
-/* Seconds (in TS_MIN_S..TS_MAX_S) to the nearest microsecond. Whole seconds and the
- * fraction are rounded apart: d * 1e6 + 0.5 rounds twice (the product is itself rounded
- * to a quarter microsecond near 2026), so 1795374198.0000004 came out as .000001. The
- * fraction d - floor(d) is exact. */
-static int64_t secs_to_usec(double d)
-{
-    double whole = floor(d);
-    return (int64_t)whole * 1000000 + (int64_t)llround((d - whole) * 1e6);
-}
-
 /* In a forked child, the first call on an inherited log restarts its flusher. Two relaxed
  * loads of values that change only at fork: bench-throughput shows no difference. */
 static inline void fork_check(nl_log_t *log)
@@ -59,19 +49,6 @@ static uint32_t const_mask(nl_tmpl_t *t, const nl_head_t *h)
     }
     atomic_store_explicit(&t->const_check, (uint64_t)h->gen << 32 | mask, memory_order_relaxed);
     return mask;
-}
-
-static void put_field(nl_buf_t *b, const nl_tfield_t *f, const nl_arg_t *a)
-{
-    nl__put(b, f->enc, f->enc_len);
-    switch (f->type) {
-    case 's': nl__enc_value(b, a->s ? a->s : "", a->s ? strlen(a->s) : 0); break;
-    case 'd': nl__enc_dblv(b, a->d); break;
-    case 'i':
-    case 'l': nl__enc_i64v(b, a->l); break;
-    case 'u': nl__enc_u64v(b, a->u); break;
-    case 't': nl__enc_tsv(b, secs_to_usec(a->d)); break;
-    }
 }
 
 static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, va_list ap)
@@ -116,7 +93,7 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) {
-        int verdict = log->hook.ops->event(hook, event, t, args, h->guid);
+        int verdict = log->hook.ops->event(hook, event, level, t, args, h->guid);
         if (verdict != NL_HOOK_WRITE) {
             if (verdict == NL_HOOK_SUPPRESS)
                 atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
@@ -144,7 +121,7 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
             if (!(skip & (1u << i))) nl__put(&b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
     }
     for (int k = 0; k < t->n; k++)
-        if (k != t->guid_idx) put_field(&b, &t->f[k], &args[k]);
+        if (k != t->guid_idx) nl__tfield_put(&b, &t->f[k], &args[k]);
     rc = nl_enc_end(&b);
     if (rc == 0) {
         rc = nl__sink_write(&log->sink, b.p, b.len, level);

@@ -144,7 +144,85 @@ static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, con
     return len;
 }
 
-int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
+/* The event's fields as they will be written, less the identity's (guid, *.id: the key
+ * holds them): what count mode keeps of the last event, and what dedup compares. */
+static void event_body(nl_buf_t *b, const nl_tmpl_t *t, const nl_arg_t *args)
+{
+    for (int k = 0; k < t->n; k++)
+        if (k != t->guid_idx && !(t->id_mask >> k & 1)) nl__tfield_put(b, &t->f[k], &args[k]);
+}
+
+/* A point event under count or dedup mode. The fields are formatted here, on the writer's
+ * thread: point events are the rare ones (an error, a retry), and formatting them once
+ * costs less than the line that is not written. */
+static int point_event(nls_t *s, nls_act_t *act, const nls_res_t *r, int level, const nl_tmpl_t *t,
+                       const nl_arg_t *args, const char *guid)
+{
+    char key[NLS_KEY_MAX], stack[512];
+    size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
+    int64_t now = nls_now(s);
+    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
+    if (!e) {
+        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+        return NL_HOOK_WRITE;
+    }
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    event_body(&b, t, args);
+    int verdict = NL_HOOK_FOLDED;
+    if (b.err) { /* fields that cannot be kept: written in full, counted */
+        nls_unlock(&e->lock);
+        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+        nl_buf_free(&b);
+        return NL_HOOK_WRITE;
+    }
+    if (r->mode == NLS_COUNT) {
+        nls_fold_count(e, now, r->interval_ns, b.p, b.len);
+        nls_unlock(&e->lock);
+        nl_buf_free(&b);
+        return verdict;
+    }
+    /* dedup: the same level and fields as the last one written is a repeat */
+    uint64_t h = nl__hash(b.p, b.len, (uint64_t)level);
+    if (e->dd_has && e->dd_hash == h && e->dd_level == level && e->dd_len == b.len &&
+        !memcmp(e->dd_body, b.p, b.len)) {
+        if (!e->dd_repeats++) e->dd_first_t = now;
+        e->dd_last_t = now;
+        e->idle = 0;
+        nls_unlock(&e->lock);
+        nl_buf_free(&b);
+        return NL_HOOK_FOLDED; /* not written, and not filtered either: counted as folded */
+    }
+    /* a different event: the run before it, if any, is closed by its repeat line first */
+    uint64_t n = e->dd_repeats;
+    char *prev = NULL;
+    size_t prev_len = e->dd_len;
+    int prev_level = e->dd_level;
+    int64_t prev_t = e->dd_last_t;
+    if (n) {
+        prev = e->dd_body; /* handed to this writer; the identity keeps a fresh copy below */
+        e->dd_body = NULL;
+        e->dd_cap = 0;
+    }
+    if (nls_keep_text(&e->dd_body, &e->dd_cap, &e->dd_len, b.p, b.len) == 0) {
+        e->dd_has = 1;
+        e->dd_hash = h;
+        e->dd_level = level;
+    } else {
+        e->dd_has = 0; /* no memory: nothing to compare with, so nothing is suppressed */
+    }
+    e->dd_repeats = 0;
+    e->idle = 0;
+    nls_unlock(&e->lock);
+    if (n) {
+        nls_emit_repeat(s, act, key, key_len, guid_len, prev_level, prev, prev_len, n, prev_t);
+        free(prev);
+    }
+    nl_buf_free(&b);
+    return NL_HOOK_WRITE;
+}
+
+int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid)
 {
     int kind;
@@ -153,7 +231,10 @@ int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *a
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
     if (r->mode == NLS_FULL) return NL_HOOK_WRITE;
     if (r->mode == NLS_OFF) return NL_HOOK_SUPPRESS;
-    if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE; /* nothing to pair: written as it is */
+    if (r->mode == NLS_COUNT || r->mode == NLS_DEDUP)
+        return kind == NL_KIND_OTHER ? point_event(s, act, r, level, t, args, guid)
+                                     : NL_HOOK_WRITE; /* pairs are not point events */
+    if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE;  /* nothing to pair: written as it is */
     char key[NLS_KEY_MAX];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
     int64_t now = nls_now(s);
@@ -199,14 +280,38 @@ void nls_tick(nls_t *s, int partial, int final)
         int n = nls_fold_close(e, now, r->interval_ns, partial, final || early, out);
         size_t key_len = e->key_len, guid_len = e->guid_len;
         memcpy(key, e->key, key_len);
+        /* a run of identical events that has gone on for an interval (or the log is being
+         * flushed or closed) is written now, as far as it got */
+        char *run = NULL;
+        uint64_t run_n = 0;
+        size_t run_len = 0;
+        int run_level = 0;
+        int64_t run_t = 0;
+        if (e->dd_repeats &&
+            (partial || final || (r->interval_ns > 0 && now - e->dd_first_t >= r->interval_ns))) {
+            run = malloc(e->dd_len ? e->dd_len : 1);
+            if (run) {
+                memcpy(run, e->dd_body, e->dd_len);
+                run_n = e->dd_repeats, run_len = e->dd_len, run_level = e->dd_level;
+                run_t = e->dd_last_t;
+                e->dd_repeats = 0;
+            }
+        }
         int evict = (early || e->idle >= 2) && nls_fold_idle(e);
         nls_unlock(&e->lock);
         for (int k = 0; k < n; k++) {
-            nls_emit(s, act, key, key_len, guid_len, &out[k]);
+            if (out[k].acc.counted)
+                nls_emit_count(s, act, key, key_len, guid_len, &out[k]);
+            else
+                nls_emit(s, act, key, key_len, guid_len, &out[k]);
             atomic_fetch_add_explicit(&s->folded, out[k].acc.events, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->orphans, out[k].acc.orphan_start + out[k].acc.orphan_end,
                                       memory_order_relaxed);
             nls_acc_free(&out[k].acc); /* handed over by nls_fold_close */
+        }
+        if (run) {
+            nls_emit_repeat(s, act, key, key_len, guid_len, run_level, run, run_len, run_n, run_t);
+            free(run);
         }
         if (evict && nls_ident_evict(s, i, e) && early)
             atomic_fetch_add_explicit(&s->evicted, 1, memory_order_relaxed);

@@ -41,8 +41,9 @@ int nls_config_file(nls_t *s, const char *path, nl_perr_t *err);
 void nls_config_check(nls_t *s);
 
 /* The hot path: fold the event if a rule says so; returns an enum nl_hook_verdict. guid is
- * the log's (used when the template has no guid field). */
-int nls_event(nls_t *s, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
+ * the log's (used when the template has no guid field); level is the event's (a repeat
+ * line of a de-duplicated event is written at it). */
+int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid);
 
 /* Close due intervals and write their summaries (flusher; tests call it directly).

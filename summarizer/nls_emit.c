@@ -152,6 +152,82 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);
 }
 
+/* The line's start for an identity: ts, event, level, its guid, the log's constants and
+ * the identity's *.id fields. */
+static void begin_ident(nl_buf_t *b, nls_t *s, int64_t ts_ns, const char *event, int level,
+                        const char *key, size_t key_len, size_t guid_len)
+{
+    nl_enc_begin(b, ts_ns / 1000, event, level, NULL);
+    nl__put(b, " guid=", 6);
+    nl__enc_value(b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
+    const nl_head_t *h = nl__log_head(s->log);
+    put_constants(b, h, key + guid_len, key_len - guid_len);
+    nl__put(b, key + guid_len, key_len - guid_len);
+}
+
+void nls_emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                    size_t guid_len, const nls_out_t *o)
+{
+    char stack[1024], event[NL_NAME_MAX + 16];
+    memcpy(event, act->name, act->len);
+    memcpy(event + act->len, ".summary", 9);
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    begin_ident(&b, s, o->end, event, NL_LVL_INFO, key, key_len, guid_len);
+    const nls_acc_t *a = &o->acc;
+    nl_enc_u64(&b, "n", a->n);
+    nl_enc_ts(&b, "first", a->first_start / 1000);
+    nl_enc_ts(&b, "last", a->last_end / 1000);
+    nl__enc_name(&b, "int", 3);
+    nl__enc_dblv(&b, (double)(o->end - o->start) / 1e9);
+    /* the last event's fields, each as last.NAME: " name=value" becomes " last.name=value" */
+    for (uint32_t i = 0; i < a->last_len;) {
+        uint32_t j = i + 1;
+        while (j < a->last_len && a->last[j] != '=') j++;
+        int fits = j - i - 1 + 5 <= NL_NAME_MAX; /* "last." + a name near the limit: left out */
+        if (fits) {
+            nl__put(&b, " last.", 6);
+            nl__put(&b, a->last + i + 1, j - i - 1);
+        }
+        /* the value runs to the next " name=": values with a space are quoted, and inside
+         * quotes every '"' is escaped, so the next unescaped field start is a space outside */
+        uint32_t k = j + 1;
+        int q = k < a->last_len && a->last[k] == '"';
+        for (k += q; k < a->last_len; k++) {
+            if (q && a->last[k] == '\\') {
+                k++;
+                continue;
+            }
+            if (q && a->last[k] == '"') {
+                k++;
+                break;
+            }
+            if (!q && a->last[k] == ' ') break;
+        }
+        if (fits) nl__put(&b, a->last + j, k - j);
+        i = k;
+    }
+    nl__log_emit(s->log, &b, NL_LVL_INFO);
+    nl_buf_free(&b);
+    atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);
+}
+
+void nls_emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                     size_t guid_len, int level, const char *body, size_t len, uint64_t n,
+                     int64_t t)
+{
+    char stack[1024], event[NL_NAME_MAX + 1];
+    memcpy(event, act->name, act->len);
+    event[act->len] = '\0';
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    begin_ident(&b, s, t, event, level, key, key_len, guid_len);
+    nl__put(&b, body, len);
+    nl_enc_u64(&b, "repeat", n);
+    nl__log_emit(s->log, &b, level);
+    nl_buf_free(&b);
+}
+
 void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
                    const char *msg)
 {

@@ -9,6 +9,7 @@
  * the flusher has closed it parks the finished interval in `done`, so even a late flusher
  * puts each pair in the right interval. */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nls_int.h"
@@ -17,6 +18,9 @@ void nls_acc_free(nls_acc_t *a)
 {
     nl__hist_free(&a->dur_h);
     nl__hist_free(&a->v_h);
+    free(a->last);
+    a->last = NULL;
+    a->last_len = a->last_cap = 0;
 }
 
 /* Clear an accumulator whose histogram storage was handed on (or never made): it is
@@ -49,6 +53,8 @@ static int64_t end_after(int64_t start, int64_t iv)
 
 void nls_fold_init(nls_ident_t *e, int64_t t, int64_t iv)
 {
+    e->dd_has = 0; /* dd_body's storage is kept for reuse; it is freed with the table */
+    e->dd_repeats = 0;
     e->open = 0;
     e->open_t = 0;
     e->done_full = 0;
@@ -172,4 +178,34 @@ int nls_fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int fin
 
 int64_t nls_boundary_after(int64_t t, int64_t iv) { return end_after(t, iv); }
 
-int nls_fold_idle(const nls_ident_t *e) { return !e->open && !e->done_full && !e->cur.events; }
+int nls_fold_idle(const nls_ident_t *e)
+{
+    return !e->open && !e->done_full && !e->cur.events && !e->dd_repeats;
+}
+
+int nls_keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len)
+{
+    if (len > *cap) {
+        size_t ncap = len < 128 ? 128 : len;
+        char *q = realloc(*p, ncap);
+        if (!q) return NL_ENOMEM;
+        *p = q;
+        *cap = (uint32_t)ncap;
+    }
+    if (len) memcpy(*p, body, len);
+    *plen = (uint32_t)len;
+    return 0;
+}
+
+int nls_fold_count(nls_ident_t *e, int64_t t, int64_t iv, const char *body, size_t len)
+{
+    roll(e, t, iv);
+    nls_acc_t *a = &e->cur;
+    a->events++;
+    a->n++;
+    a->counted = 1;
+    e->idle = 0;
+    if (t < a->first_start) a->first_start = t;
+    if (t > a->last_end) a->last_end = t;
+    return nls_keep_text(&a->last, &a->last_cap, &a->last_len, body, len);
+}

@@ -33,6 +33,9 @@ void nls_fork_child(nls_t *s)
         if (!atomic_load_explicit(&e->lock, memory_order_relaxed)) {
             nls_acc_free(&e->cur);
             if (e->done_full) nls_acc_free(&e->done.acc);
+        } else {
+            e->dd_body = NULL; /* perhaps mid-realloc: left, not trusted */
+            e->dd_cap = 0;
         }
         nls_fold_init(e, now, r->interval_ns);
         atomic_store_explicit(&e->lock, 0, memory_order_relaxed);

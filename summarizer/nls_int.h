@@ -74,6 +74,11 @@ typedef struct nls_acc {
      * (nls_acc_free). The window opens at an interval's first pair and widens rarely: the
      * only allocations a writer makes. */
     nl_hist_t dur_h, v_h;
+    /* count mode: the interval's last event's fields (" name=value ..." as written, the
+     * *.id fields left out: the key has them), owned and handed over like the histograms */
+    char *last;
+    uint32_t last_len, last_cap;
+    int counted; /* point events were counted here: written as a count line */
 } nls_acc_t;
 
 /* A closed interval, ready to be written. */
@@ -101,6 +106,13 @@ typedef struct nls_ident {
     char key[NLS_KEY_MAX];
     nls_acc_t cur;
     nls_out_t done;
+    /* dedup mode: the last event written in full (its fields' hash and text, its level),
+     * and the identical ones suppressed since (dd_repeats, the last at dd_last_t) */
+    uint64_t dd_hash, dd_repeats;
+    int64_t dd_first_t, dd_last_t; /* the first and the last repeat of the run */
+    int dd_level, dd_has;
+    char *dd_body;
+    uint32_t dd_len, dd_cap;
 } nls_ident_t;
 
 #define NLS_TAG_EMPTY 0u /* never used: ends a probe sequence */
@@ -199,11 +211,24 @@ int nls_fold_close(nls_ident_t *e, int64_t now, int64_t interval_ns, int partial
 int64_t nls_boundary_after(int64_t t, int64_t interval_ns);
 /* 1 if e has nothing to report and nothing open. */
 int nls_fold_idle(const nls_ident_t *e);
+/* Count a point event at time t whose fields (less the *.id ones) read body[0, len):
+ * count mode. 0, or NL_ENOMEM when its fields could not be kept (the count still is). */
+int nls_fold_count(nls_ident_t *e, int64_t t, int64_t interval_ns, const char *body, size_t len);
+/* Keep body[0, len) in *p (capacity *cap), growing it: 0 or NL_ENOMEM. */
+int nls_keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len);
 
 /* ---- emission (nls_emit.c) ------------------------------------------------------------ */
 /* Write one NAME.summary line for an identity's closed interval. */
 void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
               const nls_out_t *o);
+/* Write a count line (count mode) for an identity's closed interval. */
+void nls_emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                    size_t guid_len, const nls_out_t *o);
+/* Write the line that closes a run of identical events (dedup mode): the event as it was
+ * written, at the time of the last repeat, with repeat=N. */
+void nls_emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                     size_t guid_len, int level, const char *body, size_t len, uint64_t n,
+                     int64_t t);
 /* Write a line about the summarizer itself, straight to the destination so no rule can
  * hide it: "event=EVENT n=N total=TOTAL msg=MSG". */
 void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,

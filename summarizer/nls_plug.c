@@ -8,10 +8,10 @@
 
 #include "nls_int.h"
 
-static int hook_event(void *ctx, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
-                      const char *guid)
+static int hook_event(void *ctx, const char *event, int level, const nl_tmpl_t *t,
+                      const nl_arg_t *args, const char *guid)
 {
-    return nls_event(ctx, event, t, args, guid);
+    return nls_event(ctx, event, level, t, args, guid);
 }
 
 static void hook_tick(void *ctx, int partial, int final) { nls_tick(ctx, partial, final); }

@@ -12,11 +12,11 @@
 #include "nl_num.h"
 #include "nls_rules.h"
 
-static const char *const mode_names[] = {"full", "summary", "both", "off"};
+static const char *const mode_names[] = {"full", "summary", "both", "off", "count", "dedup"};
 
 const char *nls_mode_name(int mode)
 {
-    return mode >= 0 && mode <= NLS_OFF ? mode_names[mode] : NULL;
+    return mode >= 0 && mode <= NLS_MODE_LAST ? mode_names[mode] : NULL;
 }
 
 void nls_rules_init(nls_rules_t *rs) { *rs = (nls_rules_t){0}; }
@@ -51,7 +51,8 @@ int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
     if (!value_field) value_field = "value";
     int exact, lit = glob_literals(glob, strlen(glob), &exact);
     if (lit < 0 || !nl__name_ok(value_field, strlen(value_field))) return NL_ENAME;
-    if (mode < NLS_FULL || mode > NLS_OFF || !(interval >= 0 && interval <= NLS_INTERVAL_MAX) ||
+    if (mode < NLS_FULL || mode > NLS_MODE_LAST ||
+        !(interval >= 0 && interval <= NLS_INTERVAL_MAX) ||
         (interval > 0 && interval < NLS_INTERVAL_MIN))
         return NL_EINVAL;
     if (rs->n == NLS_RULES_MAX) return NL_EINVAL;
@@ -124,10 +125,11 @@ static int parse_rule(rparse_t *p, nls_rules_t *rs)
     p->i++;
     size_t ms, ml = token(p, ":;\n#", &ms);
     int mode = -1;
-    for (int k = 0; k <= NLS_OFF; k++)
+    for (int k = 0; k <= NLS_MODE_LAST; k++)
         if (strlen(mode_names[k]) == ml && !strncasecmp(mode_names[k], p->s + ms, ml)) mode = k;
     if (mode < 0)
-        return perr(p, ms, NL_EPARSE, "unknown mode '%.*s' (full, summary, both, off)",
+        return perr(p, ms, NL_EPARSE,
+                    "unknown mode '%.*s' (full, summary, both, off, count, dedup)",
                     (int)(ml > 20 ? 20 : ml), p->s + ms);
     double interval = 1.0;
     char field[NL_NAME_MAX + 1] = "value";

@@ -23,7 +23,17 @@
 
 #include "nlkit/nl_bp.h"
 
-enum nls_mode { NLS_FULL = 0, NLS_SUMMARY = 1, NLS_BOTH = 2, NLS_OFF = 3 };
+/* count: point events counted into one NAME.summary line per interval and identity;
+ * dedup: written in full, but a run of identical ones as the first and one repeat= line. */
+enum nls_mode {
+    NLS_FULL = 0,
+    NLS_SUMMARY = 1,
+    NLS_BOTH = 2,
+    NLS_OFF = 3,
+    NLS_COUNT = 4,
+    NLS_DEDUP = 5,
+    NLS_MODE_LAST = NLS_DEDUP
+};
 
 #define NLS_RULES_MAX 1024        /* rules in one set; more is an error, not a silent drop */
 #define NLS_GLOB_MAX NL_NAME_MAX  /* longest glob */

@@ -137,6 +137,7 @@ void nls_table_free(nls_t *s)
         if (!e) continue;
         nls_acc_free(&e->cur);
         if (e->done_full) nls_acc_free(&e->done.acc);
+        free(e->dd_body);
         free(e);
     }
 }

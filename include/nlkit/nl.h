@@ -148,7 +148,13 @@ enum nl_summ_mode {
     NL_SUMM_FULL = 0,    /* every event written as it is (the default for every activity) */
     NL_SUMM_SUMMARY = 1, /* start/end pairs folded into NAME.summary lines only */
     NL_SUMM_BOTH = 2,    /* every event, and the summaries */
-    NL_SUMM_OFF = 3      /* nothing written for the activity */
+    NL_SUMM_OFF = 3,     /* nothing written for the activity */
+    NL_SUMM_COUNT = 4,   /* point events (not .start/.end) counted: one NAME.summary line per
+                            interval and identity with n, first, last and the last event's
+                            fields as last.FIELD */
+    NL_SUMM_DEDUP = 5    /* point events in full, but identical ones in a row (same fields)
+                            as the first and one line with repeat=N (the N after it) when the
+                            run ends: at a different event, or at the interval's end */
 };
 
 /** Summarize an activity, or every activity a glob matches ('*' and '?'), without

@@ -26,10 +26,11 @@ typedef struct rec {
 
 static rec_t *g_freed; /* the record whose free() ran: free is the log's last call */
 
-static int r_event(void *ctx, const char *event, const nl_tmpl_t *t, const nl_arg_t *args,
-                   const char *guid)
+static int r_event(void *ctx, const char *event, int level, const nl_tmpl_t *t,
+                   const nl_arg_t *args, const char *guid)
 {
     (void)args;
+    (void)level;
     rec_t *r = ctx;
     atomic_fetch_add(&r->events, 1);
     snprintf(r->last_event, sizeof r->last_event, "%s", event);

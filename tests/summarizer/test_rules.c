@@ -29,6 +29,16 @@ static void test_design_example(void **state)
     r = match(&rs, "anything.else");
     assert_int_equal(r->mode, NLS_FULL);
     nls_rules_free(&rs);
+    /* the point-event modes of the example */
+    nls_rules_init(&rs);
+    assert_int_equal(nls_rules_parse(&rs, "app.retry=count:10;app.warn=DEDUP", NULL), 0);
+    r = match(&rs, "app.retry");
+    assert_int_equal(r->mode, NLS_COUNT);
+    assert_true(r->interval == 10.0);
+    assert_int_equal(match(&rs, "app.warn")->mode, NLS_DEDUP);
+    nl_perr_t pe;
+    assert_true(nls_rules_parse(&rs, "x=counts", &pe) < 0);
+    nls_rules_free(&rs);
     /* without a catch-all, an unmatched activity has no rule (written unchanged) */
     nls_rules_init(&rs);
     assert_int_equal(nls_rules_parse(&rs, "a.*=off", NULL), 0);

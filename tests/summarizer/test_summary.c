@@ -4,6 +4,7 @@
  * test (nl__summ_tick), so every interval boundary is exact and nothing sleeps, except
  * the one test that proves the real flusher thread writes on time. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,191 @@ static void test_percentiles(void **state)
     nl__hist_free(&all);
     t_rb_free(&rb);
     close_fixture(&f);
+}
+
+/* count mode: point events of one identity become one NAME.summary line per interval with
+ * n, the first and last time, int, and the last event's fields as last.NAME; identities
+ * (stream.id) apart; an interval without events says nothing; nl_close writes the rest. */
+static void test_count_mode(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "app.retry", NL_SUMM_COUNT, 1, NULL), 0);
+    for (int i = 0; i < 5; i++) {
+        at(100 + 100 * i);
+        assert_int_equal(nl_write(f.log, "app.retry", "stream.id=i code=i url=s", 1, 500 + i,
+                                  i == 4 ? "/last one" : "/x"),
+                         0);
+    }
+    at(700);
+    nl_write(f.log, "app.retry", "stream.id=i code=i", 2, 7);
+    at(1000);
+    nl__summ_tick(f.log); /* interval 1 */
+    at(2000);
+    nl__summ_tick(f.log); /* nothing in interval 2 */
+    at(2500);
+    nl_write(f.log, "app.retry", "stream.id=i code=i", 2, 9);
+    nl_close(f.log); /* the running interval, at close */
+    f.log = NULL;
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[8];
+    assert_int_equal(find(&rb, "app.retry", idx, 8), 0); /* no raw line */
+    assert_int_equal(find(&rb, "app.retry.summary", idx, 8), 3);
+    /* the two identities of interval 1 come in the table's order: find stream 1's */
+    size_t one = strcmp(t_field(t_rb_rec(&rb, idx[0]), "stream.id"), "1") ? idx[1] : idx[0];
+    size_t two = one == idx[0] ? idx[1] : idx[0];
+    nl_rec_t *r = t_rb_rec(&rb, one);
+    assert_string_equal(t_field(r, "stream.id"), "1");
+    assert_string_equal(t_field(r, "n"), "5");
+    assert_string_equal(t_field(r, "first"), "2001-09-09T01:46:40.100000Z");
+    assert_string_equal(t_field(r, "last"), "2001-09-09T01:46:40.500000Z");
+    assert_string_equal(t_field(r, "int"), "1");
+    assert_string_equal(t_field(r, "last.code"), "504");
+    assert_string_equal(t_field(r, "last.url"), "/last one");
+    assert_null(t_field(r, "last.stream.id")); /* the identity's, not repeated */
+    r = t_rb_rec(&rb, two);
+    assert_string_equal(t_field(r, "stream.id"), "2");
+    assert_string_equal(t_field(r, "n"), "1");
+    assert_string_equal(t_field(r, "last.code"), "7");
+    r = t_rb_rec(&rb, idx[2]);
+    assert_string_equal(t_field(r, "n"), "1");
+    assert_string_equal(t_field(r, "last.code"), "9");
+    NEAR(t_num(r, "int"), 0.5); /* 2.0 s to the close at 2.5 s */
+    t_rb_free(&rb);
+    t_rmtree(f.dir);
+}
+
+/* dedup mode: the first of a run of identical events is written at once, the rest become
+ * one line with repeat=N when something different comes, when the run has lasted an
+ * interval, or at nl_close; a different level or field is a different event. */
+static void test_dedup_mode(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "app.warn", NL_SUMM_DEDUP, 10, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        at(100 + i);
+        nl_write(f.log, "app.warn", "msg=s", "disk full");
+    }
+    at(200);
+    nl_write(f.log, "app.warn", "msg=s", "ok");
+    for (int i = 0; i < 3; i++) {
+        at(300 + i);
+        nl_write(f.log, "app.warn", "msg=s", "disk full");
+    }
+    at(400);
+    nl_writel(f.log, NL_LVL_ERROR, "app.warn", "msg=s", "disk full"); /* another level */
+    at(20000);
+    nl__summ_tick(f.log); /* nothing pending: no line */
+    at(30000);            /* a run longer than the interval is written as it goes */
+    nl_write(f.log, "app.warn", "msg=s", "again");
+    at(31000);
+    nl_write(f.log, "app.warn", "msg=s", "again");
+    at(42000);
+    nl__summ_tick(f.log); /* the run began 11 s ago: repeat=1 now */
+    at(43000);
+    nl_write(f.log, "app.warn", "msg=s", "again");
+    nl_close(f.log);
+    f.log = NULL;
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    static const struct {
+        const char *msg, *repeat, *level, *ts;
+    } want[] = {
+        {"disk full", NULL, "Info", NULL}, /* in full: the wall clock, not the injected one */
+        {"disk full", "3", "Info", "2001-09-09T01:46:40.103000Z"}, /* at the last repeat */
+        {"ok", NULL, "Info", NULL},
+        {"disk full", NULL, "Info", NULL},
+        {"disk full", "2", "Info", "2001-09-09T01:46:40.302000Z"},
+        {"disk full", NULL, "Error", NULL},
+        {"again", NULL, "Info", NULL},
+        {"again", "1", "Info", "2001-09-09T01:47:11.000000Z"}, /* at the tick */
+        {"again", "1", "Info", "2001-09-09T01:47:23.000000Z"}, /* at nl_close */
+    };
+    size_t idx[16];
+    size_t n = find(&rb, "app.warn", idx, 16);
+    if (n != sizeof want / sizeof want[0]) fail_msg("%zu app.warn lines", n);
+    for (size_t i = 0; i < n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, idx[i]);
+        assert_string_equal(t_field(r, "msg"), want[i].msg);
+        assert_string_equal(t_field(r, "level"), want[i].level);
+        if (want[i].repeat)
+            assert_string_equal(t_field(r, "repeat"), want[i].repeat);
+        else
+            assert_null(t_field(r, "repeat"));
+        if (want[i].ts) assert_string_equal(t_field(r, "ts"), want[i].ts);
+    }
+    t_rb_free(&rb);
+    t_rmtree(f.dir);
+}
+
+typedef struct {
+    nl_log_t *log;
+    int id;
+} point_arg_t;
+
+static void *point_writer(void *p)
+{
+    point_arg_t *a = p;
+    for (int i = 0; i < 20000; i++) {
+        nl_write(a->log, "app.retry", "stream.id=i code=i", a->id, i);
+        nl_write(a->log, "app.warn", "msg=s", "same");
+    }
+    return NULL;
+}
+
+/* 4 threads: each identity counts exactly its 20,000 events, and a run of 80,000
+ * identical events from all of them is its first line plus repeat= lines adding up. */
+static void test_point_modes_threads(void **state)
+{
+    (void)state;
+    unsetenv("NL_SUMMARY");
+    const char *dir = t_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s", t_path(dir, "log"));
+    nl_log_t *log = nl_open(path);
+    assert_non_null(log);
+    assert_int_equal(nl_summarize(log, "app.retry", NL_SUMM_COUNT, 0, NULL), 0);
+    assert_int_equal(nl_summarize(log, "app.warn", NL_SUMM_DEDUP, 0.05, NULL), 0);
+    pthread_t th[4];
+    point_arg_t args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (point_arg_t){log, i};
+        pthread_create(&th[i], NULL, point_writer, &args[i]);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    size_t idx[4096];
+    size_t n = find(&rb, "app.retry.summary", idx, 4096);
+    assert_int_equal(n, 4);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, idx[i]);
+        assert_string_equal(t_field(r, "n"), "20000");
+        assert_string_equal(t_field(r, "last.code"), "19999");
+        seen |= 1 << atoi(t_field(r, "stream.id"));
+    }
+    assert_int_equal(seen, 15);
+    n = find(&rb, "app.warn", idx, 4096);
+    assert_true(n >= 2 && n < 4096);
+    unsigned long long total = 0;
+    int firsts = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *rep = t_field(t_rb_rec(&rb, idx[i]), "repeat");
+        if (rep)
+            total += strtoull(rep, NULL, 10);
+        else
+            firsts++;
+    }
+    assert_int_equal(firsts, 1); /* identical all along: written in full once */
+    assert_int_equal(total + 1, 80000);
+    t_rb_free(&rb);
+    t_rmtree(dir);
 }
 
 /* Values no statistic can take (inf, -inf, NaN, 1e300 whose square overflows) are refused
@@ -740,6 +926,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_statistics),
         cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_count_mode),
+        cmocka_unit_test(test_dedup_mode),
+        cmocka_unit_test(test_point_modes_threads),
         cmocka_unit_test(test_unusable_values_refused),
         cmocka_unit_test(test_boundary_and_stall),
         cmocka_unit_test(test_writer_crosses_boundary_first),
