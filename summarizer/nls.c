@@ -155,8 +155,9 @@ static void event_body(nl_buf_t *b, const nl_tmpl_t *t, const nl_arg_t *args)
 /* A point event under count or dedup mode. The fields are formatted here, on the writer's
  * thread: point events are the rare ones (an error, a retry), and formatting them once
  * costs less than the line that is not written. */
-static int point_event(nls_t *s, nls_act_t *act, const nls_res_t *r, int level, const nl_tmpl_t *t,
-                       const nl_arg_t *args, const char *guid)
+__attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const nls_res_t *r,
+                                                 int level, const nl_tmpl_t *t,
+                                                 const nl_arg_t *args, const char *guid)
 {
     char key[NLS_KEY_MAX], stack[512];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
