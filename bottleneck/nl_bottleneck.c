@@ -29,6 +29,8 @@ static void usage(FILE *f)
           "                     its end to count as the slower one (0.2: 20 %)\n"
           "  -i, --interval S   one verdict per S-second interval of each transfer (by the\n"
           "                     summaries' or the ends' time) instead of one per transfer\n"
+          "  -p, --min-pairs N  a stage counts only with at least N pairs in the transfer or\n"
+          "                     interval (3); fewer is \"missing data\"\n"
           "  -t, --table        a table instead of event lines\n"
           "      --lenient      accept damaged nlkit lines where possible\n"
           "      --netlogger    read lines as NetLogger's own reader does\n"
@@ -49,6 +51,7 @@ typedef struct group {
 
 typedef struct run {
     double margin, interval;
+    uint64_t min_pairs;
     int table;
     unsigned parse;
     nl__map_t groups, starts; /* key: guid + interval; guid + stage + stream.id -> start */
@@ -196,7 +199,7 @@ static void missing_list(char *out, size_t cap, unsigned mask)
 static void print_group(const run_t *r, const group_t *g)
 {
     nlb_verdict_t v;
-    nlb_judge(&g->x, r->margin, &v);
+    nlb_judge(&g->x, r->margin, r->min_pairs, &v);
     char missing[80];
     missing_list(missing, sizeof missing, v.missing);
     if (r->table) {
@@ -244,11 +247,11 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, O_VERSION},
         {0, 0, 0, 0},
     };
-    run_t r = {.margin = 0.2};
+    run_t r = {.margin = 0.2, .min_pairs = 3};
     r.tail = &r.first;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "m:i:th", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:i:p:th", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
         case 'i': {
@@ -261,6 +264,14 @@ int main(int argc, char **argv)
             *(c == 'm' ? &r.margin : &r.interval) = v;
             break;
         }
+        case 'p':
+            r.min_pairs = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || *optarg == '-') {
+                fprintf(stderr, "nl-bottleneck: --min-pairs wants a number >= 0, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 't': r.table = 1; break;
         case O_LENIENT: r.parse = NL_PARSE_LENIENT; break;
         case O_NETLOGGER: r.parse = NL_PARSE_NETLOGGER; break;

@@ -49,14 +49,17 @@ static void set(nlb_verdict_t *v, int kind, const char *name, double margin)
     v->margin = margin;
 }
 
-void nlb_judge(const nlb_xfer_t *x, double margin, nlb_verdict_t *v)
+void nlb_judge(const nlb_xfer_t *x, double margin, uint64_t min_pairs, nlb_verdict_t *v)
 {
     v->missing = 0;
-    for (int k = 0; k < NLB_STAGES; k++)
-        if (!x->seen[k]) v->missing |= 1u << k;
+    int seen[NLB_STAGES];
+    for (int k = 0; k < NLB_STAGES; k++) {
+        seen[k] = x->seen[k] && x->pairs[k] >= min_pairs;
+        if (!seen[k]) v->missing |= 1u << k;
+    }
     if (x->bad) return set(v, NLB_V_BAD, "bad data", NAN);
-    int recv = x->seen[NLB_NET_READ] && x->seen[NLB_DISK_WRITE];
-    int send = x->seen[NLB_DISK_READ] && x->seen[NLB_NET_WRITE];
+    int recv = seen[NLB_NET_READ] && seen[NLB_DISK_WRITE];
+    int send = seen[NLB_DISK_READ] && seen[NLB_NET_WRITE];
     double w = recv ? excess(x, NLB_DISK_WRITE, NLB_NET_READ) : 0;
     double d = send ? excess(x, NLB_DISK_READ, NLB_NET_WRITE) : 0;
     if (w > margin && d > margin) /* both disks lean: the one that leans harder */

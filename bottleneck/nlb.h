@@ -17,8 +17,9 @@
  *     as the CPU copying blocks).
  * "Clearly" is the margin: more than (1 + margin) times the other stage of that end
  * (NetLogger's transfer API used 15-20 %; the default is 0.2). A verdict that needs a
- * stage that was not seen is "missing data"; a time that is negative or not a number is
- * "bad data". */
+ * stage that was not seen, or seen in fewer than min_pairs pairs (the sliver of a transfer
+ * at the edge of an interval says little), is "missing data"; a time that is negative or
+ * not a number is "bad data". */
 #ifndef NLKIT_NLB_H
 #define NLKIT_NLB_H
 
@@ -53,13 +54,14 @@ typedef struct nlb_verdict {
                          "bad data" */
     double margin;    /* by how much the deciding stage exceeded the other: time ratio - 1
                          (for network, the smaller of the two ends'); NAN if none */
-    unsigned missing; /* bit per enum nlb_stage not seen */
+    unsigned missing; /* bit per enum nlb_stage not seen (or in too few pairs) */
 } nlb_verdict_t;
 
 /* Add a stage's time, bytes and pairs to x (a summary's dur.sum, v.sum, n; or one pair). */
 void nlb_add(nlb_xfer_t *x, int stage, double busy, double bytes, uint64_t pairs);
-/* The verdict for x with the given margin (>= 0). */
-void nlb_judge(const nlb_xfer_t *x, double margin, nlb_verdict_t *v);
+/* The verdict for x with the given margin (>= 0), counting a stage as seen only with at
+ * least min_pairs pairs (a summary's n). */
+void nlb_judge(const nlb_xfer_t *x, double margin, uint64_t min_pairs, nlb_verdict_t *v);
 /* The stage an activity name stands for: the stage itself or ending in "." and the stage
  * ("gridftp.disk.write"); -1 for none. */
 int nlb_stage_of(const char *activity, size_t len);

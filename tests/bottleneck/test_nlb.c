@@ -22,7 +22,7 @@ static nlb_xfer_t xfer(double dr, double nw, double nr, double dw)
 static const char *verdict(nlb_xfer_t x, double margin, double *m, unsigned *missing)
 {
     nlb_verdict_t v;
-    nlb_judge(&x, margin, &v);
+    nlb_judge(&x, margin, 3, &v);
     if (m) *m = v.margin;
     if (missing) *missing = v.missing;
     return v.name;
@@ -75,6 +75,25 @@ static void test_one_endpoint(void **state)
     assert_int_equal(missing, 0);
 }
 
+/* A stage seen in fewer pairs than asked for does not count: the sliver of a transfer at
+ * an interval's edge (one last disk read, no network write) says nothing. */
+static void test_min_pairs(void **state)
+{
+    (void)state;
+    nlb_xfer_t x;
+    memset(&x, 0, sizeof x);
+    nlb_add(&x, NLB_DISK_READ, 0.005, 0, 1);
+    nlb_add(&x, NLB_NET_WRITE, 0.001, 262144, 1);
+    nlb_add(&x, NLB_NET_READ, 0.2, 262144 * 8, 8);
+    nlb_add(&x, NLB_DISK_WRITE, 0.01, 262144 * 8, 8);
+    nlb_verdict_t v;
+    nlb_judge(&x, 0.2, 3, &v);
+    assert_string_equal(v.name, "missing data");
+    assert_int_equal(v.missing, 1u << NLB_DISK_READ | 1u << NLB_NET_WRITE);
+    nlb_judge(&x, 0.2, 1, &v);
+    assert_string_equal(v.name, "disk.read");
+}
+
 static void test_bad_data(void **state)
 {
     (void)state;
@@ -110,7 +129,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_verdict), cmocka_unit_test(test_margin_edge),
         cmocka_unit_test(test_one_endpoint), cmocka_unit_test(test_bad_data),
-        cmocka_unit_test(test_stage_names),
+        cmocka_unit_test(test_min_pairs),    cmocka_unit_test(test_stage_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
