@@ -107,6 +107,9 @@ sqlite3 -header -column "$T/archive.db" "
 echo
 echo "== nl-baseline: what is normal per host (throughput of the disk-write summaries)"
 "$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --metric rate --table
+echo
+echo "== tail latency per host: every disk write's duration, the summaries' histograms merged"
+"$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --percentiles dur --table
 stop host
 stop central
 rm -f "$OUT/demo.db" "$OUT/demo.db-wal" "$OUT/demo.db-shm"
