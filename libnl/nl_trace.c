@@ -52,19 +52,26 @@ static int tp_parse(const char *tp, char *trace, char *parent, char *flags)
     return 0;
 }
 
-/* n random lower-case hex digits, not all zero. */
+/* n random lower-case hex digits (n <= 32), not all zero: the kernel's random bytes, or,
+ * should getrandom fail, the random digits of libuuid's GUIDs (not the version and variant
+ * digits, which are fixed). */
 static void random_hex(char *out, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     unsigned char b[TRACE_HEX / 2];
     do {
-        if (getrandom(b, n / 2, 0) != (ssize_t)(n / 2)) { /* no entropy source: libuuid's */
+        if (getrandom(b, n / 2, 0) == (ssize_t)(n / 2)) {
+            for (size_t i = 0; i < n / 2; i++)
+                out[2 * i] = hex[b[i] >> 4], out[2 * i + 1] = hex[b[i] & 15];
+        } else {
             char g[NL_GUID_LEN + 1];
-            nl_guid_new(g);
-            for (size_t i = 0; i < n / 2; i++) b[i] = (unsigned char)(g[i] * 31 + g[35 - i]);
+            size_t o = 0;
+            while (o < n) {
+                nl_guid_new(g);
+                for (int i = 0; i < NL_GUID_LEN && o < n; i++)
+                    if (g[i] != '-' && i != 14 && i != 19) out[o++] = g[i];
+            }
         }
-        for (size_t i = 0; i < n / 2; i++)
-            out[2 * i] = hex[b[i] >> 4], out[2 * i + 1] = hex[b[i] & 15];
         out[n] = '\0';
     } while (!is_lower_hex(out, n));
 }

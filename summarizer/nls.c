@@ -170,7 +170,6 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
     event_body(&b, t, args);
-    int verdict = NL_HOOK_FOLDED;
     if (b.err) { /* fields that cannot be kept: written in full, counted */
         nls_unlock(&e->lock);
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
@@ -181,7 +180,7 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
         nls_fold_count(e, now, r->interval_ns, b.p, b.len);
         nls_unlock(&e->lock);
         nl_buf_free(&b);
-        return verdict;
+        return NL_HOOK_FOLDED;
     }
     /* dedup: the same level and fields as the last one written is a repeat */
     uint64_t h = nl__hash(b.p, b.len, (uint64_t)level);

@@ -60,16 +60,20 @@ static double six_digits(double v)
 }
 
 /* min/max/sum/sd of one series from field `min_f` on; its count in `n_f` (if >= 0) when
- * fewer than n pairs carried it; its percentiles from field `p50_f` on when its histogram
- * counted anything (clamped to the exact extremes), and the histogram's refusals. */
-static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, uint64_t n, int p50_f,
-                       const nl_hist_t *h, int refused_f)
+ * fewer than n pairs carried it. */
+static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, uint64_t n)
 {
     if (n_f >= 0 && nl_mom_count(m) != n) set_u(l, n_f, nl_mom_count(m));
     set_d(l, min_f, nl_mom_min(m));
     set_d(l, min_f + 1, nl_mom_max(m));
     set_d(l, min_f + 2, nl_mom_sum(m));
     set_d(l, min_f + 3, nl_mom_sd(m));
+}
+
+/* A series' p50, p90 and p99 from field `p50_f` on, when its histogram counted anything
+ * (clamped to the series' exact extremes), and the histogram's refusals in `refused_f`. */
+static void set_pct(sline_t *l, int p50_f, const nl_hist_t *h, const nl_moments_t *m, int refused_f)
+{
     static const double q[] = {0.5, 0.9, 0.99};
     for (int k = 0; h->n && k < 3; k++)
         set_d(l, p50_f + k, six_digits(nl__hist_quantile(h, q[k], nl_mom_min(m), nl_mom_max(m))));
@@ -127,14 +131,13 @@ void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, s
     sline_t l = {0};
     set_u(&l, NL_SF_N, a->n);
     if (a->n > 0) {
-        static const nl_hist_t none;
-        set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n, NL_SF_DUR_P50, &a->dur_h,
-                   NL_SF_DUR_H_REFUSED);
-        if (nl_mom_count(&a->v))
-            set_series(&l, NL_SF_V_N, NL_SF_V_MIN, &a->v, a->n, NL_SF_V_P50, &a->v_h,
-                       NL_SF_V_H_REFUSED);
-        if (nl_mom_count(&a->r))
-            set_series(&l, NL_SF_R_N, NL_SF_R_MIN, &a->r, a->n, NL_SF_R_MIN, &none, 0);
+        set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n);
+        set_pct(&l, NL_SF_DUR_P50, &a->dur_h, &a->dur, NL_SF_DUR_H_REFUSED);
+        if (nl_mom_count(&a->v)) {
+            set_series(&l, NL_SF_V_N, NL_SF_V_MIN, &a->v, a->n);
+            set_pct(&l, NL_SF_V_P50, &a->v_h, &a->v, NL_SF_V_H_REFUSED);
+        }
+        if (nl_mom_count(&a->r)) set_series(&l, NL_SF_R_N, NL_SF_R_MIN, &a->r, a->n);
         set_d(&l, NL_SF_SPAN, (double)(a->last_end - a->first_start) / 1e9);
     } else {
         set_d(&l, NL_SF_DUR_SUM, 0.0);
