@@ -8,9 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nld.h"
 #include "nl_reader.h"
+#include "nla.h"
+#include "nld.h"
 #include "nld_seed_db.h"
+
+_Static_assert((int)NLA_ANOMALY == (int)NLD_R_ANOMALY && (int)NLA_MISSING == (int)NLD_R_MISSING &&
+                   (int)NLA_ALERT == (int)NLD_R_ALERT && (int)NLA_START == (int)NLD_R_START &&
+                   (int)NLA_END == (int)NLD_R_END,
+               "the alert layer and the detector name kinds and phases alike");
 
 static volatile sig_atomic_t stop_requested;
 
@@ -105,8 +111,46 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->seed_errors);
 }
 
-/* Feed one input to the engine; returns 0, or 1 if it could not be read. */
-static int run_input(nld_t *d, const char *path, int live)
+/* The detector's starts and ends, handed to the alert layer. */
+static void to_alerts(void *ctx, const nld_report_t *r)
+{
+    nla_report_t ar = {.kind = r->kind,
+                       .phase = r->phase,
+                       .id = r->id,
+                       .id_len = r->id_len,
+                       .line = r->line,
+                       .len = r->len,
+                       .why = r->why,
+                       .ts = r->ts,
+                       .level = r->level};
+    nla_report(ctx, &ar);
+}
+
+/* An alert the last run left open: the engine takes it up when its key shows up. */
+static void restore_one(void *ctx, const char *id, size_t len, int64_t start)
+{
+    if (nld_restore(ctx, id, len, start))
+        fprintf(stderr, "nl-detect: out of memory restoring open alerts\n");
+}
+
+static void print_alert_stats(const nla_counts_t *c)
+{
+    fprintf(stderr,
+            "nl-detect: alerts: opened=%llu resumed=%llu resolved=%llu unrouted=%llu "
+            "silenced=%llu notifications=%llu delivered=%llu failures=%llu given.up=%llu "
+            "dropped=%llu pending=%llu saved=%llu state.errors=%llu\n",
+            (unsigned long long)c->opened, (unsigned long long)c->resumed,
+            (unsigned long long)c->resolved, (unsigned long long)c->unrouted,
+            (unsigned long long)c->silenced, (unsigned long long)c->notifications,
+            (unsigned long long)c->delivered, (unsigned long long)c->failures,
+            (unsigned long long)c->given_up, (unsigned long long)c->dropped,
+            (unsigned long long)c->pending, (unsigned long long)c->saved,
+            (unsigned long long)c->state_errors);
+}
+
+/* Feed one input to the engine; returns 0, or 1 if it could not be read. With an alert
+ * layer the reader wakes at least every second so that groups go out on time. */
+static int run_input(nld_t *d, nla_t *a, const char *path, int live)
 {
     const char *name;
     nl_reader_t rd;
@@ -115,13 +159,15 @@ static int run_input(nld_t *d, const char *path, int live)
     while (!stop_requested) {
         const char *line;
         size_t len;
-        int r = nl__reader_next(&rd, live ? 1000 : -1, &line, &len);
+        int r = nl__reader_next(&rd, live || a ? 1000 : -1, &line, &len);
         if (r == NL_RD_LINE) {
             nld_line(d, line, len, name, rd.lineno);
+            if (a) nla_tick(a, nld_now(d), 0);
         } else if (r == NL_RD_TOOLONG) {
             nld_reject(d, name, rd.lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
         } else if (r == NL_RD_AGAIN) {
             if (live) nld_advance(d, nl_now_usec());
+            if (a) nla_tick(a, nld_now(d), 1);
         } else if (r == NL_RD_EOF) {
             break;
         } else {
@@ -217,19 +263,33 @@ int main(int argc, char **argv)
     }
     nld_cfg_t cfg;
     nld_cfg_init(&cfg);
+    nla_cfg_t acfg;
+    nla_cfg_init(&acfg);
     char err[512];
-    if (config && nld_cfg_load(&cfg, config, err, sizeof err)) {
+    if (config && (nld_cfg_load(&cfg, config, err, sizeof err) ||
+                   nla_cfg_load(&acfg, config, err, sizeof err))) {
         fprintf(stderr, "nl-detect: %s\n", err);
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
+    for (int i = 0; i < cfg.nw; i++)
+        if (cfg.w[i].notify &&
+            nla_cfg_notify(&acfg, cfg.w[i].name, cfg.w[i].notify, err, sizeof err)) {
+            fprintf(stderr, "nl-detect: subscription %s: %s\n", cfg.w[i].name, err);
+            nla_cfg_free(&acfg);
+            nld_cfg_free(&cfg);
+            return 2;
+        }
     if (nwords && !have_event) {
         fprintf(stderr, "nl-detect: stream options given without --event\n");
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
     if (nwords && nld_cfg_stream(&cfg, "cli", words, nwords, err, sizeof err)) {
         fprintf(stderr, "nl-detect: %s\n", err);
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
@@ -238,6 +298,7 @@ int main(int argc, char **argv)
     if (!cfg.ns && !cfg.nm && !cfg.nw) {
         fprintf(stderr, "nl-detect: nothing to watch: give --config FILE or --event GLOB "
                         "(see --help)\n");
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
@@ -248,12 +309,14 @@ int main(int argc, char **argv)
     if (seeds && !db) {
         fprintf(stderr, "nl-detect: history.from=db or baseline.from=db needs the archive: "
                         "--db FILE or 'set db=FILE'\n");
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
     nld_seed_db_t *seed = NULL;
     if (seeds && !(seed = nld_seed_db_open(&cfg, db, err, sizeof err))) {
         fprintf(stderr, "nl-detect: %s\n", err);
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
@@ -262,31 +325,58 @@ int main(int argc, char **argv)
     if (!out) {
         fprintf(stderr, "nl-detect: cannot open output '%s': %s\n", output, nl_open_strerror(oerr));
         nld_seed_db_close(seed);
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
     nl_set_level(out, NL_LVL_TRACE);
-    nld_opts_t o = {.parse = parse, .seed = seed ? nld_seed_db : NULL, .seed_ctx = seed};
-    nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
-    if (!d) {
+    signal(SIGPIPE, SIG_IGN); /* a receiver that goes away is an error to report, not a kill */
+    nla_t *alerts = NULL;
+    if (nla_cfg_active(&acfg) && !(alerts = nla_new(&acfg, out, stderr, err, sizeof err))) {
         fprintf(stderr, "nl-detect: %s\n", err);
         nl_close(out);
         nld_seed_db_close(seed);
+        nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;
     }
+    nld_opts_t o = {.parse = parse,
+                    .seed = seed ? nld_seed_db : NULL,
+                    .seed_ctx = seed,
+                    .report = alerts ? to_alerts : NULL,
+                    .report_ctx = alerts};
+    nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nla_free(alerts);
+        nl_close(out);
+        nld_seed_db_close(seed);
+        nla_cfg_free(&acfg);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    if (alerts) nla_open_each(alerts, restore_one, d);
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
     int rc = 0;
-    if (optind == argc) rc |= run_input(d, "-", live);
-    for (int i = optind; i < argc && !stop_requested; i++) rc |= run_input(d, argv[i], live);
+    if (optind == argc) rc |= run_input(d, alerts, "-", live);
+    for (int i = optind; i < argc && !stop_requested; i++)
+        rc |= run_input(d, alerts, argv[i], live);
     nld_finish(d);
     nld_counts_t n;
     nld_counts(d, &n);
     if (stats) print_stats(&n);
+    if (alerts) {
+        nla_finish(alerts);
+        nla_counts_t ac;
+        nla_counts(alerts, &ac);
+        if (stats || ac.given_up || ac.dropped || ac.pending || ac.state_errors)
+            print_alert_stats(&ac);
+        nla_free(alerts);
+    }
     nld_free(d);
     nl_stats_t os;
     nl_stats(out, &os);
@@ -295,6 +385,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "nl-detect: %llu report line(s) could not be written to '%s'\n",
                 (unsigned long long)(os.dropped + n.out_errors), output);
     nld_seed_db_close(seed);
+    nla_cfg_free(&acfg);
     nld_cfg_free(&cfg);
     return rc;
 }

@@ -48,6 +48,7 @@ typedef struct nld_counts {
     uint64_t oom;            /* updates skipped for lack of memory */
     uint64_t seeded;         /* past values taken from the archive (history.from=db, ...) */
     uint64_t seed_errors;    /* keys whose past values could not be read (reported) */
+    uint64_t restored;       /* open episodes and alerts of a previous run taken up again */
 } nld_counts_t;
 
 /* Past values of one key, to start a stream's history or a subscription's baseline from
@@ -59,6 +60,27 @@ typedef int (*nld_seed_fn)(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, u
                            int64_t since, int64_t until, void (*add)(void *add_ctx, double x),
                            void *add_ctx);
 
+/* What the engine tells the alert layer (alerts/, through nl-detect) besides writing its
+ * lines: every anomaly episode, missing end and subscription alert that starts or ends. */
+enum nld_rkind { NLD_R_ANOMALY = 1, NLD_R_MISSING = 2, NLD_R_ALERT = 3 };
+enum nld_rphase { NLD_R_START = 1, NLD_R_END = 2 };
+
+typedef struct nld_report {
+    int kind;       /* enum nld_rkind */
+    int phase;      /* enum nld_rphase */
+    const char *id; /* who, the same over restarts and between start and end: a letter for
+                       the kind, then the identifying fields as encoded (may hold NULs) */
+    size_t id_len;
+    const char *line; /* the line written to the output (with its newline) */
+    size_t len;
+    const char *why; /* an end's reason: NULL (resolved), "ongoing" (end of input),
+                        "expired" or "evicted" (state dropped) */
+    int64_t ts;      /* event time of the line, usec */
+    int level;
+} nld_report_t;
+
+typedef void (*nld_report_fn)(void *ctx, const nld_report_t *r);
+
 typedef struct nld_opts {
     unsigned parse;   /* NL_PARSE_STRICT, NL_PARSE_LENIENT or NL_PARSE_NETLOGGER */
     FILE *diag;       /* where bad lines are reported (stderr if NULL) */
@@ -66,11 +88,13 @@ typedef struct nld_opts {
     nld_seed_fn seed; /* where history.from=db / baseline.from=db values come from (NULL:
                          those options do nothing) */
     void *seed_ctx;
+    nld_report_fn report; /* told of every start and end (NULL: nobody) */
+    void *report_ctx;
 } nld_opts_t;
 
-/* A new engine over a configuration (which must outlive it) writing to `out`; the
- * subscriptions' notify destinations are opened here. NULL on failure with a message in
- * err. */
+/* A new engine over a configuration (which must outlive it) writing every report line to
+ * `out` (a subscription's notify destination is the alert layer's business). NULL on
+ * failure with a message in err. */
 nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char *err,
                size_t errlen);
 /* One input line (without or with its newline), from `src` line `lineno`. Returns 1 if it
@@ -86,9 +110,17 @@ void nld_advance(nld_t *d, int64_t now_usec);
 /* End of input: close open episodes and alerts (marked ongoing=1), report bad-line totals,
  * flush the outputs. */
 void nld_finish(nld_t *d);
+/* Before any input: an episode, missing end or alert (its nld_report_t id) that was open
+ * when a previous run stopped, begun at `start` (usec). When its key shows up again it
+ * continues it, open, instead of starting another: an end (resolved) is reported once it
+ * ends, and a start is not reported again. A restored anomaly episode stays open while its
+ * stream warms up. 0 or NL_ENOMEM. */
+int nld_restore(nld_t *d, const char *id, size_t id_len, int64_t start);
+/* Event time now (usec; INT64_MIN before the first event). */
+int64_t nld_now(const nld_t *d);
 /* Current counters. */
 void nld_counts(const nld_t *d, nld_counts_t *c);
-/* Free the engine and close the notify destinations (not `out`). */
+/* Free the engine (not `out`). */
 void nld_free(nld_t *d);
 
 #endif

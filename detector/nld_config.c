@@ -8,14 +8,12 @@
 #include <string.h>
 
 #include "nl_num.h"
+#include "nl_words.h"
 #include "nld_config.h"
 
-#define WORDS_MAX 64
+#define WORDS_MAX NL_WORDS_MAX
 
-typedef struct word {
-    char *s;
-    int col;
-} word_t;
+typedef nl_word_t word_t;
 
 /* Error context: where we are, so every message says where the problem is. */
 typedef struct pctx {
@@ -24,6 +22,11 @@ typedef struct pctx {
     char *err;
     size_t errlen;
 } pctx_t;
+
+typedef struct cfg_walk {
+    pctx_t x;
+    struct nld_cfg *c;
+} cfg_walk_t;
 
 static int fail(pctx_t *x, int col, const char *fmt, ...)
 {
@@ -372,7 +375,30 @@ static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, w
     return 0;
 }
 
-/* when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [options] */
+/* A level: [P% of] baseline|NUMBER, from w[*i]; *i is left on its last word. */
+static int parse_level(pctx_t *x, word_t *w, int n, int *i, double *pct, int *baseline,
+                       double *fixed)
+{
+    size_t l = strlen(w[*i].s);
+    if (l > 1 && w[*i].s[l - 1] == '%') {
+        if (parse_num(w[*i].s, pct, 1) || *pct < 0)
+            return fail(x, w[*i].col, "bad percentage '%s'", w[*i].s);
+        *pct *= 100;
+        if (++*i >= n || strcmp(w[*i].s, "of"))
+            return fail(x, *i < n ? w[*i].col : w[*i - 1].col,
+                        "expected 'of' after the percentage");
+        if (++*i >= n) return fail(x, w[*i - 1].col, "expected 'baseline' or a number after 'of'");
+    }
+    if (!strcmp(w[*i].s, "baseline")) {
+        *baseline = 1;
+    } else if (parse_num(w[*i].s, fixed, 0)) {
+        return fail(x, w[*i].col, "expected 'baseline' or a number, got '%s'", w[*i].s);
+    }
+    return 0;
+}
+
+/* when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL]
+ *      [clear below|above LEVEL] [clear.for DUR] [options] */
 static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
 {
     int rc = grow((void **)&c->w, c->nw, sizeof *c->w);
@@ -394,25 +420,33 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
     else if (strcmp(w[i].s, "above"))
         return fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
     i++;
-    size_t l = strlen(w[i].s);
-    if (l > 1 && w[i].s[l - 1] == '%') {
-        if (parse_num(w[i].s, &d->pct, 1) || d->pct < 0)
-            return fail(x, w[i].col, "bad percentage '%s'", w[i].s);
-        d->pct *= 100;
-        if (++i >= n || strcmp(w[i].s, "of"))
-            return fail(x, i < n ? w[i].col : w[i - 1].col, "expected 'of' after the percentage");
-        if (++i >= n) return fail(x, w[i - 1].col, "expected 'baseline' or a number after 'of'");
-    }
-    if (!strcmp(w[i].s, "baseline")) {
-        d->baseline = 1;
-    } else if (parse_num(w[i].s, &d->fixed, 0)) {
-        return fail(x, w[i].col, "expected 'baseline' or a number, got '%s'", w[i].s);
-    }
+    rc = parse_level(x, w, n, &i, &d->pct, &d->baseline, &d->fixed);
+    if (rc) return rc;
     for (i++; i < n; i++) {
-        if (!strcmp(w[i].s, "for") || !strcmp(w[i].s, "notify")) {
+        if (!strcmp(w[i].s, "clear")) { /* clear below|above [P% of] baseline|NUMBER */
+            if (i + 2 >= n) return fail(x, w[i].col, "expected: clear below|above LEVEL");
+            i++;
+            int below = !strcmp(w[i].s, "below");
+            if (!below && strcmp(w[i].s, "above"))
+                return fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
+            if (below == d->below)
+                return fail(x, w[i].col,
+                            "an alert for a value %s its threshold clears %s another level",
+                            d->below ? "below" : "above", d->below ? "above" : "below");
+            i++;
+            d->clear = 1;
+            d->clear_pct = NAN;
+            rc = parse_level(x, w, n, &i, &d->clear_pct, &d->clear_baseline, &d->clear_fixed);
+            if (rc) return rc;
+            if (d->clear_baseline && !d->baseline)
+                return fail(x, w[i].col, "a clear level of the baseline needs a baseline alert");
+            continue;
+        }
+        if (!strcmp(w[i].s, "for") || !strcmp(w[i].s, "notify") || !strcmp(w[i].s, "clear.for")) {
             if (i + 1 >= n) return fail(x, w[i].col, "'%s' needs an argument", w[i].s);
-            if (w[i].s[0] == 'f') {
-                if ((d->hold = nl__parse_dur(w[i + 1].s)) < 0)
+            if (w[i].s[0] != 'n') {
+                double *dur = w[i].s[0] == 'f' ? &d->hold : &d->clear_for;
+                if ((*dur = nl__parse_dur(w[i + 1].s)) < 0)
                     return fail(x, w[i + 1].col, "bad duration '%s'", w[i + 1].s);
             } else if (set_str(&d->notify, w[i + 1].s)) {
                 return NL_ENOMEM;
@@ -441,6 +475,8 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = strcmp(v, "db") != 0 || !d->baseline, d->seed = 1;
         else if (!strcmp(o, "baseline.since"))
             bad = (d->seed_since = nl__parse_dur(v)) <= 0;
+        else if (!strcmp(o, "clear.for"))
+            bad = (d->clear_for = nl__parse_dur(v)) < 0;
         else
             return fail(x, w[i].col, "unknown subscription option '%s'", o);
         if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
@@ -494,83 +530,42 @@ static int directive(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
                           n > 2 ? n - 2 : 0);
     if (!strcmp(kw, "when")) return do_when(x, c, w + 1, n - 1);
     if (!strcmp(kw, "set")) return do_set(x, c, w + 1, n - 1);
-    return fail(x, w[0].col, "unknown directive '%s' (stream, missing, when, set)", kw);
+    /* The alert layer's directives share the file; alerts/nla_config.c reads them. */
+    if (!strcmp(kw, "route") || !strcmp(kw, "receiver") || !strcmp(kw, "silence") ||
+        !strcmp(kw, "alerts"))
+        return 0;
+    return fail(x, w[0].col,
+                "unknown directive '%s' (stream, missing, when, set, route, receiver, "
+                "silence, alerts)",
+                kw);
+}
+
+static int each_line(void *ctx, long line, nl_word_t *w, int n)
+{
+    cfg_walk_t *k = ctx;
+    k->x.line = line;
+    return directive(&k->x, k->c, w, n);
 }
 
 int nld_cfg_parse(nld_cfg_t *c, const char *text, const char *src, char *err, size_t errlen)
 {
-    pctx_t x = {.src = src, .line = 0, .err = err, .errlen = errlen};
-    const char *p = text;
-    char *line = NULL;
-    int rc = 0;
-    while (*p && !rc) {
-        size_t len = strcspn(p, "\n");
-        x.line++;
-        free(line);
-        if (!(line = strndup(p, len))) return NL_ENOMEM;
-        p += len + (p[len] == '\n');
-        word_t w[WORDS_MAX];
-        int n = 0;
-        for (char *s = line; *s;) {
-            while (*s == ' ' || *s == '\t' || *s == '\r') *s++ = 0;
-            if (!*s || *s == '#') break;
-            if (n == WORDS_MAX) {
-                rc = fail(&x, (int)(s - line) + 1, "more than %d words", WORDS_MAX);
-                break;
-            }
-            w[n].s = s;
-            w[n].col = (int)(s - line) + 1;
-            n++;
-            while (*s && *s != ' ' && *s != '\t' && *s != '\r') s++;
-        }
-        if (!rc && n) rc = directive(&x, c, w, n);
+    cfg_walk_t k = {.x = {.src = src, .line = 0, .err = err, .errlen = errlen}, .c = c};
+    long bl = 0;
+    int bc = 0;
+    int rc = nl__words_each(text, each_line, &k, &bl, &bc);
+    if (rc == NL_EINVAL && bl) {
+        k.x.line = bl;
+        return fail(&k.x, bc, "more than %d words", WORDS_MAX);
     }
-    free(line);
     return rc;
 }
 
 int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NL_EIO;
-    }
-    char *text = NULL;
-    size_t cap = 0, len = 0;
-    int rc = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            char *nt = realloc(text, cap = cap * 2 + 8192);
-            if (!nt) {
-                rc = NL_ENOMEM;
-                break;
-            }
-            text = nt;
-        }
-        size_t got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (len > ((size_t)16 << 20)) { /* on what was read, not on the buffer's size */
-            snprintf(err, errlen, "%s: larger than 16 MiB", path);
-            rc = NL_ETOOBIG;
-            break;
-        }
-        if (got == 0) break;
-    }
-    if (!rc && ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
-        rc = NL_EIO;
-    }
-    fclose(f);
-    if (!rc) {
-        text[len] = 0;
-        if (memchr(text, 0, len)) {
-            snprintf(err, errlen, "%s: contains a NUL byte (not a text file?)", path);
-            rc = NL_EINVAL;
-        } else {
-            rc = nld_cfg_parse(c, text, path, err, errlen);
-        }
-    }
+    char *text;
+    int rc = nl__read_text(path, (size_t)16 << 20, &text, err, errlen);
+    if (rc) return rc;
+    rc = nld_cfg_parse(c, text, path, err, errlen);
     free(text);
     return rc;
 }

@@ -10,8 +10,15 @@
  *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
  *   when GLOB V below|above [P% of] baseline|NUMBER [for DUR] [notify URL] [name=NAME]
+ *               [clear above|below [P% of] baseline|NUMBER] [clear.for DUR]
  *               [key=F1,F2] [baseline.n=1800] [baseline.min=30] [where.FIELD=VALUE ...]
  *               [baseline.from=db [baseline.since=DUR]]
+ *   route ..., receiver ..., silence ..., alerts ...: the alert layer's (alerts/nla.h);
+ *               skipped here
+ *
+ * An alert ends when its condition stops holding; with `clear` only once the value has
+ * passed the clear level (the other side of the threshold), and with clear.for only once
+ * the value has stayed clear that long — a value hovering at the threshold stays one alert.
  *   set [each=0|1] [scores=0|1] [expire=DUR] [max-streams=N] [max-pending=N] [db=FILE]
  *
  * GLOB matches the event name, or the event name without a ".summary" suffix (so
@@ -79,16 +86,21 @@ typedef struct nld_mdef { /* missing-end rule */
 typedef struct nld_wdef { /* subscription */
     char *name;
     nld_sel_t sel;
-    int below;         /* 1: value below the threshold; 0: above */
-    double pct;        /* percentage of the reference, or NaN for the reference itself */
-    int baseline;      /* 1: the reference is the stream's baseline; 0: `fixed` */
-    double fixed;      /* the reference given as a number */
-    double hold;       /* seconds the condition must hold (0: at once) */
-    char *notify;      /* destination URL, or NULL for the main output */
-    uint32_t base_n;   /* baseline = mean of the first base_n values (1800) */
-    uint32_t base_min; /* values before the baseline is used (30) */
-    int seed;          /* baseline.from=db */
-    double seed_since; /* baseline.since, seconds (0: all) */
+    int below;          /* 1: value below the threshold; 0: above */
+    double pct;         /* percentage of the reference, or NaN for the reference itself */
+    int baseline;       /* 1: the reference is the stream's baseline; 0: `fixed` */
+    double fixed;       /* the reference given as a number */
+    double hold;        /* seconds the condition must hold (0: at once) */
+    char *notify;       /* where the alert layer sends it (alerts/), or NULL */
+    int clear;          /* a clear level is given (hysteresis): */
+    double clear_pct;   /*   its percentage of the reference, or NaN */
+    int clear_baseline; /*  the reference is the baseline */
+    double clear_fixed; /*  or this number */
+    double clear_for;   /* seconds the clear condition must hold before the alert ends (0) */
+    uint32_t base_n;    /* baseline = mean of the first base_n values (1800) */
+    uint32_t base_min;  /* values before the baseline is used (30) */
+    int seed;           /* baseline.from=db */
+    double seed_since;  /* baseline.since, seconds (0: all) */
 } nld_wdef_t;
 
 typedef struct nld_cfg {

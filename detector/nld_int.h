@@ -16,6 +16,7 @@ typedef struct nld_episode {
     uint32_t hold_n;    /* unflagged values since */
     int64_t hold_t0;    /* event time of the first of them */
     int dir;            /* NLD_LOW / NLD_HIGH of the first flag */
+    int restored;       /* open when a previous run stopped: survives this run's warm-up */
     uint64_t len;       /* flagged values */
     int64_t t0, t_last; /* first and last flag (event time, usec) */
     double xmin, xmax;  /* raw values during the episode */
@@ -36,10 +37,12 @@ typedef struct nld_keyed {
             nld_episode_t ep[NLD_ALGOS + 1]; /* per algorithm, then the combined verdict */
         } s;
         struct {
-            nl_moments_t base; /* mean of the first base_n values */
-            int frozen;        /* base came from the archive: live values stay out of it */
-            int64_t since;     /* event time the condition began to hold, or -1 */
+            nl_moments_t base;   /* mean of the first base_n values */
+            int frozen;          /* base came from the archive: live values stay out of it */
+            int64_t since;       /* event time the condition began to hold, or -1 */
+            int64_t clear_since; /* event time the clear condition began to hold, or -1 */
             int alerted;
+            int restored; /* the alert was open when a previous run stopped */
         } w;
     } u;
 } nld_keyed_t;
@@ -66,9 +69,8 @@ typedef struct nld_act {
 struct nld {
     const nld_cfg_t *cfg;
     nl_log_t *out;
-    nl_log_t **notify; /* per subscription: its log (out if none); opened ones below */
-    nl_log_t **opened;
-    int nopened;
+    nl__map_t restored; /* report id -> int64_t start: open in a previous run (nld_restore) */
+    size_t nrestored;
     nld_opts_t opts;
     nl_rec_t rec;
     int64_t now;     /* largest event time seen (usec), or INT64_MIN */
@@ -101,6 +103,13 @@ void nld__missing_free(nld_t *d);
 void nld__out_begin(nl_buf_t *b, int64_t ts, const char *event, int level, const char *guid,
                     size_t glen);
 void nld__out_emit(nld_t *d, nl_log_t *log, int level, nl_buf_t *b);
+/* After nld__out_emit: tell the report hook of the line in b, whose identifying fields are
+ * the bytes [i0, i1) (or, if id is not NULL, id_len bytes at id). */
+void nld__out_report(nld_t *d, int kind, int phase, const nl_buf_t *b, size_t i0, size_t i1,
+                     const char *id, size_t id_len, int64_t ts, int level, const char *why);
+/* Whether id (kind letter `kl` then `len` bytes at p) was open in a previous run; if so
+ * takes it out of the restored set and stores its start in *start. */
+int nld__restored_take(nld_t *d, char kl, const char *p, size_t len, int64_t *start);
 /* Append raw, already encoded " name=value" text (key fields). */
 void nld__out_raw(nl_buf_t *b, const char *text, size_t len);
 

@@ -66,7 +66,9 @@ static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const ch
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     nld__out_begin(&b, ts, "nl.anomaly.end", NL_LVL_INFO, NULL, 0);
+    size_t i0 = b.len;
     put_ident(d, k, algo, &b);
+    size_t i1 = b.len;
     nl_enc_str(&b, "dir", e->dir == NLD_LOW ? "low" : "high", e->dir == NLD_LOW ? 3 : 4);
     nl_enc_u64(&b, "len", e->len);
     nl_enc_ts(&b, "start.ts", e->t0);
@@ -74,7 +76,9 @@ static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const ch
     nl_enc_dbl(&b, "x.min", e->xmin);
     nl_enc_dbl(&b, "x.max", e->xmax);
     if (why) nl_enc_i64(&b, why, 1);
+    if (e->restored) nl_enc_i64(&b, "restored", 1);
     nld__out_emit(d, d->out, NL_LVL_INFO, &b);
+    nld__out_report(d, NLD_R_ANOMALY, NLD_R_END, &b, i0, i1, NULL, 0, ts, NL_LVL_INFO, why);
     nl_buf_free(&b);
     e->active = 0;
 }
@@ -167,6 +171,40 @@ static void seed(nld_t *d, nld_keyed_t *k, const nld_sel_t *sel, const nl_rec_t 
     if (!stream && sd.n >= d->cfg->w[k->def].base_min) k->u.w.frozen = 1;
 }
 
+/* A new key whose episode or alert was open when a previous run stopped: take it up. */
+static void restore(nld_t *d, nld_keyed_t *k)
+{
+    char st[512];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    int64_t t0;
+    if (k->kind == NLD_K_SUB) {
+        put_ident(d, k, -1, &b);
+        if (!b.err && nld__restored_take(d, 'W', b.p, b.len, &t0)) {
+            k->u.w.alerted = 1;
+            k->u.w.restored = 1;
+            k->u.w.since = t0;
+        }
+    } else {
+        const nld_sdef_t *sd = &d->cfg->s[k->def];
+        for (int a = 0; a <= NLD_ALGOS; a++) {
+            if (a < NLD_ALGOS ? sd->comb.on || !(sd->p.algos >> a & 1) : !sd->comb.on) continue;
+            nl_buf_reset(&b);
+            put_ident(d, k, a, &b);
+            if (!b.err && nld__restored_take(d, 'S', b.p, b.len, &t0))
+                k->u.s.ep[a] = (nld_episode_t){.active = 1,
+                                               .reported = 1,
+                                               .restored = 1,
+                                               .dir = NLD_LOW,
+                                               .t0 = t0,
+                                               .t_last = t0,
+                                               .xmin = NAN,
+                                               .xmax = NAN};
+        }
+    }
+    nl_buf_free(&b);
+}
+
 /* Find or create the state of (kind, def, key of line r); NULL when out of memory. */
 static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, const nl_rec_t *r)
 {
@@ -202,12 +240,14 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     } else {
         nl_mom_init(&k->u.w.base);
         k->u.w.since = -1;
+        k->u.w.clear_since = -1;
     }
     if (!(k->ment = nl__map_put(&d->keyed, b.p, b.len, k))) goto fail;
     lru_append(d, k);
     d->nkeyed++;
     if (kind == NLD_K_STREAM) d->n.streams++;
     seed(d, k, sel, r);
+    if (d->nrestored) restore(d, k);
     goto out;
 fail:
     if (kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
@@ -231,7 +271,9 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
     nl_buf_init(&b, st, sizeof st);
     const nl_field_t *g = r->i_guid >= 0 ? &r->f[r->i_guid] : NULL;
     nld__out_begin(&b, r->ts_usec, event, NL_LVL_WARN, g ? g->value : NULL, g ? g->value_len : 0);
+    size_t i0 = b.len;
     put_ident(d, k, algo, &b);
+    size_t i1 = b.len;
     const nl_field_t *ev = &r->f[r->i_event];
     nl_enc_str(&b, "trig.event", ev->value, ev->value_len);
     nl_enc_str(&b, "dir", dir_name(v->state), strlen(dir_name(v->state)));
@@ -259,6 +301,9 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
         nl_enc_u64(&b, "len", e->len);
     }
     nld__out_emit(d, d->out, NL_LVL_WARN, &b);
+    if (e) /* the episode's start (nl.anomaly lines of set each=1 are not alerts) */
+        nld__out_report(d, NLD_R_ANOMALY, NLD_R_START, &b, i0, i1, NULL, 0, r->ts_usec, NL_LVL_WARN,
+                        NULL);
     nl_buf_free(&b);
 }
 
@@ -298,6 +343,10 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     nld_episode_t *e = &k->u.s.ep[slot];
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
+        if (e->restored && e->len == 0) { /* the restored episode goes on: its direction now */
+            e->dir = v->state;
+            e->xmin = e->xmax = x;
+        }
         if (!e->active)
             *e = (nld_episode_t){
                 .active = 1, .dir = v->state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
@@ -317,6 +366,7 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
         return;
     }
     if (!e->active) return;
+    if (e->restored && v->state == NLD_WARMUP) return; /* no verdict yet: it stays open */
     if (e->reported && (sd->holdoff_n || sd->holdoff_s > 0)) {
         if (!e->holding) {
             e->holding = 1;
@@ -364,7 +414,9 @@ static void alert_line(nld_t *d, nld_keyed_t *k, const char *event, int level, i
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     nld__out_begin(&b, ts, event, level, NULL, 0);
+    size_t i0 = b.len;
     put_ident(d, k, -1, &b);
+    size_t i1 = b.len;
     nl_enc_str(&b, "watch", w->sel.glob, strlen(w->sel.glob));
     nl_enc_str(&b, "what", w->sel.value, strlen(w->sel.value));
     nl_enc_str(&b, "cond", w->below ? "below" : "above", 5);
@@ -375,7 +427,10 @@ static void alert_line(nld_t *d, nld_keyed_t *k, const char *event, int level, i
     nl_enc_dbl(&b, "held", (double)(ts - k->u.w.since) / 1e6);
     nl_enc_dbl(&b, "for", w->hold);
     if (why) nl_enc_i64(&b, why, 1);
-    nld__out_emit(d, d->notify[k->def], level, &b);
+    if (k->u.w.restored) nl_enc_i64(&b, "restored", 1);
+    nld__out_emit(d, d->out, level, &b);
+    nld__out_report(d, NLD_R_ALERT, level == NL_LVL_WARN ? NLD_R_START : NLD_R_END, &b, i0, i1,
+                    NULL, 0, ts, level, why);
     nl_buf_free(&b);
 }
 
@@ -383,6 +438,7 @@ static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char
 {
     alert_line(d, k, "nl.alert.end", NL_LVL_INFO, ts, x, NAN, NAN, why);
     k->u.w.alerted = 0;
+    k->u.w.restored = 0;
     d->n.cleared++;
 }
 
@@ -402,15 +458,35 @@ void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x)
     double thr = isnan(w->pct) ? ref : ref * w->pct / 100.0;
     int holds = w->below ? x < thr : x > thr;
     int64_t ts = r->ts_usec;
-    if (holds) {
+    if (!k->u.w.alerted) {
+        if (!holds) {
+            k->u.w.since = -1;
+            return;
+        }
         if (k->u.w.since < 0) k->u.w.since = ts;
-        if (!k->u.w.alerted && ts - k->u.w.since >= (int64_t)(w->hold * 1e6)) {
+        if (ts - k->u.w.since >= (int64_t)(w->hold * 1e6)) {
             alert_line(d, k, "nl.alert.start", NL_LVL_WARN, ts, x, thr, ref, NULL);
             k->u.w.alerted = 1;
+            k->u.w.clear_since = -1;
             d->n.alerts++;
         }
-    } else {
-        if (k->u.w.alerted) alert_end(d, k, ts, x, NULL);
-        k->u.w.since = -1;
+        return;
     }
+    /* Alerted: it ends when the value is clear — past the clear level if one is given (so a
+     * value hovering at the threshold stays one alert), for clear.for if given. */
+    int clear = !holds;
+    if (w->clear) {
+        double cref = w->clear_baseline ? ref : w->clear_fixed;
+        double cl = isnan(w->clear_pct) ? cref : cref * w->clear_pct / 100.0;
+        clear = w->below ? x > cl : x < cl;
+    }
+    if (!clear) {
+        k->u.w.clear_since = -1;
+        return;
+    }
+    if (k->u.w.clear_since < 0) k->u.w.clear_since = ts;
+    if (ts - k->u.w.clear_since < (int64_t)(w->clear_for * 1e6)) return;
+    alert_end(d, k, ts, x, NULL);
+    k->u.w.since = -1;
+    k->u.w.clear_since = -1;
 }

@@ -133,26 +133,30 @@ static void identity(const nl_rec_t *r, const char *act, size_t alen, nl_buf_t *
     }
 }
 
-/* nl.missing / nl.missing.late, with the start's identity. */
-static void report(nld_t *d, const nld_pend_t *p, const char *event, int64_t ts, double timeout,
-                   int learned, double dur)
+/* nl.missing / nl.missing.late of an activity's start (identity key k of klen bytes, as
+ * built by identity()); the report hook hears of it as a start or an end. */
+static void report(nld_t *d, const nld_act_t *a, const char *k, size_t klen, int64_t start,
+                   const char *event, int64_t ts, double timeout, int learned, double dur)
 {
-    const char *k = p->ment->key, *guid = k + strlen(k) + 1, *ids = guid + strlen(guid) + 1;
-    size_t ids_len = p->ment->klen - (size_t)(ids - k);
+    const char *guid = k + strlen(k) + 1, *ids = guid + strlen(guid) + 1;
+    size_t ids_len = klen - (size_t)(ids - k);
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     nld__out_begin(&b, ts, event, NL_LVL_WARN, guid, strlen(guid));
-    nl_enc_str(&b, "activity", p->act->name, strlen(p->act->name));
+    nl_enc_str(&b, "activity", a->name, strlen(a->name));
     nld__out_raw(&b, ids, ids_len);
-    nl_enc_ts(&b, "start.ts", p->start);
-    nl_enc_dbl(&b, "timeout", timeout);
-    nl_enc_i64(&b, "learned", learned);
+    nl_enc_ts(&b, "start.ts", start);
+    if (!isnan(timeout)) nl_enc_dbl(&b, "timeout", timeout);
+    if (learned >= 0) nl_enc_i64(&b, "learned", learned);
     if (!isnan(dur)) {
         nl_enc_dbl(&b, "dur", dur);
-        nl_enc_dbl(&b, "late", dur - timeout);
+        if (!isnan(timeout)) nl_enc_dbl(&b, "late", dur - timeout);
     }
+    if (learned < 0) nl_enc_i64(&b, "restored", 1);
     nld__out_emit(d, d->out, NL_LVL_WARN, &b);
+    nld__out_report(d, NLD_R_MISSING, isnan(dur) ? NLD_R_START : NLD_R_END, &b, 0, 0, k, klen, ts,
+                    NL_LVL_WARN, NULL);
     nl_buf_free(&b);
 }
 
@@ -207,11 +211,19 @@ void nld__missing_event(nld_t *d, const nl_rec_t *r)
             d->npend++;
         }
     } else if (!p) {
-        d->n.orphan_end++;
+        int64_t t0;
+        if (nld__restored_take(d, 'M', b.p, b.len, &t0)) { /* reported by a previous run */
+            report(d, a, b.p, b.len, t0, "nl.missing.late", r->ts_usec, NAN, -1,
+                   (double)(r->ts_usec - t0) / 1e6);
+            d->n.late++;
+        } else {
+            d->n.orphan_end++;
+        }
     } else {
         double dur = (double)(r->ts_usec - p->start) / 1e6;
         if (p->reported) {
-            report(d, p, "nl.missing.late", r->ts_usec, p->timeout, !a->def->timeout, dur);
+            report(d, a, p->ment->key, p->ment->klen, p->start, "nl.missing.late", r->ts_usec,
+                   p->timeout, !a->def->timeout, dur);
             d->n.late++;
         } else if (!a->def->timeout && dur >= 0 && nld_hist_add(&a->durs, dur)) {
             d->n.oom++;
@@ -229,7 +241,8 @@ void nld__missing_advance(nld_t *d)
         int64_t tus = (int64_t)(t * 1e6);
         while (t > 0 && a->p_head && a->p_head->start + tus <= d->now) {
             nld_pend_t *p = a->p_head;
-            report(d, p, "nl.missing", p->start + tus, t, learned, NAN);
+            report(d, a, p->ment->key, p->ment->klen, p->start, "nl.missing", p->start + tus, t,
+                   learned, NAN);
             d->n.missing++;
             unlink_p(&a->p_head, &a->p_tail, p);
             p->reported = 1;

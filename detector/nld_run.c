@@ -25,31 +25,7 @@ nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char
     nl__map_init(&d->keyed, 0x6b65796564ULL);
     nl__map_init(&d->acts, 0x61637473ULL);
     nl__map_init(&d->pend, 0x70656e64ULL);
-    d->notify = calloc((size_t)cfg->nw + 1, sizeof *d->notify);
-    d->opened = calloc((size_t)cfg->nw + 1, sizeof *d->opened);
-    if (!d->notify || !d->opened) {
-        snprintf(err, errlen, "out of memory");
-        nld_free(d);
-        return NULL;
-    }
-    /* One log per distinct notify URL, shared by the subscriptions that name it. */
-    for (int i = 0; i < cfg->nw; i++) {
-        const char *url = cfg->w[i].notify;
-        d->notify[i] = out;
-        if (!url) continue;
-        for (int j = 0; j < i; j++)
-            if (cfg->w[j].notify && !strcmp(cfg->w[j].notify, url)) d->notify[i] = d->notify[j];
-        if (d->notify[i] != out) continue;
-        int rc = 0;
-        nl_log_t *log = nl_open_ex(url, &rc);
-        if (!log) {
-            snprintf(err, errlen, "subscription %s: cannot open notify destination '%s': %s",
-                     cfg->w[i].name, url, nl_open_strerror(rc));
-            nld_free(d);
-            return NULL;
-        }
-        d->opened[d->nopened++] = d->notify[i] = log;
-    }
+    nl__map_init(&d->restored, 0x72657374ULL);
     return d;
 }
 
@@ -58,9 +34,9 @@ void nld_free(nld_t *d)
     if (!d) return;
     nld__keyed_free(d);
     nld__missing_free(d);
-    for (int i = 0; i < d->nopened; i++) nl_close(d->opened[i]);
-    free(d->opened);
-    free(d->notify);
+    for (size_t i = 0; i < d->restored.nb; i++)
+        for (nl__ment_t *e = d->restored.b[i]; e; e = e->next) free(e->val);
+    nl__map_free(&d->restored);
     nl_rec_free(&d->rec);
     free(d);
 }
@@ -179,7 +155,45 @@ void nld_finish(nld_t *d)
                 "no statistic takes them\n",
                 (unsigned long long)d->n.nonfinite);
     nl_flush(d->out);
-    for (int i = 0; i < d->nopened; i++) nl_flush(d->opened[i]);
 }
 
 void nld_counts(const nld_t *d, nld_counts_t *c) { *c = d->n; }
+
+int64_t nld_now(const nld_t *d) { return d->now; }
+
+int nld_restore(nld_t *d, const char *id, size_t id_len, int64_t start)
+{
+    int64_t *v = malloc(sizeof *v);
+    if (!v) return NL_ENOMEM;
+    *v = start;
+    int64_t *old = nl__map_get(&d->restored, id, id_len);
+    if (old) {
+        *old = start;
+        free(v);
+        return 0;
+    }
+    if (!nl__map_put(&d->restored, id, id_len, v)) {
+        free(v);
+        return NL_ENOMEM;
+    }
+    d->nrestored++;
+    return 0;
+}
+
+int nld__restored_take(nld_t *d, char kl, const char *p, size_t len, int64_t *start)
+{
+    if (!d->nrestored) return 0;
+    char st[512];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    nld__out_raw(&b, &kl, 1);
+    nld__out_raw(&b, p, len);
+    int64_t *v = b.err ? NULL : nl__map_del(&d->restored, b.p, b.len);
+    nl_buf_free(&b);
+    if (!v) return 0;
+    *start = *v;
+    free(v);
+    d->nrestored--;
+    d->n.restored++;
+    return 1;
+}

@@ -26,6 +26,37 @@ typedef struct run {
 static nld_seed_fn seed_fn; /* what the next run_start gives the engine as past values */
 static void *seed_ctx;
 
+/* What the report hook heard (test_reports_and_restore). */
+typedef struct heard {
+    int kind, phase;
+    char id[256];
+    size_t id_len;
+    int64_t ts;
+    char why[16];
+    char event[32];
+} heard_t;
+static heard_t heard[64];
+static int nheard;
+
+static void on_report(void *ctx, const nld_report_t *rep)
+{
+    (void)ctx;
+    assert_true(nheard < 64);
+    heard_t *h = &heard[nheard++];
+    h->kind = rep->kind;
+    h->phase = rep->phase;
+    assert_true(rep->id_len <= sizeof h->id);
+    memcpy(h->id, rep->id, rep->id_len);
+    h->id_len = rep->id_len;
+    h->ts = rep->ts;
+    snprintf(h->why, sizeof h->why, "%s", rep->why ? rep->why : "");
+    const char *e = strstr(rep->line, " event=");
+    assert_non_null(e);
+    snprintf(h->event, sizeof h->event, "%.*s", (int)strcspn(e + 7, " "), e + 7);
+    assert_true(rep->len > 0 && rep->line[rep->len - 1] == '\n');
+}
+static int hook_on; /* the next run_start installs on_report */
+
 static void run_start(run_t *r, const char *conf)
 {
     memset(r, 0, sizeof *r);
@@ -41,7 +72,11 @@ static void run_start(run_t *r, const char *conf)
     assert_non_null(r->out = nl_open(url));
     nl_set_level(r->out, NL_LVL_TRACE); /* as nl-detect does: score lines are Debug */
     assert_non_null(r->diag = tmpfile());
-    nld_opts_t o = {.diag = r->diag, .diag_max = 3, .seed = seed_fn, .seed_ctx = seed_ctx};
+    nld_opts_t o = {.diag = r->diag,
+                    .diag_max = 3,
+                    .seed = seed_fn,
+                    .seed_ctx = seed_ctx,
+                    .report = hook_on ? on_report : NULL};
     r->d = nld_new(&r->cfg, r->out, &o, err, sizeof err);
     assert_non_null(r->d);
 }
@@ -229,20 +264,14 @@ static void test_subscription(void **state)
     run_free(&r);
 }
 
-/* Baseline subscription with a notify destination of its own; a short dip (20 s < 30 s)
- * does not fire. */
+/* Baseline subscription; a short dip (20 s < 30 s) does not fire. A notify destination is
+ * the alert layer's (tests/alerts): the engine writes every alert to its output. */
 static void test_subscription_baseline(void **state)
 {
     (void)state;
-    const char *dir = t_tmpdir();
-    char conf[512];
-    const char *alerts = t_path(dir, "alerts.log");
-    snprintf(conf, sizeof conf,
-             "when disk.write avgrate below 50%% of baseline for 30s notify file://%s?buffer=0 "
-             "baseline.n=20 baseline.min=20\n",
-             alerts);
     run_t r;
-    run_start(&r, conf);
+    run_start(&r, "when disk.write avgrate below 50% of baseline for 30s notify file:///nowhere "
+                  "baseline.n=20 baseline.min=20\n");
     char ev[160];
     for (int t = 0; t < 200; t++) {
         double v = (t >= 50 && t < 70) || (t >= 100 && t < 150) ? 20 : 100 + (t % 2);
@@ -253,17 +282,12 @@ static void test_subscription_baseline(void **state)
     nld_counts_t c;
     run_end(&r, &c);
     assert_int_equal(c.alerts, 1);
-    assert_int_equal(count_ev(&r, "nl.alert.start"), 0); /* went to the notify log */
-    t_readback_t a;
-    t_rb_load(&a, alerts);
-    assert_int_equal(a.n, 2);
-    nl_rec_t *s = t_rb_rec(&a, 0);
-    assert_string_equal(t_field(s, "event"), "nl.alert.start");
+    assert_int_equal(count_ev(&r, "nl.alert.start"), 1);
+    assert_int_equal(count_ev(&r, "nl.alert.end"), 1);
+    nl_rec_t *s = nth_ev(&r, "nl.alert.start", 0);
     assert_string_equal(t_field(s, "ts"), "2026-11-22T12:02:10.000000Z");
     assert_true(t_num(s, "reference") == 100.5); /* mean of the first 20 values */
-    t_rb_free(&a);
     run_free(&r);
-    t_rmtree(dir);
 }
 
 /* One disturbance of five values is one episode (start + end), not five lines; with
@@ -411,7 +435,7 @@ static void test_nonfinite_values_refused(void **state)
                              "algo=all\n");
         char ev[96];
         /* 1e300 and -1e200 are finite, but their squares overflow a variance */
-        static const char *const junk[] = {"inf",    "1e400", "-inf", "nan",
+        static const char *const junk[] = {"inf",    "1e400", "-inf",  "nan",
                                            "-1e999", "INF",   "1e300", "-1e200"};
         int t = 0;
         for (; t < 30; t++) {
@@ -707,6 +731,136 @@ static void test_config_size_limit(void **state)
     t_rmtree(dir);
 }
 
+/* A value hovering at the threshold: without a clear level every crossing is an alert;
+ * with `clear above` (hysteresis) or clear.for it stays one alert until clearly back. */
+static void test_hysteresis(void **state)
+{
+    (void)state;
+    const char *confs[] = {"when m x below 50 name=w\n",
+                           "when m x below 50 clear above 60 name=w\n",
+                           "when m x below 50 clear.for 10s name=w\n",
+                           "when m x below 50% of 100 clear above 60% of 100 name=w\n"};
+    int want_alerts[] = {10, 1, 1, 1};
+    for (int c = 0; c < 4; c++) {
+        run_t r;
+        run_start(&r, confs[c]);
+        char ev[64];
+        int t = 0;
+        for (; t < 20; t++) feed(&r, line_at(t, "event=m level=Info x=100"));
+        for (int i = 0; i < 20; i++, t++) { /* hovering: 48, 52, 48, ... every 2 s */
+            snprintf(ev, sizeof ev, "event=m level=Info x=%d", i % 2 ? 52 : 48);
+            feed(&r, line_at(t, ev));
+            feed(&r, line_at(++t, ev));
+        }
+        for (int i = 0; i < 20; i++, t++) feed(&r, line_at(t, "event=m level=Info x=100"));
+        nld_counts_t n;
+        run_end(&r, &n);
+        assert_int_equal(n.alerts, want_alerts[c]);
+        assert_int_equal(n.cleared, want_alerts[c]);
+        if (c) { /* one alert, ended once the value was clear (and, with clear.for, 10 s later) */
+            nl_rec_t *e = nth_ev(&r, "nl.alert.end", 0);
+            char want[32];
+            snprintf(want, sizeof want, "2026-11-22T12:01:%02d.000000Z",
+                     c == 2 ? 8 : 0); /* clear since 58 s */
+            assert_string_equal(t_field(e, "ts"), want);
+        }
+        run_free(&r);
+    }
+    /* the clear level must lie on the other side */
+    nld_cfg_t cfg;
+    nld_cfg_init(&cfg);
+    char err[256] = "";
+    assert_int_equal(
+        nld_cfg_parse(&cfg, "when m x below 50 clear below 40\n", "t", err, sizeof err), NL_EINVAL);
+    assert_non_null(strstr(err, "t:1:25:"));
+    nld_cfg_free(&cfg);
+}
+
+static const heard_t *heard_find(const char *event)
+{
+    for (int i = 0; i < nheard; i++)
+        if (!strcmp(heard[i].event, event)) return &heard[i];
+    return NULL;
+}
+
+/* Every start and end reaches the report hook with one id; a run that stops with them open
+ * (ongoing) and a next run told of them by nld_restore continues them: no second start, an
+ * end (resolved) once they end — a subscription alert, an anomaly episode that survives its
+ * stream's warm-up, and a missing end whose late end arrives. */
+static void test_reports_and_restore(void **state)
+{
+    (void)state;
+    const char *conf = "when m x below 50 name=w key=host\n"
+                       "stream s event=m value=x key=host history=20 min=20 episode.min=3\n"
+                       "missing xfer timeout=5\n";
+    hook_on = 1;
+    nheard = 0;
+    run_t r;
+    run_start(&r, conf);
+    int t = 0;
+    for (; t < 30; t++) feed(&r, line_at(t, "event=m level=Info host=a x=100"));
+    feed(&r, line_at(t++, "event=xfer.start level=Info guid=g1"));
+    for (; t < 40; t++) feed(&r, line_at(t, "event=m level=Info host=a x=10"));
+    nld_counts_t n;
+    run_end(&r, &n);
+    run_free(&r);
+    assert_int_equal(n.alerts, 1);
+    assert_int_equal(n.missing, 1);
+    heard_t w = *heard_find("nl.alert.start"), s = *heard_find("nl.anomaly.start"),
+            m = *heard_find("nl.missing");
+    assert_int_equal(w.kind, NLD_R_ALERT);
+    assert_int_equal(s.kind, NLD_R_ANOMALY);
+    assert_int_equal(m.kind, NLD_R_MISSING);
+    assert_int_equal(w.phase, NLD_R_START);
+    const heard_t *we = heard_find("nl.alert.end"), *se = heard_find("nl.anomaly.end");
+    assert_non_null(we);
+    assert_non_null(se);
+    assert_string_equal(we->why, "ongoing"); /* input ended with it open */
+    assert_string_equal(se->why, "ongoing");
+    assert_int_equal(we->id_len, w.id_len);
+    assert_memory_equal(we->id, w.id, w.id_len);
+    assert_memory_equal(se->id, s.id, s.id_len);
+
+    /* the next run */
+    nheard = 0;
+    run_start(&r, conf);
+    assert_int_equal(nld_restore(r.d, w.id, w.id_len, w.ts), 0);
+    assert_int_equal(nld_restore(r.d, s.id, s.id_len, s.ts), 0);
+    int64_t base;
+    assert_int_equal(nl_ts_parse("2026-11-22T12:00:30Z", 20, &base), 0);
+    assert_int_equal(nld_restore(r.d, m.id, m.id_len, base), 0);
+    t = 40;
+    for (; t < 45; t++) feed(&r, line_at(t, "event=m level=Info host=a x=10"));
+    assert_null(heard_find("nl.alert.start")); /* still low: the same alert, not another */
+    feed(&r, line_at(t++, "event=xfer.end level=Info guid=g1"));
+    for (; t < 100; t++) feed(&r, line_at(t, "event=m level=Info host=a x=100"));
+    run_end(&r, &n);
+    assert_int_equal(n.restored, 3);
+    assert_int_equal(n.alerts, 0);
+    assert_int_equal(n.cleared, 1);
+    assert_null(heard_find("nl.alert.start"));
+    we = heard_find("nl.alert.end");
+    assert_non_null(we);
+    assert_string_equal(we->why, "");
+    assert_memory_equal(we->id, w.id, w.id_len);
+    assert_int_equal(t_num(nth_ev(&r, "nl.alert.end", 0), "restored"), 1);
+    /* the episode outlived the warm-up (20 values from t=40 on) and then ended */
+    se = heard_find("nl.anomaly.end");
+    assert_non_null(se);
+    assert_string_equal(se->why, "");
+    assert_true(t_num(nth_ev(&r, "nl.anomaly.end", 0), "restored") == 1);
+    int64_t t0;
+    assert_int_equal(nl_ts_parse("2026-11-22T12:00:00Z", 20, &t0), 0);
+    assert_true(se->ts - t0 >= 59 * 1000000LL); /* after t=59 */
+    const heard_t *me = heard_find("nl.missing.late");
+    assert_non_null(me);
+    assert_int_equal(me->phase, NLD_R_END);
+    assert_memory_equal(me->id, m.id, m.id_len);
+    assert_int_equal(n.orphan_end, 0);
+    run_free(&r);
+    hook_on = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -726,6 +880,8 @@ int main(void)
         cmocka_unit_test(test_config_size_limit),
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_history_from_archive),
+        cmocka_unit_test(test_hysteresis),
+        cmocka_unit_test(test_reports_and_restore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

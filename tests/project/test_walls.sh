@@ -6,7 +6,8 @@
 #   summarizer/ its own, libnl/'s private ones, internal/
 #   internal/   its own
 #   detector/, loader/, peers/ (the tools): their own, internal/; nl-detect also the
-#                                  loader's (its archive histories)
+#                                  loader's (its archive histories) and the alert layer's
+#   alerts/     its own, internal/ (it knows nothing of the detector)
 #   report/     its own, internal/, the loader's (it reads the archive through it)
 # No exception is left; a new crossing fails.
 #   test_walls.sh SOURCE_DIR
@@ -36,10 +37,11 @@ check() { # folder, allowed folders..., then -- and allowed extra headers
 check internal
 check libnl internal
 check summarizer libnl internal
-check detector internal loader
+check detector internal loader alerts
+check alerts internal
 check loader internal
 check peers internal
 check report internal loader
 check bottleneck internal
-[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/ and bottleneck/ include only what their walls allow"
+[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/, bottleneck/ and alerts/ include only what their walls allow"
 exit $bad

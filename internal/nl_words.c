@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_words.c — splitting configuration texts into words; reading them whole. */
+#include "nl_words.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlkit/nl.h"
+
+int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, int *bad_col)
+{
+    const char *p = text;
+    char *line = NULL;
+    long lineno = 0;
+    int rc = 0;
+    while (*p && !rc) {
+        size_t len = strcspn(p, "\n");
+        lineno++;
+        free(line);
+        if (!(line = strndup(p, len))) return NL_ENOMEM;
+        p += len + (p[len] == '\n');
+        nl_word_t w[NL_WORDS_MAX];
+        int n = 0;
+        for (char *s = line; *s;) {
+            while (*s == ' ' || *s == '\t' || *s == '\r') *s++ = 0;
+            if (!*s || *s == '#') break;
+            if (n == NL_WORDS_MAX) {
+                if (bad_line) *bad_line = lineno;
+                if (bad_col) *bad_col = (int)(s - line) + 1;
+                rc = NL_EINVAL;
+                break;
+            }
+            w[n].s = s;
+            w[n].col = (int)(s - line) + 1;
+            n++;
+            while (*s && *s != ' ' && *s != '\t' && *s != '\r') s++;
+        }
+        if (!rc && n) rc = fn(ctx, lineno, w, n);
+    }
+    free(line);
+    return rc;
+}
+
+int nl__read_text(const char *path, size_t max, char **text_out, char *err, size_t errlen)
+{
+    *text_out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NL_EIO;
+    }
+    char *text = NULL;
+    size_t cap = 0, len = 0;
+    int rc = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *nt = realloc(text, cap = cap * 2 + 8192);
+            if (!nt) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = NL_ENOMEM;
+                break;
+            }
+            text = nt;
+        }
+        size_t got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+        if (len > max) { /* on what was read, not on the buffer's size */
+            if (max % ((size_t)1 << 20) == 0)
+                snprintf(err, errlen, "%s: larger than %zu MiB", path, max >> 20);
+            else
+                snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+            rc = NL_ETOOBIG;
+            break;
+        }
+        if (got == 0) break;
+    }
+    if (!rc && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        rc = NL_EIO;
+    }
+    fclose(f);
+    if (!rc) {
+        text[len] = 0;
+        if (memchr(text, 0, len)) {
+            snprintf(err, errlen, "%s: contains a NUL byte (not a text file?)", path);
+            rc = NL_EINVAL;
+        }
+    }
+    if (rc) {
+        free(text);
+        return rc;
+    }
+    *text_out = text;
+    return 0;
+}
