@@ -28,6 +28,18 @@ T=$(mktemp -d /tmp/nlkit-demo-XXXXXX)
 . "$ROOT/tests/pipeline/sng_lib.sh"
 
 cp "$ROOT/demo/live.conf" "$T/detect.conf"
+# A webhook receiver, where people are: nl-detect's alerts and missing ends are POSTed to it
+# (JSON), grouped by alert name; it prints what it gets as it gets it.
+python3 "$ROOT/alerts/webhook_sink.py" --out "$T/webhook.jsonl" --port-file "$T/webhook.port" --show &
+SINK=$!
+trap 'kill $SINK 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 100); do [ -s "$T/webhook.port" ] && break; sleep 0.05; done
+[ -s "$T/webhook.port" ] || fail "the webhook receiver did not start"
+cat >>"$T/detect.conf" <<EOF
+receiver ops http://127.0.0.1:$(cat "$T/webhook.port")/nlkit timeout=5s
+route kind=alert notify ops group.by=name group.wait=2s
+route kind=missing notify ops
+EOF
 start_central
 printf '@version: 3.38\n@include "%s/nlkit-host.conf"\n' "$CONF" >"$T/host.conf"
 printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s/buf") reopen(1));\n' \
@@ -35,7 +47,7 @@ printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s
 mkdir -p "$T/buf"
 start host
 wait_for "$T/host.sock" "the host daemon's socket"
-echo "host syslog-ng (socket $T/host.sock) -> TCP 127.0.0.1:$PORT -> central syslog-ng -> nl-load, nl-detect"
+echo "host syslog-ng (socket $T/host.sock) -> TCP 127.0.0.1:$PORT -> central syslog-ng -> nl-load, nl-detect -> webhook on 127.0.0.1:$(cat "$T/webhook.port")"
 echo "four servers gw1-gw4 for $SECS s; injected: gw3's disk at 30% from 20 s to 30 s, a transfer on gw2 hangs at 15 s"
 echo "(the \"disk\" is a timed sleep: on a busy machine a host's measured rate can really dip, and be reported too)"
 echo
@@ -68,7 +80,7 @@ show_new() {
         seen=$id
     done <<<"$rows"
 }
-echo "reports from nl-detect, as they arrive in the archive:"
+echo "reports from nl-detect, as they arrive in the archive (and 'webhook:' lines as the receiver gets them):"
 running() { local p; for p in "${sims[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 while running; do
     sleep 1
@@ -105,6 +117,20 @@ sqlite3 -header -column "$T/archive.db" "
     SELECT event, host, what, strftime('%H:%M:%S', min(ts), 'unixepoch') AS first, count(*) AS reports
     FROM r GROUP BY event, host, what ORDER BY min(ts), event"
 echo
+echo "== what the webhook receiver got (JSON POSTed by nl-detect; $T/webhook.jsonl)"
+python3 - "$T/webhook.jsonl" <<'PY'
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])] if os.path.exists(sys.argv[1]) else []
+for r in rows:
+    b = r["body"]
+    for a in b["alerts"]:
+        if a["new"]:
+            end = f"  end {a['end'][11:19]}" if a["end"] else ""
+            print(f"  {b['status']:8} {a['kind']:7} {a['key']:28} start {a['start'][11:19]}{end}"
+                  f"  (notification {b['seq']} of group {b['group']})")
+print(f"  {len(rows)} notification(s)")
+PY
+echo
 echo "== nl-baseline: what is normal per host (throughput of the disk-write summaries)"
 "$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --metric rate --table
 echo
@@ -112,6 +138,8 @@ echo "== tail latency per host: every disk write's duration, the summaries' hist
 "$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --percentiles dur --table
 stop host
 stop central
+grep -q '"slow-disk host=gw3"' "$T/webhook.jsonl" 2>/dev/null ||
+    echo "demo: gw3's slow-disk alert did not reach the webhook (on a busy machine the dip may be missed)" >&2
 rm -f "$OUT/demo.db" "$OUT/demo.db-wal" "$OUT/demo.db-shm"
 sqlite3 "$T/archive.db" ".backup '$OUT/demo.db'"
 echo

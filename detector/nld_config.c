@@ -31,10 +31,8 @@ typedef struct cfg_walk {
 static int fail(pctx_t *x, int col, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(x->err, x->errlen, "%s:%ld:%d: ", x->src, x->line, col);
-    if (n < 0 || (size_t)n >= x->errlen) return NL_EINVAL;
     va_start(ap, fmt);
-    vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
+    nl__cfg_vfail(x->err, x->errlen, x->src, x->line, col, fmt, ap);
     va_end(ap);
     return NL_EINVAL;
 }
@@ -168,15 +166,7 @@ static char *split_opt(char *word)
     return eq + 1;
 }
 
-static int grow(void **arr, int n, size_t size)
-{
-    if (n >= NLD_DEFS_MAX) return NL_EINVAL;
-    void *p = realloc(*arr, (size_t)(n + 1) * size);
-    if (!p) return NL_ENOMEM;
-    *arr = p;
-    memset((char *)p + (size_t)n * size, 0, size);
-    return 0;
-}
+static int grow(void **arr, int n, size_t size) { return nl__cfg_grow(arr, n, size, NLD_DEFS_MAX); }
 
 static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, word_t *w, int n)
 {

@@ -95,3 +95,21 @@ int nl__read_text(const char *path, size_t max, char **text_out, char *err, size
     *text_out = text;
     return 0;
 }
+
+int nl__cfg_vfail(char *err, size_t errlen, const char *src, long line, int col, const char *fmt,
+                  va_list ap)
+{
+    int n = snprintf(err, errlen, "%s:%ld:%d: ", src, line, col);
+    if (n >= 0 && (size_t)n < errlen) vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    return NL_EINVAL;
+}
+
+int nl__cfg_grow(void **arr, int n, size_t size, int max)
+{
+    if (n >= max) return NL_EINVAL;
+    void *p = realloc(*arr, (size_t)(n + 1) * size);
+    if (!p) return NL_ENOMEM;
+    *arr = p;
+    memset((char *)p + (size_t)n * size, 0, size);
+    return 0;
+}

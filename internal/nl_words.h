@@ -4,6 +4,7 @@
 #ifndef NLKIT_NL_WORDS_H
 #define NLKIT_NL_WORDS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define NL_WORDS_MAX 64 /* words on one line */
@@ -26,5 +27,13 @@ int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, 
  * or NL_EIO / NL_ETOOBIG / NL_EINVAL (a NUL byte: not text) / NL_ENOMEM with
  * "PATH: why" in err. */
 int nl__read_text(const char *path, size_t max, char **text, char *err, size_t errlen);
+
+/* A configuration error message "SRC:LINE:COL: ..." into err; returns NL_EINVAL. */
+int nl__cfg_vfail(char *err, size_t errlen, const char *src, long line, int col, const char *fmt,
+                  va_list ap);
+
+/* Make room for element n (zeroed) of a growing array of definitions; NL_EINVAL when n
+ * reaches max, NL_ENOMEM. */
+int nl__cfg_grow(void **arr, int n, size_t size, int max);
 
 #endif
