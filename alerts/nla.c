@@ -54,7 +54,7 @@ static int name_and_key(nla_alert_t *al, const nl_rec_t *r)
         const nl_field_t *f = &r->f[i];
         if (f->name_len > 4 && !memcmp(f->name, "key.", 4))
             put_field(&b, f->name + 4, f->name_len - 4, f->value, f->value_len);
-        else if (al->kind == NLA_ANOMALY && nl_field_is(f, "algo") && f->name_len == 4)
+        else if (al->kind == NLA_ANOMALY && f->name_len == 4 && !memcmp(f->name, "algo", 4))
             put_field(&b, f->name, f->name_len, f->value, f->value_len);
         else if (al->kind == NLA_MISSING && ((f->name_len == 4 && !memcmp(f->name, "guid", 4)) ||
                                              nl__is_id_field(f->name, f->name_len)))

@@ -22,7 +22,7 @@
  * Directives (in nl-detect's configuration file, beside stream/missing/when/set):
  *
  *   receiver NAME URL [timeout=10s] [retries=N|forever] [backoff=1s] [backoff.max=60s]
- *                     [queue=10000]
+ *                     [queue=10000] [ca=PEMFILE]
  *   route [kind=anomaly|missing|alert] [name=GLOB] [key=GLOB] [level=LEVEL] notify RECEIVER|URL
  *         [group.by=F1,F2] [group.wait=DUR] [group.interval=DUR] [resolve=0|1] [continue]
  *   silence KEYGLOB until TIME
@@ -60,6 +60,8 @@ typedef struct nla_recv_def {
     uint32_t retries;   /* retries after the first attempt (NLA_RETRY_FOREVER) */
     uint32_t queue;     /* notifications waiting at most; beyond, the oldest is dropped and
                            counted (10000) */
+    char *ca;           /* https: the CA certificates to trust (PEM file), or NULL for the
+                           system's */
 } nla_recv_def_t;
 
 typedef struct nla_route {

@@ -42,6 +42,7 @@ void nla_cfg_free(nla_cfg_t *c)
     for (int i = 0; i < c->nr; i++) {
         free(c->r[i].name);
         free(c->r[i].url);
+        free(c->r[i].ca);
     }
     for (int i = 0; i < c->nrt; i++) route_free(&c->rt[i]);
     for (int i = 0; i < c->ns; i++) free(c->s[i].glob);
@@ -147,6 +148,8 @@ static int do_receiver(pctx_t *x, nl_word_t *w, int n)
                                        : (r->retries = NLA_RETRY_FOREVER, 0);
         else if (!strcmp(o, "queue"))
             bad = u32_opt(v, &r->queue) || r->queue < 1;
+        else if (!strcmp(o, "ca"))
+            bad = !*v || strncmp(r->url, "https://", 8) || set_str(&r->ca, v);
         else
             return fail(x, w[k].col, "unknown receiver option '%s'", o);
         if (bad) return fail(x, w[k].col, "bad value for %s: '%s'", o, v);

@@ -126,6 +126,7 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "nl-detect (nlkit)");
+    if (r->def.ca) curl_easy_setopt(h, CURLOPT_CAINFO, r->def.ca);
     CURLcode cc = curl_easy_perform(h);
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);

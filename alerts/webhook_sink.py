@@ -9,9 +9,11 @@ and answered 200 (or 500 for the first --fail requests, after --delay seconds ea
 A body that is not valid JSON is answered 400 and recorded with "bad": the text.
 
   webhook_sink.py --out FILE [--port N | --port-file FILE] [--delay S] [--fail N] [--show]
+                  [--tls CERT KEY]   (https, with that certificate)
 """
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -26,6 +28,7 @@ def main():
     ap.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("--fail", type=int, default=0, help="answer 500 to this many first requests")
     ap.add_argument("--show", action="store_true", help="print a line per notification")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve https with this certificate")
     args = ap.parse_args()
     lock = threading.Lock()
     state = {"seen": 0}
@@ -66,10 +69,14 @@ def main():
             self.end_headers()
 
     srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    if args.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls[0], args.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
             f.write(str(srv.server_address[1]))
-        import os
         os.replace(args.port_file + ".tmp", args.port_file)
     try:
         srv.serve_forever()

@@ -52,12 +52,12 @@ def free_port():
     return p
 
 
-def sink(name, port=0, delay=0.0, fail_first=0):
+def sink(name, port=0, delay=0.0, fail_first=0, tls=None):
     """Start a webhook receiver; returns (process, port, records file)."""
     out = os.path.join(T, name + ".jsonl")
     pf = os.path.join(T, name + ".port")
     args = [sys.executable, SINK, "--out", out, "--port", str(port), "--port-file", pf,
-            "--delay", str(delay), "--fail", str(fail_first)]
+            "--delay", str(delay), "--fail", str(fail_first)] + (["--tls", *tls] if tls else [])
     p = subprocess.Popen(args)
     procs.append(p)
     for _ in range(200):
@@ -419,8 +419,59 @@ def test_config_errors():
     print("ok: configuration and state file errors say where")
 
 
+def test_https():
+    """An https receiver with the site's own CA (ca=): delivered; without it the certificate
+    is refused, reported, and (retries=0) given up."""
+    cert, key = os.path.join(T, "cert.pem"), os.path.join(T, "key.pem")
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], capture_output=True, text=True)
+    check(r.returncode == 0, "openssl: " + r.stderr)
+    p, port, rec = sink("tls", tls=(cert, key))
+    conf = (f"receiver good https://127.0.0.1:{port}/ ca={cert} backoff=0.1s\n"
+            f"receiver bad https://127.0.0.1:{port}/ retries=0\n"
+            "when m x below 50 name=d key=host\n"
+            "route notify good continue\n"
+            "route notify bad\n")
+    rc, err, out, _, _ = run(conf, alert_lines(1, 4))
+    check(rc == 0, "nl-detect failed: " + err)
+    got = received(rec)
+    check([g["body"]["status"] for g in got] == ["firing", "resolved"], "https: both delivered once")
+    failed = events(out, "nl.notify.failed")
+    check(len(failed) == 2 and all("certificate" in l.lower() for l in failed),
+          "an unknown CA refused, and said: " + (failed[0] if failed else err))
+    check(stat(err, "given.up") == 2, "given up, counted")
+    p.terminate()
+    print("ok: https with the site's CA delivered; an untrusted certificate refused and reported")
+
+
+def test_every_kind_routed():
+    """Anomaly episodes and missing ends are routed like subscription alerts (by kind)."""
+    p, port, rec = sink("kinds")
+    conf = (f"receiver ops http://127.0.0.1:{port}/\n"
+            "stream s event=m value=x key=host history=30 min=30 episode.min=3 algo=msd-hu\n"
+            "missing xfer timeout=10\n"
+            "route kind=anomaly notify ops\n"
+            "route kind=missing key=*guid=g2* notify ops\n")
+    lines = dip_lines(1, 60, 70, True, 100)
+    lines.insert(40, f"ts={ts(40)} event=xfer.start level=Info guid=g1\n")
+    lines.insert(41, f"ts={ts(40)} event=xfer.start level=Info guid=g2\n")
+    rc, err, out, _, _ = run(conf, lines)
+    check(rc == 0, "nl-detect failed: " + err)
+    got = [(a["kind"], b["status"], a["key"]) for b in (r["body"] for r in received(rec)) for a in b["alerts"]]
+    check(("anomaly", "firing", "s algo=msd-hu host=h00") in got and
+          ("anomaly", "resolved", "s algo=msd-hu host=h00") in got, f"the anomaly episode: {got}")
+    check(("missing", "firing", "xfer guid=g2") in got, f"the missing end of g2: {got}")
+    check(not any("g1" in k for _, _, k in got), "g1's missing end is not routed (key glob)")
+    check(stat(err, "unrouted") == 1, "and counted as unrouted")
+    p.terminate()
+    print("ok: anomaly episodes and missing ends routed by kind and key glob")
+
+
 try:
     test_config_errors()
+    test_https()
+    test_every_kind_routed()
     test_grouped_dip()
     test_hovering()
     test_500_then_ok()

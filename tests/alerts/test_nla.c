@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nl_buf.h"
 #include "nl_test.h"
@@ -241,12 +242,92 @@ static void test_groups_and_state(void **state)
     t_rmtree(dir);
 }
 
+/* The lines a file receiver has written, once there are `want` (its thread delivers them:
+ * wait up to 5 s), or what there are then. */
+static int wait_lines(const char *path, const char *ev, int want)
+{
+    int n = 0;
+    for (int i = 0; i < 500 && (n = count_lines(path, ev)) < want; i++) {
+        struct timespec ms10 = {0, 10 * 1000000L};
+        nanosleep(&ms10, NULL);
+    }
+    return n;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void tick_at(nla_t *a, int sec, int idle)
+{
+    nla_tick(a, (int64_t)1795348800 * 1000000 + sec * 1000000LL, idle);
+}
+
+/* A silences file written while running is read (within a second), a damaged one keeps
+ * the silences in force, and an alert held back is notified when its silence ends. */
+static void test_silences_file(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char *log = strdup(t_path(dir, "alerts.log")), *sil = strdup(t_path(dir, "silences"));
+    char text[1024], err[256];
+    snprintf(text, sizeof text,
+             "receiver f file://%s?buffer=0\nroute notify f\nalerts silences=%s\n", log, sil);
+    nla_cfg_t c;
+    nla_cfg_init(&c);
+    assert_int_equal(nla_cfg_parse(&c, text, "t", err, sizeof err), 0);
+    FILE *diag = tmpfile();
+    nla_t *a = nla_new(&c, NULL, diag, err, sizeof err); /* no file yet: said, not fatal */
+    assert_non_null(a);
+    report(a, NLA_START, 60, 0);
+    tick_at(a, 61, 1);
+    write_file(sil, "silence *host=h01 until 2026-11-22T12:01:10Z\n");
+    struct timespec pause = {1, 100 * 1000000L};
+    nanosleep(&pause, NULL);
+    tick_at(a, 62, 1); /* read now */
+    report(a, NLA_START, 63, 1);
+    tick_at(a, 64, 1);
+    nla_counts_t n;
+    nla_counts(a, &n);
+    assert_int_equal(n.silenced, 1);
+    assert_int_equal(wait_lines(log, "event=nl.alert.start", 1), 1); /* h00 only */
+    write_file(sil, "silence *host=h01 until\n"); /* damaged: the silence stays */
+    nanosleep(&pause, NULL);
+    tick_at(a, 65, 1);
+    nla_counts(a, &n);
+    assert_int_equal(n.state_errors, 1);
+    tick_at(a, 69, 1);
+    nla_counts(a, &n);
+    assert_int_equal(n.notifications, 1); /* h01 still held back */
+    tick_at(a, 71, 1);                    /* the silence ended at 70: h01 goes out now */
+    assert_int_equal(wait_lines(log, "event=nl.alert.start", 2), 2);
+    nla_finish(a);
+    nla_free(a);
+    rewind(diag);
+    char msg[512] = "";
+    size_t got = fread(msg, 1, sizeof msg - 1, diag);
+    msg[got] = 0;
+    assert_non_null(strstr(msg, "does not exist (yet)"));
+    assert_non_null(strstr(msg, "silences:1:"));
+    assert_non_null(strstr(msg, "the silences in force stay"));
+    fclose(diag);
+    nla_cfg_free(&c);
+    free(log);
+    free(sil);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_json_strings),
         cmocka_unit_test(test_groups_and_state),
+        cmocka_unit_test(test_silences_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
