@@ -66,6 +66,7 @@ struct nla {
     int64_t silence_next; /* the earliest `until` still ahead, or INT64_MAX */
     int silences_changed; /* re-check the firing alerts */
     double last_check;    /* wall clock (monotonic) of the last file check and save */
+    uint32_t ticks;       /* nla_tick calls, to read the clock only now and then */
     int dirty;            /* alerts changed since the state was saved */
     nla_counts_t n;
 };
