@@ -9,7 +9,7 @@
 #include "nll.h"
 
 struct nld_seed_db {
-    sqlite3 *db;
+    nll_db_t *db;
     int reported;
 };
 

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static sqlite3 *db;
+    static nll_db_t *db;
     static nll_rows_t *rows, *nlv_rows;
     nll_err_t err;
     if (!db) {

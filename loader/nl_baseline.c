@@ -10,6 +10,7 @@
 
 #include "nl_hist.h"
 #include "nll.h"
+#include "nll_sql.h"
 #include "nlkit/nl.h"
 
 static void usage(FILE *f)
@@ -131,36 +132,35 @@ static void print_pct(const opts_t *o, const nll_base_q_t *q, const char *ser, c
 }
 
 /* The hosts that sent this event in the period, for --by host. */
-static int each_host(sqlite3 *db, const opts_t *o, char ***hosts, int *n, nll_err_t *err)
+static int each_host(nll_db_t *db, const opts_t *o, char ***hosts, int *n, nll_err_t *err)
 {
-    sqlite3_stmt *st;
+    nll_stmt_t *st;
     *hosts = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT DISTINCT host FROM summary WHERE event = ? AND host IS NOT "
-                           "NULL AND ts >= ? AND ts < ? ORDER BY host",
-                           -1, &st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "listing hosts");
-    sqlite3_bind_text(st, 1, o->event, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 2, isfinite(o->since) ? o->since : -1e300);
-    sqlite3_bind_double(st, 3, isfinite(o->until) ? o->until : 1e300);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = nll_sql_prepare(db,
+                             "SELECT DISTINCT host FROM summary WHERE event = ?1 AND host IS NOT "
+                             "NULL AND ts >= ?2 AND ts < ?3 ORDER BY host",
+                             &st, err);
+    if (rc) return rc;
+    nll_sql_bind_text(st, 1, o->event, strlen(o->event));
+    nll_sql_bind_double(st, 2, isfinite(o->since) ? o->since : -1e300);
+    nll_sql_bind_double(st, 3, isfinite(o->until) ? o->until : 1e300);
+    while ((rc = nll_sql_step(st, err)) == 1) {
         char **grown = realloc(*hosts, sizeof **hosts * (size_t)(*n + 1));
         if (!grown) break;
         *hosts = grown;
-        if (!((*hosts)[*n] = strdup((const char *)sqlite3_column_text(st, 0)))) break;
+        if (!((*hosts)[*n] = strdup(nll_sql_col_text(st, 0, NULL)))) break;
         (*n)++;
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) {
+    nll_sql_finalize(st);
+    if (rc == 1) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "listing hosts");
+    return rc < 0 ? rc : 0;
 }
 
-static int run(sqlite3 *db, const opts_t *o, nll_err_t *err)
+static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
 {
     char **hosts = NULL;
     int nhosts = 1, groups = 1, rc = 0;
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
             return 2;
         }
     free(list);
-    sqlite3 *db;
+    nll_db_t *db;
     nll_err_t err;
     if (nll_db_open(o.db, NLL_OPEN_READ, 0, &db, &err) || run(db, &o, &err)) {
         fprintf(stderr, "nl-baseline: %s\n", err.msg);

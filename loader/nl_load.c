@@ -19,6 +19,7 @@
 #include "nll_feed.h"
 #include "nlkit/nl.h"
 #include "nll.h"
+#include "nll_sql.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -64,7 +65,7 @@ static void usage(FILE *f)
 }
 
 typedef struct load {
-    sqlite3 *db;
+    nll_db_t *db;
     nll_rows_t *rows;
     const char *db_path;
     FILE *reject;
@@ -124,7 +125,7 @@ static void bad_line(load_t *ld, const source_t *src, const nl_perr_t *pe, const
 static int begin(load_t *ld, const nll_pos_t *at)
 {
     nll_err_t err;
-    if (nll_db_exec(ld->db, "BEGIN IMMEDIATE", &err)) {
+    if (nll_sql_begin(ld->db, &err)) {
         fprintf(stderr, "nl-load: %s\n", err.msg);
         return -1;
     }
@@ -147,7 +148,7 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         src->key ? nll_pos_commit(ld->db, &src->file, &src->row, &src->committed, at, &err) : 0;
     if (!rc && ld->reject && fflush(ld->reject))
         fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
-    if (!rc) rc = nll_db_exec(ld->db, "COMMIT", &err);
+    if (!rc) rc = nll_sql_commit(ld->db, &err);
     ld->in_tx = 0;
     if (!rc) {
         src->committed = *at;
@@ -163,7 +164,7 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         ld->t_started = 0;
         return 0;
     }
-    sqlite3_exec(ld->db, "ROLLBACK", NULL, NULL, NULL);
+    nll_sql_rollback(ld->db);
     fprintf(stderr, "nl-load: %s\n", err.msg);
     return rc == NLL_CONFLICT ? NLL_CONFLICT : -1;
 }
@@ -281,7 +282,7 @@ static int load_fd(load_t *ld, int fd, source_t *src, nll_pos_t start)
     }
     if (!rc) rc = commit(ld, src, &at);
     if (rc && ld->in_tx) { /* a failed insert: nothing of this transaction stays */
-        sqlite3_exec(ld->db, "ROLLBACK", NULL, NULL, NULL);
+        nll_sql_rollback(ld->db);
         ld->in_tx = 0;
     }
     if (!rc && end == NLL_FEED_ERROR) {
@@ -497,7 +498,7 @@ int main(int argc, char **argv)
     nll_err_t err;
     int open_failed = nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err);
     if (!open_failed) {
-        sqlite3_busy_timeout(ld.db, (int)busy_ms);
+        if (nll_db_sqlite(ld.db)) sqlite3_busy_timeout(nll_db_sqlite(ld.db), (int)busy_ms);
         open_failed = nll_rows_new(ld.db, ld.parse_flags, &ld.rows, &err);
     }
     if (open_failed) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nll.h — the loader's modules (static library nlload): the SQLite archive's schema and
+/* nll.h — the loader's modules (static library nlload): the archive's schema and
  * upgrades, turning event lines into rows, exactly-once file positions, retention, and
- * baselines. Used by nl-load, nl-baseline, nl-detect (baselines from history) and the
+ * baselines. The archive is a SQLite file or a PostgreSQL database (nll_sql.h asks either).
+ * Used by nl-load, nl-baseline, nl-detect (baselines from history), nl-report and the
  * tests. Every function returns 0 (NL_OK) or a negative NL_E* code and, on failure, fills
  * the caller's nll_err_t with a message that says where (database path, file:line). */
 #ifndef NLKIT_NLL_H
@@ -17,6 +18,9 @@ typedef struct nll_err {
     char msg[768];
 } nll_err_t;
 
+/* An open archive: a SQLite file or a PostgreSQL database. */
+typedef struct nll_db nll_db_t;
+
 /* ---- database (nll_db.c) ------------------------------------------------------------ */
 
 /* Open the archive read-write, creating it if absent, and bring its schema up to the
@@ -26,27 +30,36 @@ typedef struct nll_err {
 /* Open an existing archive read-only; its schema must already be the newest. */
 #define NLL_OPEN_READ 1u
 
-/* Open `path` (see the flags above). `upto` > 0 stops the upgrade at that version (tests
- * make old databases with it); 0 means the newest. On success *out is the connection. */
-int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err);
+/* Open `path` (see the flags above): a file path is a SQLite archive; a libpq connection
+ * URI (postgresql://... or postgres://...) is a PostgreSQL one. `upto` > 0 stops the
+ * upgrade at that version (tests make old databases with it); 0 means the newest. On
+ * success *out is the connection. */
+int nll_db_open(const char *path, unsigned flags, int upto, nll_db_t **out, nll_err_t *err);
+/* Whether `path` names a PostgreSQL archive (a connection URI). */
+int nll_db_is_pg(const char *path);
 /* The schema version of an open archive (0 for an empty database). */
-int nll_db_version(sqlite3 *db, int *version, nll_err_t *err);
+int nll_db_version(nll_db_t *db, int *version, nll_err_t *err);
 /* The newest schema version this build knows. */
 int nll_schema_newest(void);
 /* Close (NULL is fine). */
-void nll_db_close(sqlite3 *db);
-/* Fill err with "what: PATH: sqlite's message" for the connection's last error and return
- * the matching NL_E* code. */
-int nll_db_fail(sqlite3 *db, nll_err_t *err, const char *what);
+void nll_db_close(nll_db_t *db);
+/* The SQLite connection of a SQLite archive (NULL for PostgreSQL): for what only SQLite
+ * does (its busy timeout, tests that look inside the file). */
+sqlite3 *nll_db_sqlite(nll_db_t *db);
+/* Fill err with "PATH: what: the database's message" for the connection's last error and
+ * return the matching NL_E* code. */
+int nll_db_fail(nll_db_t *db, nll_err_t *err, const char *what);
 /* Run SQL that returns no rows. */
-int nll_db_exec(sqlite3 *db, const char *sql, nll_err_t *err);
+int nll_db_exec(nll_db_t *db, const char *sql, nll_err_t *err);
+/* nll_db_fail for code that talks to a SQLite archive directly (nl-report's readers). */
+int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what);
 
 /* ---- lines to rows (nll_row.c) -------------------------------------------------------- */
 
 typedef struct nll_rows nll_rows_t;
 
 /* Prepare the insert statements on an archive opened for writing. */
-int nll_rows_new(sqlite3 *db, unsigned parse_flags, nll_rows_t **out, nll_err_t *err);
+int nll_rows_new(nll_db_t *db, unsigned parse_flags, nll_rows_t **out, nll_err_t *err);
 void nll_rows_free(nll_rows_t *r);
 /* Parse one line and insert its rows (inside the caller's transaction). Returns 1 if an
  * event was stored, 0 for a blank or comment line, NL_EPARSE/NL_ETS/... for a bad line
@@ -111,18 +124,18 @@ typedef struct nll_file {
 
 /* Where a previous load of this file's content stopped (*row: its load_file row), or
  * zeros and *row 0 if it was never loaded. */
-int nll_pos_find(sqlite3 *db, const nll_file_t *f, nll_pos_t *pos, int64_t *row, nll_err_t *err);
+int nll_pos_find(nll_db_t *db, const nll_file_t *f, nll_pos_t *pos, int64_t *row, nll_err_t *err);
 /* Record that the file is loaded up to `to`, inside the transaction that inserted those
  * lines' rows; *row is made on the first commit. NLL_CONFLICT if the file's row is no
  * longer at `from` (where this loader's transaction began). */
-int nll_pos_commit(sqlite3 *db, const nll_file_t *f, int64_t *row, const nll_pos_t *from,
+int nll_pos_commit(nll_db_t *db, const nll_file_t *f, int64_t *row, const nll_pos_t *from,
                    const nll_pos_t *to, nll_err_t *err);
 
 /* ---- retention (nll_prune.c) ----------------------------------------------------------- */
 
 /* Delete every event older than `before` (Unix seconds) except summaries, with its ident
  * and value rows, in one transaction. *deleted receives the number of events removed. */
-int nll_prune(sqlite3 *db, double before, int64_t *deleted, nll_err_t *err);
+int nll_prune(nll_db_t *db, double before, int64_t *deleted, nll_err_t *err);
 
 /* ---- time on the command line (nll_when.c) ------------------------------------------- */
 
@@ -157,10 +170,10 @@ typedef struct nll_base {
 /* The summary column holding `metric`, or NULL if it is not one the archive types. */
 const char *nll_base_column(const char *metric);
 /* Compute the baseline of the values selected by q. n == 0 when none matched. */
-int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err);
+int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err);
 /* Visit the selected values oldest first, the newest `limit` of them if limit > 0 (for
  * seeding a detector's history). */
-int nll_base_values(sqlite3 *db, const nll_base_q_t *q, int64_t limit,
+int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
                     void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
 
 /* Percentiles over many summaries: their histograms (dur.h or v.h) merged. */
@@ -174,7 +187,7 @@ typedef struct nll_pct {
 /* Merge the `series` ("dur" or "v") histograms of the summaries q selects (q->metric is
  * not used) into out; free out->h with nl__hist_free. 0, NL_EINVAL (bad series) or
  * NL_EIO with err filled. */
-int nll_base_pct(sqlite3 *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
+int nll_base_pct(nll_db_t *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
                  nll_err_t *err);
 
 #endif

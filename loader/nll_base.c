@@ -3,6 +3,7 @@
  * (schemas/002-summary.sql), computed from one indexed range scan with the library's
  * statistics, for one event (and host, hour, weekday) over any period. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 #include "nlkit/nl_quant.h"
 #include "nl_line.h"
 #include "nl_hist.h"
-#include "nll.h"
+#include "nll_sql.h"
 
 void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
 {
@@ -36,35 +37,56 @@ const char *nll_base_column(const char *metric)
     return NULL;
 }
 
-/* Append the conditions of q on summary `s` (parameters ?1-?6) to sql. */
-static int where(char *sql, size_t cap, int len, const nll_base_q_t *q)
+/* Append the conditions of q on summary `s` (parameters ?1-?6) to sql. Parameters are
+ * numbered by what they are, and PostgreSQL wants each one used: the ones q does not
+ * constrain are still written, as conditions that always hold. */
+static int where(nll_db_t *db, char *sql, size_t cap, int len, const nll_base_q_t *q)
 {
+    int pg = nll_db_backend(db) == NLL_PG;
+    const char *hour = pg ? "CAST(extract(hour FROM to_timestamp(s.ts) AT TIME ZONE 'UTC') AS "
+                            "integer)"
+                          : "CAST(strftime('%H', s.ts, 'unixepoch') AS INTEGER)";
+    const char *dow = pg ? "CAST(extract(dow FROM to_timestamp(s.ts) AT TIME ZONE 'UTC') AS "
+                           "integer)"
+                         : "CAST(strftime('%w', s.ts, 'unixepoch') AS INTEGER)";
     len +=
         snprintf(sql + len, cap - (size_t)len, " WHERE s.event = ?1 AND s.ts >= ?2 AND s.ts < ?3");
-    if (q->host) len += snprintf(sql + len, cap - (size_t)len, " AND s.host = ?4");
+    len += snprintf(sql + len, cap - (size_t)len,
+                    q->host ? " AND s.host = ?4" : " AND CAST(?4 AS text) IS NULL");
     if (q->hour >= 0)
-        len += snprintf(sql + len, cap - (size_t)len,
-                        " AND CAST(strftime('%%H', s.ts, 'unixepoch') AS INTEGER) = ?5");
+        len += snprintf(sql + len, cap - (size_t)len, " AND %s = ?5", hour);
+    else
+        len += snprintf(sql + len, cap - (size_t)len, " AND CAST(?5 AS integer) IS NULL");
     if (q->dow >= 0)
-        len += snprintf(sql + len, cap - (size_t)len,
-                        " AND CAST(strftime('%%w', s.ts, 'unixepoch') AS INTEGER) = ?6");
+        len += snprintf(sql + len, cap - (size_t)len, " AND %s = ?6", dow);
+    else
+        len += snprintf(sql + len, cap - (size_t)len, " AND CAST(?6 AS integer) IS NULL");
     return len;
 }
 
-static void bind_where(sqlite3_stmt *st, const nll_base_q_t *q)
+static void bind_where(nll_stmt_t *st, const nll_base_q_t *q)
 {
-    sqlite3_bind_text(st, 1, q->event, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 2, isfinite(q->since) ? q->since : -1e300);
-    sqlite3_bind_double(st, 3, isfinite(q->until) ? q->until : 1e300);
-    if (q->host) sqlite3_bind_text(st, 4, q->host, -1, SQLITE_STATIC);
-    if (q->hour >= 0) sqlite3_bind_int(st, 5, q->hour);
-    if (q->dow >= 0) sqlite3_bind_int(st, 6, q->dow);
+    nll_sql_bind_text(st, 1, q->event, strlen(q->event));
+    nll_sql_bind_double(st, 2, isfinite(q->since) ? q->since : -1e300);
+    nll_sql_bind_double(st, 3, isfinite(q->until) ? q->until : 1e300);
+    if (q->host)
+        nll_sql_bind_text(st, 4, q->host, strlen(q->host));
+    else
+        nll_sql_bind_null(st, 4);
+    if (q->hour >= 0)
+        nll_sql_bind_int64(st, 5, q->hour);
+    else
+        nll_sql_bind_null(st, 5);
+    if (q->dow >= 0)
+        nll_sql_bind_int64(st, 6, q->dow);
+    else
+        nll_sql_bind_null(st, 6);
 }
 
 /* Build and bind the range query; the column name comes from the fixed map above, never
  * from the caller's text. A value past a double's range (a rate of 1e149 over 1e-300 s)
  * is left out, as nl-detect leaves it out. */
-static int prepare(sqlite3 *db, const nll_base_q_t *q, int64_t limit, sqlite3_stmt **st,
+static int prepare(nll_db_t *db, const nll_base_q_t *q, int64_t limit, nll_stmt_t **st,
                    nll_err_t *err)
 {
     const char *col = nll_base_column(q->metric);
@@ -77,18 +99,20 @@ static int prepare(sqlite3 *db, const nll_base_q_t *q, int64_t limit, sqlite3_st
     }
     char sql[800];
     int len = snprintf(sql, sizeof sql, "SELECT s.ts, s.%s FROM summary s", col);
-    len = where(sql, sizeof sql, len, q);
-    len += snprintf(sql + len, sizeof sql - (size_t)len,
-                    " AND s.%s IS NOT NULL AND abs(s.%s) <= 1.7976931348623157e308", col, col);
+    len = where(db, sql, sizeof sql, len, q);
+    len += snprintf(
+        sql + len, sizeof sql - (size_t)len,
+        " AND s.%s IS NOT NULL AND abs(s.%s) <= CAST(1.7976931348623157e308 AS double precision)",
+        col, col);
     if (limit > 0)
         snprintf(sql + len, sizeof sql - (size_t)len,
                  " ORDER BY s.ts DESC LIMIT ?7"); /* newest first; the caller reverses */
     else
         snprintf(sql + len, sizeof sql - (size_t)len, " ORDER BY s.ts");
-    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "querying summaries");
+    int rc = nll_sql_prepare(db, sql, st, err);
+    if (rc) return rc;
     bind_where(*st, q);
-    if (limit > 0) sqlite3_bind_int64(*st, 7, limit);
+    if (limit > 0) nll_sql_bind_int64(*st, 7, limit);
     return 0;
 }
 
@@ -96,33 +120,33 @@ typedef struct pair {
     double ts, x;
 } pair_t;
 
-int nll_base_values(sqlite3 *db, const nll_base_q_t *q, int64_t limit,
+int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
                     void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err)
 {
-    sqlite3_stmt *st;
+    nll_stmt_t *st;
     int rc = prepare(db, q, limit, &st, err);
     if (rc) return rc;
     pair_t *keep = NULL; /* with a limit, rows come newest first: hold them to reverse */
     int64_t n = 0;
-    if (limit > 0 && !(keep = sqlite3_malloc64(sizeof *keep * (uint64_t)limit))) {
-        sqlite3_finalize(st);
+    if (limit > 0 && !(keep = malloc(sizeof *keep * (size_t)limit))) {
+        nll_sql_finalize(st);
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        pair_t p = {sqlite3_column_double(st, 0), sqlite3_column_double(st, 1)};
-        if (keep)
+    while ((rc = nll_sql_step(st, err)) == 1) {
+        pair_t p = {nll_sql_col_double(st, 0), nll_sql_col_double(st, 1)};
+        if (keep && n < limit)
             keep[n++] = p;
-        else
+        else if (!keep)
             fn(ctx, p.ts, p.x);
     }
-    rc = rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "querying summaries");
+    rc = rc < 0 ? rc : 0;
     while (!rc && n > 0) {
         n--;
         fn(ctx, keep[n].ts, keep[n].x);
     }
-    sqlite3_free(keep);
-    sqlite3_finalize(st);
+    free(keep);
+    nll_sql_finalize(st);
     return rc;
 }
 
@@ -142,7 +166,7 @@ static void add(void *ctx, double ts, double x)
     if (nl_quant_add(a->q, x)) a->oom = 1;
 }
 
-int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err)
+int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err)
 {
     acc_t a = {.q = nl_quant_new(1024), .first = NAN, .last = NAN};
     nl_mom_init(&a.m);
@@ -170,7 +194,7 @@ int nll_base_get(sqlite3 *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t 
     return rc;
 }
 
-int nll_base_pct(sqlite3 *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
+int nll_base_pct(nll_db_t *db, const nll_base_q_t *q, const char *series, nll_pct_t *out,
                  nll_err_t *err)
 {
     int dur = !strcmp(series, "dur");
@@ -186,33 +210,32 @@ int nll_base_pct(sqlite3 *db, const nll_base_q_t *q, const char *series, nll_pct
                        "SELECT v.value, s.%s, s.%s FROM summary s JOIN value v ON v.event_id = "
                        "s.event_id AND v.name = '%s'",
                        dur ? "dur_min" : "v_min", dur ? "dur_max" : "v_max", dur ? "dur.h" : "v.h");
-    where(sql, sizeof sql, len, q);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "querying histograms");
+    where(db, sql, sizeof sql, len, q);
+    nll_stmt_t *st;
+    int rc = nll_sql_prepare(db, sql, &st, err);
+    if (rc) return rc;
     bind_where(st, q);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = nll_sql_step(st, err)) == 1) {
         nl_hist_t one = {0};
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-        size_t tl = (size_t)sqlite3_column_bytes(st, 0);
+        size_t tl;
+        const char *text = nll_sql_col_text(st, 0, &tl);
         /* parsed apart first, so a damaged one leaves the merge untouched */
-        if (sqlite3_column_type(st, 0) != SQLITE_TEXT || nl__hist_parse(&one, text, tl) ||
+        if (nll_sql_col_type(st, 0) != NLL_T_TEXT || nl__hist_parse(&one, text, tl) ||
             nl__hist_merge(&out->h, &one)) {
             out->unreadable++;
         } else {
             out->summaries++;
-            if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-                out->lo = fmin(out->lo, sqlite3_column_double(st, 1));
-            if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-                out->hi = fmax(out->hi, sqlite3_column_double(st, 2));
+            if (nll_sql_col_type(st, 1) != NLL_T_NULL)
+                out->lo = fmin(out->lo, nll_sql_col_double(st, 1));
+            if (nll_sql_col_type(st, 2) != NLL_T_NULL)
+                out->hi = fmax(out->hi, nll_sql_col_double(st, 2));
         }
         nl__hist_free(&one);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
+    nll_sql_finalize(st);
+    if (rc < 0) {
         nl__hist_free(&out->h);
-        return nll_db_fail(db, err, "querying histograms");
+        return rc;
     }
     return 0;
 }

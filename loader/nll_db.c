@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nll_db.c — opening the archive, and upgrading its schema in place step by step. */
+/* nll_db.c — opening the archive (a SQLite file, or a PostgreSQL database by its URI), and
+ * upgrading its schema in place step by step. */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nll.h"
+#include "nll_db_int.h"
 #include "nll_schema.h"
 
 static int errf(nll_err_t *err, int code, const char *fmt, ...)
@@ -28,6 +30,13 @@ static const char *db_path(sqlite3 *db)
     const char *p = sqlite3_db_filename(db, "main");
     return p && *p ? p : ":memory:";
 }
+
+int nll_db_is_pg(const char *path)
+{
+    return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
+}
+
+sqlite3 *nll_db_sqlite(nll_db_t *db) { return db && db->backend == NLL_SQLITE ? db->lite : NULL; }
 
 /* The operating system's reason behind an I/O failure ("File too large", "No space left
  * on device"), which SQLite's text leaves out. SQLite does not always keep the errno (a
@@ -57,7 +66,13 @@ static const char *os_reason(sqlite3 *db, int seen, char *buf, size_t cap)
     return buf;
 }
 
-int nll_db_fail(sqlite3 *db, nll_err_t *err, const char *what)
+int nll_db_fail(nll_db_t *d, nll_err_t *err, const char *what)
+{
+    if (d->backend == NLL_PG) return nll__pg_fail(d, NULL, err, what);
+    return nll_lite_fail(d->lite, err, what);
+}
+
+int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what)
 {
     char why[96];
     int seen = errno, rc = sqlite3_errcode(db);
@@ -65,8 +80,10 @@ int nll_db_fail(sqlite3 *db, nll_err_t *err, const char *what)
                 sqlite3_errmsg(db), os_reason(db, seen, why, sizeof why));
 }
 
-int nll_db_exec(sqlite3 *db, const char *sql, nll_err_t *err)
+int nll_db_exec(nll_db_t *d, const char *sql, nll_err_t *err)
 {
+    if (d->backend == NLL_PG) return nll_sql_exec(d, sql, err);
+    sqlite3 *db = d->lite;
     char *msg = NULL;
     errno = 0;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
@@ -82,42 +99,47 @@ int nll_db_exec(sqlite3 *db, const char *sql, nll_err_t *err)
 int nll_schema_newest(void) { return nll__steps[nll__nsteps - 1].version; }
 
 /* One integer from a query without parameters (NULL reads as 0). */
-static int query_int(sqlite3 *db, const char *sql, int *out, nll_err_t *err)
+static int query_int(nll_db_t *db, const char *sql, int *out, nll_err_t *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "reading the schema");
-    int rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading the schema");
+    int64_t v = 0;
+    int rc = nll_sql_int(db, sql, &v, err);
+    *out = (int)v;
+    return rc;
 }
 
-int nll_db_version(sqlite3 *db, int *version, nll_err_t *err)
+int nll_db_version(nll_db_t *db, int *version, nll_err_t *err)
 {
     int has_version, tables, rc;
+    int pg = db->backend == NLL_PG;
     rc = query_int(db,
-                   "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
-                   "'nl_schema'",
+                   pg ? "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND "
+                        "tablename = 'nl_schema'"
+                      : "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
+                        "'nl_schema'",
                    &has_version, err);
     if (!rc && !has_version) {
-        rc = query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'", &tables, err);
+        rc = query_int(db,
+                       pg ? "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                          : "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                       &tables, err);
         if (!rc && tables)
             return errf(err, NL_EINVAL,
                         "%s: not an nlkit archive (it has tables, but no nl_schema table)",
-                        db_path(db));
+                        db->name);
         *version = 0;
         return rc;
     }
     return rc ? rc : query_int(db, "SELECT max(version) FROM nl_schema", version, err);
 }
 
-/* Apply step s in one immediate transaction, unless another writer did it meanwhile. */
-static int apply_step(sqlite3 *db, const nll_step_t *s, nll_err_t *err)
+/* Apply step s in one transaction, unless another writer did it meanwhile (PostgreSQL:
+ * an advisory lock keeps two loaders upgrading one archive from both running it). */
+static int apply_step(nll_db_t *db, const nll_step_t *s, nll_err_t *err)
 {
-    int rc = nll_db_exec(db, "BEGIN IMMEDIATE", err), have = 0;
+    int rc = nll_sql_begin(db, err), have = 0;
     if (rc) return rc;
-    rc = nll_db_version(db, &have, err);
+    if (db->backend == NLL_PG) rc = nll_sql_exec(db, "SELECT pg_advisory_xact_lock(7283)", err);
+    if (!rc) rc = nll_db_version(db, &have, err);
     if (!rc && have < s->version) {
         char sql[256];
         rc = nll_db_exec(db, s->sql, err);
@@ -131,20 +153,23 @@ static int apply_step(sqlite3 *db, const nll_step_t *s, nll_err_t *err)
                  why);
         }
     }
-    if (!rc) return nll_db_exec(db, "COMMIT", err);
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    if (!rc) return nll_sql_commit(db, err);
+    nll_sql_rollback(db);
     return rc;
 }
 
-static int prepare_writer(sqlite3 *db, int upto, nll_err_t *err)
+static int prepare_writer(nll_db_t *db, int upto, nll_err_t *err)
 {
-    /* WAL: readers never block the loader nor the loader them; NORMAL sync keeps every
-     * committed transaction across a crash of the process (the exactly-once guarantee),
-     * and only the last ones across a power cut, positions and rows together. */
-    int rc = nll_db_exec(db,
-                         "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous "
-                         "= NORMAL; PRAGMA cache_size = -65536",
-                         err);
+    int pg = db->backend == NLL_PG;
+    /* SQLite: WAL, so readers never block the loader nor the loader them; NORMAL sync
+     * keeps every committed transaction across a crash of the process (the exactly-once
+     * guarantee), and only the last ones across a power cut, positions and rows together.
+     * PostgreSQL: its own durability (synchronous_commit as the server has it). */
+    int rc = pg ? nll_sql_exec(db, "SET client_min_messages = warning", err)
+                : nll_db_exec(db,
+                              "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA "
+                              "synchronous = NORMAL; PRAGMA cache_size = -65536",
+                              err);
     int version = 0;
     if (!rc) rc = nll_db_version(db, &version, err);
     if (rc) return rc;
@@ -152,14 +177,16 @@ static int prepare_writer(sqlite3 *db, int upto, nll_err_t *err)
         return errf(err, NL_EINVAL,
                     "%s: schema version %d is newer than this nl-load knows (%d): use a newer "
                     "nlkit",
-                    db_path(db), version, nll_schema_newest());
-    for (int i = 0; i < nll__nsteps && !rc; i++)
-        if (nll__steps[i].version > version && (upto <= 0 || nll__steps[i].version <= upto))
-            rc = apply_step(db, &nll__steps[i], err);
+                    db->name, version, nll_schema_newest());
+    const nll_step_t *steps = pg ? nll__pg_steps : nll__steps;
+    int nsteps = pg ? nll__pg_nsteps : nll__nsteps;
+    for (int i = 0; i < nsteps && !rc; i++)
+        if (steps[i].version > version && (upto <= 0 || steps[i].version <= upto))
+            rc = apply_step(db, &steps[i], err);
     return rc;
 }
 
-static int check_reader(sqlite3 *db, nll_err_t *err)
+static int check_reader(nll_db_t *db, nll_err_t *err)
 {
     int version = 0, rc = nll_db_version(db, &version, err);
     if (rc) return rc;
@@ -167,15 +194,15 @@ static int check_reader(sqlite3 *db, nll_err_t *err)
         return errf(err, NL_EINVAL,
                     "%s: empty, not an nlkit archive yet (load events with "
                     "nl-load first)",
-                    db_path(db));
+                    db->name);
     if (version < nll_schema_newest())
         return errf(err, NL_EINVAL,
                     "%s: schema version %d is older than %d: run nl-load on it once to "
                     "upgrade it in place",
-                    db_path(db), version, nll_schema_newest());
+                    db->name, version, nll_schema_newest());
     if (version > nll_schema_newest())
         return errf(err, NL_EINVAL, "%s: schema version %d is newer than this build knows (%d)",
-                    db_path(db), version, nll_schema_newest());
+                    db->name, version, nll_schema_newest());
     return 0;
 }
 
@@ -193,14 +220,55 @@ static int create_private(const char *path)
     return fd < 0 && errno != EEXIST ? errno : 0;
 }
 
-int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_err_t *err)
+/* The URI without its password, for messages. */
+static void uri_name(const char *uri, char *out, size_t cap)
 {
+    const char *at = strchr(uri, '@'), *scheme = strstr(uri, "://");
+    const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
+    if (at && colon && colon < at)
+        snprintf(out, cap, "%.*s:***%s", (int)(colon - uri), uri, at);
+    else
+        snprintf(out, cap, "%s", uri);
+}
+
+static int open_pg(const char *uri, unsigned flags, int upto, nll_db_t *db, nll_err_t *err)
+{
+    db->backend = NLL_PG;
+    uri_name(uri, db->name, sizeof db->name);
+    db->pg = PQconnectdb(uri);
+    if (PQstatus(db->pg) != CONNECTION_OK) {
+        char m[512];
+        snprintf(m, sizeof m, "%s", PQerrorMessage(db->pg));
+        m[strcspn(m, "\n")] = 0;
+        return errf(err, NL_EIO, "%s: cannot connect: %s", db->name, m);
+    }
+    /* every session in UTC, numbers in full: what nl-load writes is read back the same */
+    int rc = nll_sql_exec(db, "SET TIME ZONE 'UTC'; SET extra_float_digits = 3", err);
+    if (rc) return rc;
+    return flags & NLL_OPEN_READ ? check_reader(db, err) : prepare_writer(db, upto, err);
+}
+
+int nll_db_open(const char *path, unsigned flags, int upto, nll_db_t **out, nll_err_t *err)
+{
+    *out = NULL;
+    nll_db_t *d = calloc(1, sizeof *d);
+    if (!d) return errf(err, NL_ENOMEM, "%s: out of memory", path);
+    if (nll_db_is_pg(path)) {
+        int rc = open_pg(path, flags, upto, d, err);
+        if (rc) {
+            nll_db_close(d);
+            return rc;
+        }
+        *out = d;
+        return 0;
+    }
+    d->backend = NLL_SQLITE;
+    snprintf(d->name, sizeof d->name, "%s", path);
     sqlite3 *db = NULL;
     int read_only = (flags & NLL_OPEN_READ) != 0;
     /* one connection per thread: SQLite's own locking would be pure overhead */
     int oflags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                  SQLITE_OPEN_NOMUTEX;
-    *out = NULL;
     int made = read_only ? 0 : create_private(path);
     if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
         /* SQLite says only "unable to open database file"; the system's reason (a
@@ -210,11 +278,13 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
                       db ? sqlite3_errmsg(db) : "out of memory", se ? " (" : "",
                       se ? strerror(se) : "", se ? ")" : "");
         sqlite3_close(db);
+        free(d);
         return rc;
     }
+    d->lite = db;
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, 10000);
-    int rc = read_only ? check_reader(db, err) : prepare_writer(db, upto, err);
+    int rc = read_only ? check_reader(d, err) : prepare_writer(d, upto, err);
     /* Several loaders creating one archive at once: switching a new database to WAL takes
      * a lock the busy handler does not wait for (SQLITE_BUSY at once, 7 in 90 tries with
      * three loaders). Try again for up to about 10 s, as for any other writer's lock. */
@@ -222,14 +292,20 @@ int nll_db_open(const char *path, unsigned flags, int upto, sqlite3 **out, nll_e
          rc && !read_only && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY && tries < 200; tries++) {
         struct timespec ms50 = {0, 50000000};
         nanosleep(&ms50, NULL);
-        rc = prepare_writer(db, upto, err);
+        rc = prepare_writer(d, upto, err);
     }
     if (rc) {
-        sqlite3_close(db);
+        nll_db_close(d);
         return rc;
     }
-    *out = db;
+    *out = d;
     return 0;
 }
 
-void nll_db_close(sqlite3 *db) { sqlite3_close(db); }
+void nll_db_close(nll_db_t *db)
+{
+    if (!db) return;
+    if (db->lite) sqlite3_close(db->lite);
+    if (db->pg) PQfinish(db->pg);
+    free(db);
+}

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nll.h"
+#include "nll_db_int.h"
 
 #include "nll_rec.h"
 
 struct nll_rows {
+    nll_db_t *d;
     sqlite3 *db;
     unsigned flags;
     nl_rec_t rec;
@@ -23,16 +24,23 @@ static int prep(nll_rows_t *r, const char *sql, sqlite3_stmt **st, nll_err_t *er
 {
     if (sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK)
         return 0;
-    return nll_db_fail(r->db, err, "preparing the inserts");
+    return nll_db_fail(r->d, err, "preparing the inserts");
 }
 
-int nll_rows_new(sqlite3 *db, unsigned parse_flags, nll_rows_t **out, nll_err_t *err)
+int nll_rows_new(nll_db_t *d, unsigned parse_flags, nll_rows_t **out, nll_err_t *err)
 {
+    if (d->backend == NLL_PG) {
+        snprintf(err->msg, sizeof err->msg, "%s: loading into PostgreSQL is not built yet",
+                 d->name);
+        return NL_EINVAL;
+    }
+    sqlite3 *db = d->lite;
     nll_rows_t *r = calloc(1, sizeof *r);
     if (!r) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
+    r->d = d;
     r->db = db;
     r->flags = parse_flags;
     nl_rec_init(&r->rec);
@@ -76,7 +84,7 @@ static int step(nll_rows_t *r, sqlite3_stmt *st, nll_err_t *err)
     int seen = errno; /* for the message: the reset may overwrite it */
     sqlite3_reset(st);
     errno = seen;
-    return rc == SQLITE_DONE ? 0 : nll_db_fail(r->db, err, "inserting");
+    return rc == SQLITE_DONE ? 0 : nll_db_fail(r->d, err, "inserting");
 }
 
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err)

@@ -12,5 +12,8 @@ typedef struct nll_step {
 
 extern const nll_step_t nll__steps[];
 extern const int nll__nsteps;
+/* PostgreSQL's (schemas/pg/): the same versions, from the first PostgreSQL one. */
+extern const nll_step_t nll__pg_steps[];
+extern const int nll__pg_nsteps;
 
 #endif

@@ -144,17 +144,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "nl-report: --since must be before --until\n");
         return 2;
     }
-    sqlite3 *db = NULL;
+    nll_db_t *archive = NULL;
     nll_err_t err;
     nlr_report_t r = {.o = &o};
-    int rc = nll_db_open(o.db, NLL_OPEN_READ, 0, &db, &err);
+    int rc = nll_db_open(o.db, NLL_OPEN_READ, 0, &archive, &err);
+    sqlite3 *db = rc ? NULL : nll_db_sqlite(archive);
+    r.archive = archive;
+    if (!rc && !db) {
+        snprintf(err.msg, sizeof err.msg,
+                 "%s: nl-report reads SQLite archives; a PostgreSQL one is not supported yet",
+                 o.db);
+        rc = NL_EINVAL;
+    }
     if (!rc) rc = nlr_charts_read(db, &r, &err);
     if (!rc) rc = nlr_marks_read(db, &r, &err);
     if (!rc) {
         nlr_charts_rank(&r);
         rc = nlr_life_read(db, &r, &err);
     }
-    nll_db_close(db);
+    nll_db_close(archive);
     if (rc) {
         fprintf(stderr, "nl-report: %s\n", err.msg);
         nlr_report_free(&r);

@@ -123,6 +123,7 @@ typedef struct nlr_life {
 
 typedef struct nlr_report {
     const nlr_opts_t *o;
+    nll_db_t *archive; /* the archive the readers' history baselines come from (nll_base) */
     double t0, t1; /* the window the charts show */
     nlr_chart_t *charts;
     int ncharts, capcharts;

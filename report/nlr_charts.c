@@ -33,7 +33,7 @@ int nlr__oom(nll_err_t *err)
 int nlr__prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, nll_err_t *err)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK) return 0;
-    return nll_db_fail(db, err, "reading the archive");
+    return nll_lite_fail(db, err, "reading the archive");
 }
 
 int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host)

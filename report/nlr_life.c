@@ -18,7 +18,7 @@ static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
                            "LEFT JOIN summary s ON s.event_id = e.id "
                            "WHERE g.name = 'guid' AND g.value = ?1 ORDER BY e.ts, e.id",
                            -1, &st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "reading a lifeline");
+        return nll_lite_fail(db, err, "reading a lifeline");
     sqlite3_bind_text(st, 1, l->guid, -1, SQLITE_STATIC);
     int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -42,7 +42,7 @@ static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading a lifeline");
+    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading a lifeline");
 }
 
 static int add(nlr_report_t *r, const char *guid, const char *why)
@@ -72,7 +72,7 @@ static int missing_guids(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
                            "a.event_id = e.id AND a.name = 'activity' WHERE e.event = "
                            "'nl.missing' AND e.ts >= ?1 AND e.ts <= ?2 ORDER BY e.ts LIMIT 3",
                            -1, &st, NULL) != SQLITE_OK)
-        return nll_db_fail(db, err, "reading missing-end reports");
+        return nll_lite_fail(db, err, "reading missing-end reports");
     sqlite3_bind_double(st, 1, r->t0);
     sqlite3_bind_double(st, 2, r->t1);
     int rc;
@@ -87,7 +87,7 @@ static int missing_guids(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    return rc == SQLITE_DONE ? 0 : nll_db_fail(db, err, "reading missing-end reports");
+    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading missing-end reports");
 }
 
 int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)

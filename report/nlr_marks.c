@@ -265,7 +265,7 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT name, value FROM ident WHERE event_id = ?1", -1, &fi,
                            NULL) != SQLITE_OK) {
-        int rc = nll_db_fail(db, err, "reading reports");
+        int rc = nll_lite_fail(db, err, "reading reports");
         sqlite3_finalize(st), sqlite3_finalize(fv), sqlite3_finalize(fi);
         return rc;
     }
@@ -319,6 +319,6 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    if (step_rc != SQLITE_DONE) return nll_db_fail(db, err, "reading reports");
+    if (step_rc != SQLITE_DONE) return nll_lite_fail(db, err, "reading reports");
     return 0;
 }

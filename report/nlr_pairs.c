@@ -165,7 +165,7 @@ static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, nll_er
         }
     }
     if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = nll_db_fail(db, err, "pairing events");
+        rc = nll_lite_fail(db, err, "pairing events");
     sqlite3_finalize(st);
     for (int i = 0; i < nopen; i++) free(ohost[i]);
     free(open);
@@ -233,7 +233,7 @@ int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     if (rc == NL_ENOMEM)
         nlr__oom(err);
     else if (step != SQLITE_DONE)
-        rc = nll_db_fail(db, err, "scanning events");
+        rc = nll_lite_fail(db, err, "scanning events");
     for (int i = 0; i < n; i++) {
         if (!rc) rc = read_pairs(db, r, acts[i], err);
         free(acts[i]);

@@ -21,7 +21,7 @@ static int read_window(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     sqlite3_bind_double(st, 1, isfinite(r->o->since) ? r->o->since : -1e300);
     sqlite3_bind_double(st, 2, isfinite(r->o->until) ? r->o->until : 1e300);
     if (sqlite3_step(st) != SQLITE_ROW) {
-        rc = nll_db_fail(db, err, "reading the archive's time range");
+        rc = nll_lite_fail(db, err, "reading the archive's time range");
         sqlite3_finalize(st);
         return rc;
     }

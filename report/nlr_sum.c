@@ -156,7 +156,8 @@ static int summary_finish(sqlite3 *db, nlr_report_t *r, sacc_t *a, int fam, nll_
     q.host = c->host[0] ? c->host : NULL;
     q.until = r->t0;
     hist_t h = {0};
-    int rc = nll_base_values(db, &q, NLR_BASE_HIST, hist_add, &h, err);
+    (void)db;
+    int rc = nll_base_values(r->archive, &q, NLR_BASE_HIST, hist_add, &h, err);
     if (!rc && h.oom) rc = nlr__oom(err);
     if (!rc && h.n >= NLR_BASE_MIN)
         set_base(c, h.v, h.n, h.n, NLR_BASE_HISTORY);
@@ -212,7 +213,7 @@ int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     if (rc == NL_ENOMEM)
         nlr__oom(err);
     else if (step != SQLITE_DONE)
-        rc = nll_db_fail(db, err, "reading summaries");
+        rc = nll_lite_fail(db, err, "reading summaries");
     sqlite3_finalize(st);
     /* one metric per activity, so its hosts' charts compare: rate if any host has values */
     for (int i = 0; i < p.nacc && !rc; i++) {

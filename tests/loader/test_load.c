@@ -13,9 +13,9 @@
 #include "nl_test.h"
 #include "nll.h"
 
-static sqlite3 *open_db(const char *dir, const char *name, int upto)
+static nll_db_t *open_db(const char *dir, const char *name, int upto)
 {
-    sqlite3 *db;
+    nll_db_t *db;
     nll_err_t err;
     int rc = nll_db_open(t_path(dir, name), NLL_OPEN_WRITE, upto, &db, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
@@ -24,7 +24,7 @@ static sqlite3 *open_db(const char *dir, const char *name, int upto)
 }
 
 /* Load lines (NUL-separated in one string list) in one transaction; returns events stored. */
-static int load_lines(sqlite3 *db, const char *const *lines, int n)
+static int load_lines(nll_db_t *db, const char *const *lines, int n)
 {
     nll_rows_t *r;
     nll_err_t err;
@@ -44,20 +44,20 @@ static int load_lines(sqlite3 *db, const char *const *lines, int n)
 }
 
 /* One integer (or -1 for NULL) from SQL. */
-static long long q_int(sqlite3 *db, const char *sql)
+static long long q_int(nll_db_t *db, const char *sql)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     long long v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return v;
 }
 
-static double q_dbl(sqlite3 *db, const char *sql)
+static double q_dbl(nll_db_t *db, const char *sql)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     double v = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
     sqlite3_finalize(st);
@@ -68,7 +68,7 @@ static void test_netlogger_split(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "a.db", 0);
+    nll_db_t *db = open_db(dir, "a.db", 0);
     const char *lines[] = {
         "ts=2026-11-22T12:00:00.000001Z event=disk.read.start level=Info "
         "guid=6f1c2a40-0000-4000-8000-000000000001 stream.id=3 file=/data/x block=7",
@@ -195,7 +195,7 @@ static const char *const sum_cols[] = {"host", "n",    "dur_min", "dur_sum",  "v
 
 /* The fields of a summary kept in its typed row: each non-NULL column must be the line's
  * field, exactly (the number the text was). Returns how many. */
-static int check_summary(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
+static int check_summary(nll_db_t *db, sqlite3_int64 id, nl_rec_t *rec)
 {
     int found = 0;
     for (int c = 0; c < NSUM; c++) {
@@ -203,7 +203,7 @@ static int check_summary(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
         sqlite3_stmt *st;
         snprintf(sql, sizeof sql, "SELECT %s FROM summary WHERE event_id = %lld", sum_cols[c],
                  (long long)id);
-        assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
         assert_int_equal(sqlite3_step(st), SQLITE_ROW);
         if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
             const char *want = t_field(rec, sum_fields[c]);
@@ -223,12 +223,12 @@ static int check_summary(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
 }
 
 /* Every field of an event read back from the tables must equal the parsed line's. */
-static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
+static void check_event(nll_db_t *db, sqlite3_int64 id, nl_rec_t *rec)
 {
     sqlite3_stmt *st;
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT ts, event, level FROM event WHERE id = %lld", (long long)id);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_true(llround(sqlite3_column_double(st, 0) * 1e6) == rec->ts_usec);
     assert_string_equal(sqlite3_column_text(st, 1), t_field(rec, "event"));
@@ -239,7 +239,7 @@ static void check_event(sqlite3 *db, sqlite3_int64 id, nl_rec_t *rec)
              "SELECT name, value FROM ident WHERE event_id = %lld UNION ALL "
              "SELECT name, value FROM value WHERE event_id = %lld",
              (long long)id, (long long)id);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         const char *want = t_field(rec, name);
@@ -273,7 +273,7 @@ static void test_round_trip(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "rt.db", 0);
+    nll_db_t *db = open_db(dir, "rt.db", 0);
     enum { N = 3000 };
     char **lines = calloc(N, sizeof *lines);
     uint64_t rs = 11;
@@ -317,7 +317,7 @@ static void test_summary_typing(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "s.db", 0);
+    nll_db_t *db = open_db(dir, "s.db", 0);
     const char *lines[] = {
         "ts=2026-11-22T12:00:01.000000Z event=gridftp.disk.write.summary level=Info "
         "guid=6f1c2a40-0000-4000-8000-000000000001 host=gw1 stream.id=2 n=4 dur.n=5 "
@@ -427,7 +427,7 @@ static void test_baselines(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "b.db", 0);
+    nll_db_t *db = open_db(dir, "b.db", 0);
     enum { T = 2 * 3600, STEP = 10 }; /* two hours, a summary every 10 s per host */
     int n = 0;
     char **lines = calloc(2 * T / STEP, sizeof *lines);
@@ -517,7 +517,7 @@ static void test_percentile_merge(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "pct.db", 0);
+    nll_db_t *db = open_db(dir, "pct.db", 0);
     enum { HOSTS = 3, IVS = 20 };
     nl_hist_t all = {0}, host1 = {0}, late = {0};
     double lo = INFINITY, hi = 0;
@@ -611,7 +611,7 @@ static void test_infinite_rate_left_out(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "inf.db", 0);
+    nll_db_t *db = open_db(dir, "inf.db", 0);
     const char *lines[] = {
         "ts=2026-11-22T12:00:00Z event=y.summary level=Info host=a n=1 dur.sum=1e-300 "
         "v.sum=1e149 int=1",
@@ -638,7 +638,7 @@ static void test_upgrade_from_v1(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "old.db", 1);
+    nll_db_t *db = open_db(dir, "old.db", 1);
     int v;
     nll_err_t err;
     assert_int_equal(nll_db_version(db, &v, &err), 0);
@@ -655,7 +655,7 @@ static void test_upgrade_from_v1(void **state)
                                  &err),
                      0);
     nll_db_close(db);
-    sqlite3 *ro;
+    nll_db_t *ro;
     assert_int_equal(nll_db_open(t_path(dir, "old.db"), NLL_OPEN_READ, 0, &ro, &err), NL_EINVAL);
     assert_non_null(strstr(err.msg, "run nl-load"));
     db = open_db(dir, "old.db", 0); /* upgrades in place */
@@ -694,7 +694,7 @@ static void test_prune(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "p.db", 0);
+    nll_db_t *db = open_db(dir, "p.db", 0);
     const char *lines[] = {
         "ts=2026-11-01T00:00:00Z event=a.start level=Info guid=g1 x=1",
         "ts=2026-11-01T00:00:01Z event=a.end level=Info guid=g1 x=2",
@@ -728,7 +728,7 @@ static void test_batched_records(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "batch.db", 0);
+    nll_db_t *db = open_db(dir, "batch.db", 0);
     const char *lines[] = {
         "ts=2026-11-22T12:00:00Z event=a.start level=Info guid=g1 x=1",
         ("ts=2026-11-22T12:00:01Z event=a.summary level=Info guid=g1 host=h n=3 dur.sum=1.5 "

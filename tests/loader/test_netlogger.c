@@ -37,9 +37,9 @@ static const struct {
 };
 #define NDIFFERS ((int)(sizeof differs / sizeof differs[0]))
 
-static sqlite3 *open_db(const char *dir, const char *name)
+static nll_db_t *open_db(const char *dir, const char *name)
 {
-    sqlite3 *db;
+    nll_db_t *db;
     nll_err_t err;
     int rc = nll_db_open(t_path(dir, name), NLL_OPEN_WRITE, 0, &db, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
@@ -49,14 +49,14 @@ static sqlite3 *open_db(const char *dir, const char *name)
 
 /* Load one line with the NetLogger reading; returns its event id, 0 if it was not an
  * event (a comment), -1 if refused. */
-static long long load_one(sqlite3 *db, nll_rows_t *r, const char *line, size_t len)
+static long long load_one(nll_db_t *db, nll_rows_t *r, const char *line, size_t len)
 {
     nll_err_t err;
     nl_perr_t pe;
     assert_int_equal(nll_db_exec(db, "BEGIN", &err), 0);
     int rc = nll_rows_add(r, line, len, 1, &pe, &err);
     assert_int_equal(nll_db_exec(db, "COMMIT", &err), 0);
-    return rc == 1 ? (long long)sqlite3_last_insert_rowid(db) : rc == 0 ? 0 : -1;
+    return rc == 1 ? (long long)sqlite3_last_insert_rowid(nll_db_sqlite(db)) : rc == 0 ? 0 : -1;
 }
 
 /* A timestamp as NetLogger's reader gives it (a string) in UTC microseconds, parsed here
@@ -131,14 +131,14 @@ static const char *want_field(const bp_case_t *c, const char *name, size_t *len)
 
 /* Every field of event `id` as archived (event, ident, value and summary rows) against
  * NetLogger's reading; fail_msg with the first difference. */
-static void check_archived(sqlite3 *db, long long id, const bp_case_t *c)
+static void check_archived(nll_db_t *db, long long id, const bp_case_t *c)
 {
     sqlite3_stmt *st;
     char sql[512];
     size_t wl = 0;
     int found = 0;
     snprintf(sql, sizeof sql, "SELECT ts, event, level, status FROM event WHERE id = %lld", id);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     const char *ts = want_field(c, "ts", &wl);
     long long usec = 0;
@@ -167,7 +167,7 @@ static void check_archived(sqlite3 *db, long long id, const bp_case_t *c)
              "SELECT name, value FROM ident WHERE event_id = %lld UNION ALL "
              "SELECT name, value FROM value WHERE event_id = %lld",
              id, id);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         const char *w = want_field(c, name, &wl);
@@ -209,7 +209,7 @@ static void test_cases(void **state)
         files++;
         char name[32];
         snprintf(name, sizeof name, "nlv%d.db", f);
-        sqlite3 *db = open_db(dir, name);
+        nll_db_t *db = open_db(dir, name);
         nll_rows_t *r;
         nll_err_t err;
         assert_int_equal(nll_rows_new(db, NL_PARSE_NETLOGGER, &r, &err), 0);
@@ -258,7 +258,7 @@ static void test_values_exact(void **state)
                                         "n",   "t",    "x41", "1",        "r",
                                         "\\n", "\\\"", "#",   "\xc3\xa9", "\xe2\x98\x83"};
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "values.db");
+    nll_db_t *db = open_db(dir, "values.db");
     nll_rows_t *r;
     nll_err_t err;
     assert_int_equal(nll_rows_new(db, NL_PARSE_NETLOGGER, &r, &err), 0);
@@ -289,7 +289,7 @@ static void test_values_exact(void **state)
     }
     assert_int_equal(nll_db_exec(db, "COMMIT", &err), 0);
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db),
                                         "SELECT event_id, name, value FROM value "
                                         "ORDER BY event_id, name",
                                         -1, &st, NULL),
@@ -319,7 +319,7 @@ static void test_summary_line(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    sqlite3 *db = open_db(dir, "sum.db");
+    nll_db_t *db = open_db(dir, "sum.db");
     nll_rows_t *r;
     nll_err_t err;
     assert_int_equal(nll_rows_new(db, NL_PARSE_NETLOGGER, &r, &err), 0);
@@ -336,7 +336,7 @@ static void test_summary_line(void **state)
         assert_int_equal(load_one(db, r, line, (size_t)n), i + 1);
     }
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db),
                                         "SELECT n, dur_sum, interval, rate, busy, guid, host "
                                         "FROM summary ORDER BY ts",
                                         -1, &st, NULL),
@@ -353,7 +353,7 @@ static void test_summary_line(void **state)
         assert_string_equal(sqlite3_column_text(st, 6), "h1");
     }
     sqlite3_finalize(st);
-    assert_int_equal(sqlite3_prepare_v2(db,
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db),
                                         "SELECT metric, n, mean FROM baseline_all WHERE period = "
                                         "'all' AND grp = 'host' AND event = 'disk.write.summary' "
                                         "AND metric IN ('rate', 'busy') ORDER BY metric",
@@ -368,9 +368,10 @@ static void test_summary_line(void **state)
     assert_int_equal(sqlite3_column_int(st, 1), 4);
     sqlite3_finalize(st);
     /* the level in the archive's spelling, so level = 'Info' finds it */
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT count(*) FROM event WHERE level = 'Info'", -1, &st, NULL),
-        SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db),
+                                        "SELECT count(*) FROM event WHERE level = 'Info'", -1, &st,
+                                        NULL),
+                     SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(st, 0), 4);
     sqlite3_finalize(st);

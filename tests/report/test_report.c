@@ -36,9 +36,9 @@ static const char *keep(const char *s)
     return b;
 }
 
-static sqlite3 *new_archive(const char *path)
+static nll_db_t *new_archive(const char *path)
 {
-    sqlite3 *db;
+    nll_db_t *db;
     nll_err_t err;
     int rc = nll_db_open(path, NLL_OPEN_WRITE, 0, &db, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
@@ -47,7 +47,7 @@ static sqlite3 *new_archive(const char *path)
 }
 
 /* Store lines in one transaction, each strictly parsed. */
-static void load(sqlite3 *db, char **lines, int n)
+static void load(nll_db_t *db, char **lines, int n)
 {
     nll_rows_t *r;
     nll_err_t err;
@@ -103,13 +103,14 @@ static const char *iso(double t)
 #define T0 1795000000.0 /* 2026-11-18: any fixed time */
 
 /* Read a whole report as nl-report does. */
-static void read_report(sqlite3 *db, nlr_report_t *r, const nlr_opts_t *o)
+static void read_report(nll_db_t *db, nlr_report_t *r, const nlr_opts_t *o)
 {
     nll_err_t err;
-    *r = (nlr_report_t){.o = o};
-    int rc = nlr_charts_read(db, r, &err);
-    if (!rc) rc = nlr_marks_read(db, r, &err);
-    if (!rc) nlr_charts_rank(r), rc = nlr_life_read(db, r, &err);
+    *r = (nlr_report_t){.o = o, .archive = db};
+    sqlite3 *lite = nll_db_sqlite(db);
+    int rc = nlr_charts_read(lite, r, &err);
+    if (!rc) rc = nlr_marks_read(lite, r, &err);
+    if (!rc) nlr_charts_rank(r), rc = nlr_life_read(lite, r, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
 }
@@ -143,7 +144,7 @@ static void test_summary_columns(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     uint64_t rs = 11;
     enum { N = 3000 };
@@ -261,7 +262,7 @@ static void test_pairs(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     uint64_t rs = 5;
     enum { N = 400 };
@@ -330,7 +331,7 @@ static void test_reports_placed(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     for (int i = 0; i < 100; i++)
         for (int h = 1; h <= 3; h++)
@@ -460,7 +461,7 @@ static void test_page(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     const char *hosts[] = {"\"<script>alert(1)</script>", "a&b'c", "plain"};
     for (int i = 0; i < 20; i++)
@@ -537,7 +538,7 @@ static void test_size_bounded(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     size_t sizes[2];
     for (int round = 0; round < 2; round++) {
         lines_t l = {0};
@@ -573,7 +574,7 @@ static void test_extremes(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     for (int i = 0; i < 5; i++) {
         add(&l, "ts=%s event=neg.summary level=Info host=h n=1 dur.sum=-1e+20 int=1", iso(T0 + i));
@@ -605,7 +606,7 @@ static void test_program(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
-    sqlite3 *db = new_archive(path);
+    nll_db_t *db = new_archive(path);
     lines_t l = {0};
     add(&l, "ts=%s event=a.summary level=Info host=h n=1 dur.sum=0.1 v.sum=10 int=1", iso(T0));
     load(db, l.v, l.n);
