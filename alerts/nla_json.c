@@ -7,19 +7,7 @@
 
 #include "nl_buf.h"
 #include "nl_num.h"
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (!len || len > n) return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if (len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))) return 0;
-    if (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
-    return len;
-}
+#include "nl_utf8.h"
 
 void nla__json_str(nl_buf_t *b, const char *s, size_t len)
 {
@@ -34,8 +22,8 @@ void nla__json_str(nl_buf_t *b, const char *s, size_t len)
         } else if (c >= 0x20 && c < 0x7f) {
             nl__putc(b, (char)c);
             i++;
-        } else if (c >= 0x80 && utf8_len(p + i, len - i)) {
-            size_t l = utf8_len(p + i, len - i);
+        } else if (c >= 0x80 && nl__utf8_len(p + i, len - i)) {
+            size_t l = nl__utf8_len(p + i, len - i);
             nl__put(b, s + i, l);
             i += l;
         } else {

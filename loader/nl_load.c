@@ -32,10 +32,12 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("Usage: nl-load -d DB [OPTIONS] [FILE...]\n"
-          "Archive nlkit event lines (FILEs, or standard input if none or '-') in the SQLite\n"
-          "database DB, created if absent and upgraded in place if older.\n"
+          "Archive nlkit event lines (FILEs, or standard input if none or '-') in the archive\n"
+          "DB (a SQLite file, or a PostgreSQL database), created if absent and upgraded in\n"
+          "place if older.\n"
           "\n"
-          "  -d, --db FILE          the archive\n"
+          "  -d, --db FILE|URI      the archive: a SQLite file, or a PostgreSQL database by its\n"
+          "                         libpq URI (postgresql://user@host/db)\n"
           "  -b, --batch N          lines per transaction (50000); a transaction also commits\n"
           "                         at least every second and at exit\n"
           "  -r, --reject FILE      append each bad line to FILE as well as reporting it\n"
@@ -144,8 +146,9 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
 {
     if (!ld->in_tx) return 0;
     nll_err_t err;
-    int rc =
-        src->key ? nll_pos_commit(ld->db, &src->file, &src->row, &src->committed, at, &err) : 0;
+    int rc = nll_rows_flush(ld->rows, &err); /* PostgreSQL: the gathered rows, by COPY */
+    if (!rc && src->key)
+        rc = nll_pos_commit(ld->db, &src->file, &src->row, &src->committed, at, &err);
     if (!rc && ld->reject && fflush(ld->reject))
         fprintf(stderr, "nl-load: %s: %s\n", ld->reject_path, strerror(errno));
     if (!rc) rc = nll_sql_commit(ld->db, &err);
@@ -165,6 +168,7 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         return 0;
     }
     nll_sql_rollback(ld->db);
+    nll_rows_discard(ld->rows);
     fprintf(stderr, "nl-load: %s\n", err.msg);
     return rc == NLL_CONFLICT ? NLL_CONFLICT : -1;
 }
@@ -283,6 +287,7 @@ static int load_fd(load_t *ld, int fd, source_t *src, nll_pos_t start)
     if (!rc) rc = commit(ld, src, &at);
     if (rc && ld->in_tx) { /* a failed insert: nothing of this transaction stays */
         nll_sql_rollback(ld->db);
+        nll_rows_discard(ld->rows);
         ld->in_tx = 0;
     }
     if (!rc && end == NLL_FEED_ERROR) {
@@ -538,6 +543,11 @@ int main(int argc, char **argv)
                 ld.db_path, (unsigned long long)ld.recovered_lines,
                 (unsigned long long)ld.recovered,
                 ld.parse_flags == NL_PARSE_NETLOGGER ? "NetLogger" : "lenient");
+    if (nll_rows_escaped(ld.rows))
+        fprintf(stderr,
+                "nl-load: %s: %llu text(s) held bytes the database cannot store (a NUL, or not "
+                "UTF-8): stored with those bytes written \\xHH, as an nlkit line writes them\n",
+                ld.db_path, (unsigned long long)nll_rows_escaped(ld.rows));
     if (ld.reject && fclose(ld.reject)) failed = 1;
     nll_rows_free(ld.rows);
     nll_db_close(ld.db);

@@ -68,6 +68,16 @@ void nll_rows_free(nll_rows_t *r);
 int nll_rows_add(nll_rows_t *r, const char *line, size_t len, long lineno, nl_perr_t *perr,
                  nll_err_t *err);
 
+/* Before the commit of the transaction the rows were stored in: send what a PostgreSQL
+ * archive's writer gathered (COPY); nothing to do for SQLite. 0, or NL_EIO/NL_ENOMEM with
+ * err filled (the transaction must be rolled back). */
+int nll_rows_flush(nll_rows_t *r, nll_err_t *err);
+/* The transaction was rolled back: forget what was gathered and not sent. */
+void nll_rows_discard(nll_rows_t *r);
+/* Texts a PostgreSQL archive could not hold as written (a NUL byte, invalid UTF-8 in a UTF8
+ * database), stored with those bytes as \xHH; nl-load counts and reports them. */
+uint64_t nll_rows_escaped(const nll_rows_t *r);
+
 /* Records ready to store, one after another (see nll_rec.h for their layout). */
 typedef struct nll_batch {
     unsigned char *p;

@@ -10,9 +10,11 @@
 #include "nll_db_int.h"
 
 #include "nll_rec.h"
+#include "nll_row_int.h"
 
 struct nll_rows {
     nll_db_t *d;
+    nll_pgrows_t *pg; /* a PostgreSQL archive's writer (COPY), or NULL */
     sqlite3 *db;
     unsigned flags;
     nl_rec_t rec;
@@ -30,9 +32,21 @@ static int prep(nll_rows_t *r, const char *sql, sqlite3_stmt **st, nll_err_t *er
 int nll_rows_new(nll_db_t *d, unsigned parse_flags, nll_rows_t **out, nll_err_t *err)
 {
     if (d->backend == NLL_PG) {
-        snprintf(err->msg, sizeof err->msg, "%s: loading into PostgreSQL is not built yet",
-                 d->name);
-        return NL_EINVAL;
+        nll_rows_t *r = calloc(1, sizeof *r);
+        if (!r) {
+            snprintf(err->msg, sizeof err->msg, "out of memory");
+            return NL_ENOMEM;
+        }
+        r->d = d;
+        r->flags = parse_flags;
+        nl_rec_init(&r->rec);
+        int rc = nll__pgrows_new(d, &r->pg, err);
+        if (rc) {
+            nll_rows_free(r);
+            return rc;
+        }
+        *out = r;
+        return 0;
     }
     sqlite3 *db = d->lite;
     nll_rows_t *r = calloc(1, sizeof *r);
@@ -68,6 +82,7 @@ int nll_rows_new(nll_db_t *d, unsigned parse_flags, nll_rows_t **out, nll_err_t 
 void nll_rows_free(nll_rows_t *r)
 {
     if (!r) return;
+    nll__pgrows_free(r->pg);
     sqlite3_finalize(r->ins_event);
     sqlite3_finalize(r->ins_ident);
     sqlite3_finalize(r->ins_value);
@@ -87,8 +102,21 @@ static int step(nll_rows_t *r, sqlite3_stmt *st, nll_err_t *err)
     return rc == SQLITE_DONE ? 0 : nll_db_fail(r->d, err, "inserting");
 }
 
+int nll_rows_flush(nll_rows_t *r, nll_err_t *err)
+{
+    return r->pg ? nll__pgrows_flush(r->pg, err) : 0;
+}
+
+void nll_rows_discard(nll_rows_t *r)
+{
+    if (r->pg) nll__pgrows_discard(r->pg);
+}
+
+uint64_t nll_rows_escaped(const nll_rows_t *r) { return r->pg ? nll__pgrows_escaped(r->pg) : 0; }
+
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err)
 {
+    if (r->pg) return nll__pgrows_store(r->pg, b, pos, err);
     const unsigned char *p = b->p + *pos;
     nll_rhdr_t h;
     memcpy(&h, p, sizeof h);
