@@ -32,8 +32,8 @@ static int drop_days(nll_db_t *db, double before, int64_t *deleted, nll_err_t *e
     nll_stmt_t *st;
     int rc = nll_sql_prepare(db,
                              "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = "
-                             "i.inhrelid JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname "
-                             "= 'event_raw' AND c.relname ~ '^event_raw_[0-9]{8}$' ORDER BY 1",
+                             "i.inhrelid WHERE i.inhparent = 'event_raw'::regclass AND c.relname "
+                             "~ '^event_raw_[0-9]{8}$' ORDER BY 1",
                              &st, err);
     if (rc) return rc;
     char days[4096][9];

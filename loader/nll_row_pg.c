@@ -362,8 +362,7 @@ static int make_days(nll_pgrows_t *p, nll_err_t *err)
         snprintf(day, sizeof day, "%.4s%.2s%.2s", iso, iso + 5, iso + 8);
         char sql[1024];
         int64_t have = 0;
-        snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_class WHERE relname = 'event_raw_%s'",
-                 day);
+        snprintf(sql, sizeof sql, "SELECT count(to_regclass('event_raw_%s'))", day);
         rc = nll_sql_int(p->db, sql, &have, err);
         if (!rc && !have) {
             if (!locked) rc = nll_sql_exec(p->db, "SELECT pg_advisory_xact_lock(7285)", err);
