@@ -178,6 +178,39 @@ static void test_exactly_once_across_kill9(void **state)
     t_rmtree(dir);
 }
 
+/* Several loaders into one archive at once, as several collectors would: one per file and
+ * two more on files others are loading: every line once, nothing lost, no deadlock. */
+static void test_concurrent_loaders(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *db = archive(dir, "c.db");
+    enum { FILES = 4, N = 20000, LOADERS = 6 };
+    const char *in[FILES];
+    for (int i = 0; i < FILES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "c%d.log", i);
+        in[i] = keep(t_path(dir, name));
+        write_events(in[i], i * N, N);
+    }
+    pid_t pid[LOADERS];
+    t_child_t c[LOADERS];
+    for (int k = 0; k < LOADERS; k++) {
+        const char *args[] = {"-d", db, "-q", "--batch", "500", in[k % FILES], NULL};
+        c[k] = (t_child_t){0};
+        pid[k] = t_spawn(load_prog, &c[k], args);
+    }
+    for (int k = 0; k < LOADERS; k++) {
+        int st;
+        assert_int_equal(waitpid(pid[k], &st, 0), pid[k]);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    expect_exactly(db, FILES * N);
+    fprintf(stderr, "    %s: %d loaders at once, %d files: %d events, each once\n",
+            on_pg ? "PostgreSQL" : "SQLite", LOADERS, FILES, FILES * N);
+    t_rmtree(dir);
+}
+
 /* An archive holds every host's events: nl-load makes a new one 0640 whatever the umask
  * allows beyond that (SQLite alone made it 0644), and its -wal file alike; an archive that
  * exists keeps the mode its owner gave it. */
@@ -774,6 +807,7 @@ int main(int argc, char **argv)
     detect_prog = argv[3];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
+        cmocka_unit_test(test_concurrent_loaders),
         cmocka_unit_test(test_new_archive_is_not_world_readable),
         cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_unusable_summary_values_counted),
@@ -790,6 +824,7 @@ int main(int argc, char **argv)
      * a file (its mode, a read-only mount, a full disk, SQLite's write lock) */
     const struct CMUnitTest on_postgresql[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
+        cmocka_unit_test(test_concurrent_loaders),
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
