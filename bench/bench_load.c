@@ -3,7 +3,11 @@
  * would do without it: convert to CSV and let sqlite3's own `.import` load it into one flat
  * table. Both run as programs on the same data, in the same run, alternating, median of R.
  *
- *   bench-load [RAW_EVENTS [SUMMARY_EVENTS [ROUNDS]]]     (defaults 400000 200000 3)
+ *   bench-load [--pg] [RAW_EVENTS [SUMMARY_EVENTS [ROUNDS]]]   (defaults 400000 200000 3)
+ *
+ * With --pg the archive is a PostgreSQL database on a throwaway server the bench starts
+ * (tests/pg/pg_cluster.sh: Debian's postgresql, fsync off), beside the same data as CSV
+ * loaded by PostgreSQL's own COPY (psql's \copy) into one flat table of text columns.
  *
  * nl-load does more per event than .import: it parses the line format, splits each event
  * into event/ident/value rows (or a typed summary row), maintains five indexes and records
@@ -106,6 +110,50 @@ static void fresh(const char *db)
     unlink(p);
 }
 
+/* --pg: the server's URI (empty: SQLite). */
+static char pg_uri[600];
+
+/* A fresh schema `b` on the server, and the URI that loads into it. */
+static const char *pg_fresh(void)
+{
+    static char uri[700];
+    char *drop[] = {"psql", pg_uri, "-qAtc",
+                    "SET client_min_messages = warning; DROP SCHEMA IF EXISTS b CASCADE; CREATE "
+                    "SCHEMA b",
+                    NULL};
+    if (timed(drop) < 0) {
+        fprintf(stderr, "bench-load: psql could not reset the schema\n");
+        exit(1);
+    }
+    snprintf(uri, sizeof uri, "%s&options=-csearch_path%%3Db", pg_uri);
+    return uri;
+}
+
+/* PostgreSQL's own COPY of the CSV into one flat table of text columns (psql's \copy). */
+static double pg_copy(const char *csv)
+{
+    const char *uri = pg_fresh();
+    FILE *f = fopen(csv, "r");
+    char head[512] = "";
+    if (!f || !fgets(head, sizeof head, f)) {
+        if (f) fclose(f);
+        return -1;
+    }
+    fclose(f);
+    char create[1024] = "CREATE TABLE t (";
+    int ncol = 0;
+    for (char *save, *c = strtok_r(head, ",\n", &save); c; c = strtok_r(NULL, ",\n", &save)) {
+        snprintf(create + strlen(create), sizeof create - strlen(create), "%sc%d text",
+                 ncol ? ", " : "", ncol + 1);
+        ncol++;
+    }
+    strcat(create, ")");
+    char copy[700];
+    snprintf(copy, sizeof copy, "\\copy t FROM '%s' WITH (FORMAT csv, HEADER)", csv);
+    char *argv[] = {"psql", (char *)uri, "-qAt", "-c", create, "-c", copy, NULL};
+    return timed(argv);
+}
+
 static void row(const char *what, long n, int rounds, const char *log, const char *csv)
 {
     double ours[32], theirs[32];
@@ -113,6 +161,17 @@ static void row(const char *what, long n, int rounds, const char *log, const cha
     char db[512];
     snprintf(db, sizeof db, "%s", tmp("bench.db"));
     for (int r = 0; r < rounds; r++) {
+        if (pg_uri[0]) { /* nl-load into PostgreSQL, then COPY of the CSV into it */
+            char *load[] = {NLL_BENCH_NL_LOAD, "-q", "--no-progress", "-d", (char *)pg_fresh(),
+                            (char *)log,       NULL};
+            ours[r] = timed(load);
+            theirs[r] = pg_copy(csv);
+            if (ours[r] < 0 || theirs[r] < 0) {
+                fprintf(stderr, "bench-load: loading into PostgreSQL failed\n");
+                exit(1);
+            }
+            continue;
+        }
         fresh(db);
         char *load[] = {NLL_BENCH_NL_LOAD, "-q", "--no-progress", "-d", db, (char *)log, NULL};
         ours[r] = timed(load);
@@ -137,6 +196,8 @@ static void row(const char *what, long n, int rounds, const char *log, const cha
 
 int main(int argc, char **argv)
 {
+    int pg = argc > 1 && !strcmp(argv[1], "--pg");
+    if (pg) argc--, argv++;
     long raw = argc > 1 ? atol(argv[1]) : 400000, summ = argc > 2 ? atol(argv[2]) : 200000;
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
     if (raw < 1 || summ < 1 || rounds < 1 || rounds > 32) {
@@ -148,17 +209,43 @@ int main(int argc, char **argv)
         return 1;
     }
     write_data(raw, summ);
-    printf("bench-load: events/s into a fresh SQLite file (median of %d; program start "
-           "included)\n\n",
-           rounds);
-    printf("| %-18s | %9s | %12s | %12s | %6s |\n", "events", "n", "nl-load /s", ".import /s",
-           "ratio");
+    if (pg) {
+        char *start[] = {NLL_BENCH_PG_CLUSTER, "start", (char *)tmp("pg"), NULL};
+        char *uri = NULL;
+        FILE *f = timed(start) < 0 ? NULL : fopen(tmp("pg/uri"), "r");
+        size_t cap = 0;
+        if (!f || getline(&uri, &cap, f) < 0) {
+            fprintf(stderr,
+                    "bench-load: no PostgreSQL server (%s start failed; ./nlkit deps "
+                    "installs postgresql)\n",
+                    NLL_BENCH_PG_CLUSTER);
+            return 1;
+        }
+        fclose(f);
+        snprintf(pg_uri, sizeof pg_uri, "%.*s", (int)strcspn(uri, "\n"), uri);
+        free(uri);
+    }
+    printf("bench-load: events/s into %s (median of %d; program start included)\n\n",
+           pg ? "PostgreSQL (a local server, fsync off)" : "a fresh SQLite file", rounds);
+    printf("| %-18s | %9s | %12s | %12s | %6s |\n", "events", "n", "nl-load /s",
+           pg ? "COPY /s" : ".import /s", "ratio");
     printf("|--------------------|-----------|--------------|--------------|--------|\n");
     row("raw start/end", raw, rounds, tmp("raw.log"), tmp("raw.csv"));
     row("summaries", summ, rounds, tmp("sum.log"), tmp("sum.csv"));
-    printf("\nratio = nl-load events/s / sqlite3 .import rows/s of the same data as CSV into "
-           "one flat\ntable (no index, text columns). nl-load: parsed lines, event/ident/value "
-           "or typed\nsummary rows, 3 indexes, WAL, exactly-once position.\n");
+    if (pg)
+        printf("\nratio = nl-load events/s / PostgreSQL's COPY (psql \\copy) rows/s of the same "
+               "data as\nCSV into one flat table (no index, text columns). nl-load: parsed "
+               "lines, event/ident/value\nor typed summary rows by COPY, indexes, day "
+               "partitions, exactly-once position.\n");
+    else
+        printf("\nratio = nl-load events/s / sqlite3 .import rows/s of the same data as CSV "
+               "into one flat\ntable (no index, text columns). nl-load: parsed lines, "
+               "event/ident/value or typed\nsummary rows, 3 indexes, WAL, exactly-once "
+               "position.\n");
+    if (pg) {
+        char *stop[] = {NLL_BENCH_PG_CLUSTER, "stop", (char *)tmp("pg"), NULL};
+        timed(stop);
+    }
     const char *names[] = {"raw.log", "raw.csv", "sum.log", "sum.csv", "bench.db"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
     fresh(tmp("bench.db"));
