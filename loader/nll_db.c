@@ -235,7 +235,11 @@ static int open_pg(const char *uri, unsigned flags, int upto, nll_db_t *db, nll_
 {
     db->backend = NLL_PG;
     uri_name(uri, db->name, sizeof db->name);
-    db->pg = PQconnectdb(uri);
+    /* named in pg_stat_activity unless the URI names itself: an operator (or a test) can
+     * tell loaders from readers, and see a killed loader's session still finishing */
+    const char *const keys[] = {"dbname", "fallback_application_name", NULL};
+    const char *const vals[] = {uri, flags & NLL_OPEN_READ ? "nlkit-reader" : "nlkit-loader", NULL};
+    db->pg = PQconnectdbParams(keys, vals, 1);
     if (PQstatus(db->pg) != CONNECTION_OK) {
         char m[512];
         snprintf(m, sizeof m, "%s", PQerrorMessage(db->pg));
