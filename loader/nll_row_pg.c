@@ -38,64 +38,102 @@ struct nll_pgrows {
     uint64_t escaped_sent; /* of those, sent (in batches that were flushed) */
 };
 
-static void put_sep(nl_buf_t *b, char c) { nl__putc(b, c); }
+/* Rows go in COPY's binary format: numbers as their bytes (nothing formatted here, nothing
+ * parsed by the server), texts as their bytes with a length. */
+static const char copy_head[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0";
 
-/* Text for COPY's text format: backslash, tab, newline and CR escaped; NUL and (in a UTF8
- * database) invalid UTF-8 written \xHH (escaped again for COPY: \\xHH). */
+static void put_be(nl_buf_t *b, uint64_t v, int n)
+{
+    char t[8];
+    for (int i = 0; i < n; i++) t[i] = (char)(v >> (8 * (n - 1 - i)));
+    nl__put(b, t, (size_t)n);
+}
+
+/* A row of n fields: the buffer's header first when it is the batch's first row. */
+static void put_row(nl_buf_t *b, int n)
+{
+    if (!b->len) nl__put(b, copy_head, sizeof copy_head);
+    put_be(b, (uint64_t)n, 2);
+}
+
+static void put_null(nl_buf_t *b) { put_be(b, 0xffffffffu, 4); }
+
+static void put_i64(nl_buf_t *b, int64_t v)
+{
+    put_be(b, 8, 4);
+    put_be(b, (uint64_t)v, 8);
+}
+
+static void put_i16(nl_buf_t *b, int v)
+{
+    put_be(b, 2, 4);
+    put_be(b, (uint64_t)(uint16_t)v, 2);
+}
+
+static void put_bool(nl_buf_t *b, int v)
+{
+    put_be(b, 1, 4);
+    nl__putc(b, (char)(v != 0));
+}
+
+static void put_dbl(nl_buf_t *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    put_be(b, 8, 4);
+    put_be(b, u, 8);
+}
+
+/* A text field: NUL and (in a UTF8 database) bytes that are not UTF-8 written \xHH, as
+ * nlkit lines write them, since the server refuses them; counted. */
 static void put_text(nll_pgrows_t *p, nl_buf_t *b, const char *s, size_t len)
 {
+    size_t at = b->len;
+    put_be(b, 0, 4); /* the length, set below */
     const unsigned char *u = (const unsigned char *)s;
     int changed = 0;
+    size_t run = 0; /* bytes from s + i - run kept as they are */
     for (size_t i = 0; i < len;) {
         unsigned c = u[i];
-        if (c >= 0x80 && p->utf8) {
-            size_t l = nl__utf8_len(u + i, len - i);
-            if (l) {
-                nl__put(b, s + i, l);
-                i += l;
-                continue;
-            }
+        size_t l = c == 0 ? 0 : c < 0x80 || !p->utf8 ? 1 : nl__utf8_len(u + i, len - i);
+        if (l) {
+            i += l, run += l;
+            continue;
         }
-        if (c == 0 || (c >= 0x80 && p->utf8)) {
-            char esc[8];
-            snprintf(esc, sizeof esc, "\\\\x%02x", c);
-            nl__put(b, esc, 5);
-            changed = 1;
-        } else if (c == '\\') {
-            nl__put(b, "\\\\", 2);
-        } else if (c == '\t') {
-            nl__put(b, "\\t", 2);
-        } else if (c == '\n') {
-            nl__put(b, "\\n", 2);
-        } else if (c == '\r') {
-            nl__put(b, "\\r", 2);
-        } else {
-            nl__putc(b, (char)c);
-        }
+        nl__put(b, s + i - run, run);
+        run = 0;
+        char esc[8];
+        snprintf(esc, sizeof esc, "\\x%02x", c);
+        nl__put(b, esc, 4);
+        changed = 1;
         i++;
+    }
+    nl__put(b, s + len - run, run);
+    if (!b->err) {
+        uint32_t n = (uint32_t)(b->len - at - 4);
+        unsigned char *q = (unsigned char *)b->p + at;
+        q[0] = (unsigned char)(n >> 24), q[1] = (unsigned char)(n >> 16);
+        q[2] = (unsigned char)(n >> 8), q[3] = (unsigned char)n;
     }
     p->escaped += (uint64_t)changed;
 }
 
-static void put_null(nl_buf_t *b) { nl__put(b, "\\N", 2); }
-
-static void put_i64(nl_buf_t *b, int64_t v)
+/* A number as the text of value.value: an integer in decimal, a double as the shortest
+ * text that reads back exactly. */
+static void put_int_text(nll_pgrows_t *p, nl_buf_t *b, int64_t v)
 {
-    char t[24];
-    nl__put(b, t, (size_t)snprintf(t, sizeof t, "%lld", (long long)v));
+    char t[24], *e = t + sizeof t, *q = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *--q = '-';
+    put_text(p, b, q, (size_t)(e - q));
 }
 
-/* A double as PostgreSQL's float8 reads it back exactly (Infinity, NaN spelled its way). */
-static void put_dbl(nl_buf_t *b, double v)
+static void put_dbl_text(nll_pgrows_t *p, nl_buf_t *b, double v)
 {
-    if (isnan(v)) {
-        nl__put(b, "NaN", 3);
-    } else if (isinf(v)) {
-        nl__put(b, v > 0 ? "Infinity" : "-Infinity", v > 0 ? 8 : 9);
-    } else {
-        char t[40];
-        nl__put(b, t, (size_t)nl__dtoa(v, t));
-    }
+    char t[40];
+    put_text(p, b, t, (size_t)nl__dtoa(v, t));
 }
 
 int nll__pgrows_new(nll_db_t *db, nll_pgrows_t **out, nll_err_t *err)
@@ -193,31 +231,23 @@ int nll__pgrows_store(nll_pgrows_t *p, const nll_batch_t *b, size_t *pos, nll_er
     int rc = next_id(p, &id, err);
     if (!rc && !h.summary) rc = need_day(p, h.ts, err);
     if (rc) return rc;
-    const char *raw = h.summary ? "f" : "t";
-    char ts[40];
-    size_t tl = (size_t)nl__dtoa(h.ts, ts);
+    int raw = !h.summary;
 
     nl_buf_t *e = &p->t[T_EVENT];
+    put_row(e, 7);
     put_i64(e, id);
-    put_sep(e, '\t');
-    nl__put(e, ts, tl);
-    put_sep(e, '\t');
+    put_dbl(e, h.ts);
     put_text(p, e, event, h.event_len);
-    put_sep(e, '\t');
     if (h.has_level)
         put_text(p, e, level, h.level_len);
     else
         put_null(e);
-    put_sep(e, '\t');
-    put_i64(e, h.startend);
-    put_sep(e, '\t');
+    put_i16(e, h.startend);
     if (h.has_status)
         put_i64(e, h.status);
     else
         put_null(e);
-    put_sep(e, '\t');
-    nl__put(e, raw, 1);
-    put_sep(e, '\n');
+    put_bool(e, raw);
 
     /* the summary row: its typed columns by slot, then the derived values */
     double typed[64];
@@ -253,66 +283,51 @@ int nll__pgrows_store(nll_pgrows_t *p, const nll_batch_t *b, size_t *pos, nll_er
             /* fall through - in ident as every guid */
         case NLL_K_IDENT: {
             nl_buf_t *t = &p->t[T_IDENT];
+            put_row(t, 5);
             put_i64(t, id);
-            put_sep(t, '\t');
-            nl__put(t, ts, tl);
-            put_sep(t, '\t');
-            nl__put(t, raw, 1);
-            put_sep(t, '\t');
+            put_dbl(t, h.ts);
+            put_bool(t, raw);
             put_text(p, t, name, f.name_len);
-            put_sep(t, '\t');
             put_text(p, t, val, f.value_len);
-            put_sep(t, '\n');
             continue;
         }
         default: break;
         }
         nl_buf_t *t = &p->t[T_VALUE];
+        put_row(t, 6);
         put_i64(t, id);
-        put_sep(t, '\t');
-        nl__put(t, ts, tl);
-        put_sep(t, '\t');
-        nl__put(t, raw, 1);
-        put_sep(t, '\t');
+        put_dbl(t, h.ts);
+        put_bool(t, raw);
         put_text(p, t, name, f.name_len);
-        put_sep(t, '\t');
         if (f.kind == NLL_K_VALUE_INT) {
             memcpy(&i, val, 8);
-            put_i64(t, i);
-            put_sep(t, '\t');
-            put_i64(t, i);
+            put_int_text(p, t, i);
+            put_dbl(t, (double)i);
         } else if (f.kind == NLL_K_VALUE_REAL) {
             memcpy(&d, val, 8);
-            put_dbl(t, d);
-            put_sep(t, '\t');
+            put_dbl_text(p, t, d);
             put_dbl(t, d);
         } else {
             put_text(p, t, val, f.value_len);
-            put_sep(t, '\t');
             put_null(t);
         }
-        put_sep(t, '\n');
     }
     if (!h.summary) return 0;
     nl_buf_t *s = &p->t[T_SUMMARY];
+    put_row(s, 5 + (nll__ntyped < 64 ? nll__ntyped : 64) + 4);
     put_i64(s, id);
-    put_sep(s, '\t');
-    nl__put(s, ts, tl);
-    put_sep(s, '\t');
+    put_dbl(s, h.ts);
     put_text(p, s, event, h.event_len);
-    put_sep(s, '\t');
     if (host)
         put_text(p, s, host, host_len);
     else
         put_null(s);
-    put_sep(s, '\t');
     if (guid)
         put_text(p, s, guid, guid_len);
     else
         put_null(s);
     double num[64];
     for (int k = 0; k < nll__ntyped && k < 64; k++) {
-        put_sep(s, '\t');
         if (!has[k]) {
             put_null(s);
             continue;
@@ -337,14 +352,12 @@ int nll__pgrows_store(nll_pgrows_t *p, const nll_batch_t *b, size_t *pos, nll_er
                 {p->s_dur_sum, p->s_int},
                 {p->s_dur_sum, p->s_n}};
     for (int k = 0; k < 4; k++) {
-        put_sep(s, '\t');
         if (PART(div[k].a) && PART(div[k].b) && num[div[k].b] != 0)
             put_dbl(s, num[div[k].a] / num[div[k].b]);
         else
             put_null(s);
     }
 #undef PART
-    put_sep(s, '\n');
     return 0;
 }
 
@@ -397,7 +410,17 @@ static int copy(nll_pgrows_t *p, const char *sql, nl_buf_t *b, nll_err_t *err)
         return rc;
     }
     PQclear(r);
-    int ok = PQputCopyData(c, b->p, (int)b->len) == 1;
+    put_be(b, 0xffff, 2); /* the trailer */
+    if (b->err) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory gathering rows", nll_db_name(p->db));
+        PQputCopyEnd(c, "nl-load: out of memory");
+        while ((r = PQgetResult(c))) PQclear(r);
+        nl_buf_reset(b);
+        return NL_ENOMEM;
+    }
+    int ok = 1;
+    for (size_t at = 0; ok && at < b->len; at += 1 << 20) /* in pieces: int-sized, streamed */
+        ok = PQputCopyData(c, b->p + at, (int)(b->len - at < 1 << 20 ? b->len - at : 1 << 20)) == 1;
     ok = PQputCopyEnd(c, ok ? NULL : "nl-load: sending failed") == 1 && ok;
     int rc = 0;
     while ((r = PQgetResult(c))) {
@@ -413,20 +436,23 @@ int nll__pgrows_flush(nll_pgrows_t *p, nll_err_t *err)
 {
     int rc = make_days(p, err);
     if (!rc)
-        rc = copy(p, "COPY event (id, ts, event, level, startend, status, raw) FROM STDIN",
-                  &p->t[T_EVENT], err);
+        rc = copy(
+            p,
+            "COPY event (id, ts, event, level, startend, status, raw) FROM STDIN (FORMAT binary)",
+            &p->t[T_EVENT], err);
     if (!rc)
-        rc = copy(p, "COPY ident (event_id, ts, raw, name, value) FROM STDIN", &p->t[T_IDENT], err);
+        rc = copy(p, "COPY ident (event_id, ts, raw, name, value) FROM STDIN (FORMAT binary)",
+                  &p->t[T_IDENT], err);
     if (!rc)
-        rc = copy(p, "COPY value (event_id, ts, raw, name, value, num) FROM STDIN", &p->t[T_VALUE],
-                  err);
+        rc = copy(p, "COPY value (event_id, ts, raw, name, value, num) FROM STDIN (FORMAT binary)",
+                  &p->t[T_VALUE], err);
     if (!rc) {
         char sql[1024];
         int len = snprintf(sql, sizeof sql, "COPY summary (event_id, ts, event, host, guid");
         for (int i = 0; i < nll__ntyped; i++)
             len += snprintf(sql + len, sizeof sql - (size_t)len, ", %s", nll__typed[i].column);
         snprintf(sql + len, sizeof sql - (size_t)len,
-                 ", rate, avgrate, busy, mean_dur) FROM STDIN");
+                 ", rate, avgrate, busy, mean_dur) FROM STDIN (FORMAT binary)");
         rc = copy(p, sql, &p->t[T_SUMMARY], err);
     }
     if (rc) {

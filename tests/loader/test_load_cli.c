@@ -227,6 +227,78 @@ static void test_concurrent_loaders(void **state)
     t_rmtree(dir);
 }
 
+/* The bytes of the one text `sql` returns, into out (cap bytes); its length. */
+static size_t q_bytes(const char *db_path, const char *sql, char *out, size_t cap)
+{
+    nll_db_t *db;
+    nll_err_t err;
+    nll_stmt_t *st;
+    if (nll_db_open(db_path, NLL_OPEN_READ, 0, &db, &err)) fail_msg("%s", err.msg);
+    if (nll_sql_prepare(db, sql, &st, &err)) fail_msg("%s: %s", sql, err.msg);
+    if (nll_sql_step(st, &err) != 1) fail_msg("%s: no row", sql);
+    size_t len = 0;
+    const char *t = nll_sql_col_text(st, 0, &len);
+    assert_true(len <= cap);
+    memcpy(out, t, len);
+    nll_sql_finalize(st);
+    nll_db_close(db);
+    return len;
+}
+
+/* Texts are archived with the bytes the line's writer put in them: its escapes decoded
+ * once (tab, newline, backslash, quote), UTF-8 as is, and bytes the database cannot hold
+ * (PostgreSQL: a NUL, bytes that are not UTF-8) written \xHH, counted and reported; on
+ * SQLite, which holds any bytes, as they were. */
+static void test_texts_archived_as_written(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "t.log")), *db = archive(dir, "t.db");
+    const char *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    static const char lines[] =
+        "ts=2026-11-22T12:00:00Z event=t.esc level=Info v=\"a\\tb\\\\c\\\"d\\ne\"\n"
+        "ts=2026-11-22T12:00:01Z event=t.nul level=Info v=\"nul\\x00here\"\n"
+        "ts=2026-11-22T12:00:02Z event=t.latin1 level=Info v=caf\xe9!\n"
+        "ts=2026-11-22T12:00:03Z event=t.utf8 level=Info v=caf\xc3\xa9 host=h\xe2\x82\xac\n";
+    assert_int_equal(fwrite(lines, 1, sizeof lines - 1, f), sizeof lines - 1);
+    assert_int_equal(fclose(f), 0);
+    t_child_t c = {.err = err};
+    const char *args[] = {"-d", db, in, NULL};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    char got[64];
+    size_t n;
+#define V(ev)                                                                                      \
+    "SELECT v.value FROM value v JOIN event e ON e.id = v.event_id WHERE v.name = 'v' AND "        \
+    "e.event = '" ev "'"
+#define EXPECT_BYTES(ev, want)                                                                     \
+    do {                                                                                           \
+        n = q_bytes(db, V(ev), got, sizeof got);                                                   \
+        assert_int_equal(n, sizeof want - 1);                                                      \
+        assert_memory_equal(got, want, n);                                                         \
+    } while (0)
+    EXPECT_BYTES("t.esc", "a\tb\\c\"d\ne");
+    EXPECT_BYTES("t.utf8", "caf\xc3\xa9");
+    n = q_bytes(db, "SELECT value FROM value WHERE name = 'host'", got, sizeof got);
+    assert_int_equal(n, 4);
+    assert_memory_equal(got, "h\xe2\x82\xac", 4);
+    char *msg = t_slurp(err, NULL);
+    if (on_pg) {
+        EXPECT_BYTES("t.nul", "nul\\x00here");
+        EXPECT_BYTES("t.latin1", "caf\\xe9!");
+        assert_non_null(strstr(msg, "2 text(s) held bytes the database cannot store"));
+    } else {
+        EXPECT_BYTES("t.nul", "nul\0here");
+        EXPECT_BYTES("t.latin1", "caf\xe9!");
+        assert_null(strstr(msg, "cannot store"));
+    }
+#undef EXPECT_BYTES
+#undef V
+    free(msg);
+    t_rmtree(dir);
+}
+
 /* An archive holds every host's events: nl-load makes a new one 0640 whatever the umask
  * allows beyond that (SQLite alone made it 0644), and its -wal file alike; an archive that
  * exists keeps the mode its owner gave it. */
@@ -824,6 +896,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_concurrent_loaders),
+        cmocka_unit_test(test_texts_archived_as_written),
         cmocka_unit_test(test_new_archive_is_not_world_readable),
         cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_unusable_summary_values_counted),
@@ -841,6 +914,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest on_postgresql[] = {
         cmocka_unit_test(test_exactly_once_across_kill9),
         cmocka_unit_test(test_concurrent_loaders),
+        cmocka_unit_test(test_texts_archived_as_written),
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
