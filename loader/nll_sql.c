@@ -241,6 +241,12 @@ int nll_sql_step(nll_stmt_t *st, nll_err_t *err)
     return rc;
 }
 
+int nll_sql_col_count(nll_stmt_t *st)
+{
+    if (st->lite) return sqlite3_column_count(st->lite);
+    return st->res ? PQnfields(st->res) : 0;
+}
+
 int nll_sql_col_type(nll_stmt_t *st, int i)
 {
     if (st->lite) {

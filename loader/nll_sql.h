@@ -35,6 +35,8 @@ void nll_sql_bind_int64(nll_stmt_t *st, int i, int64_t v);
 void nll_sql_bind_null(nll_stmt_t *st, int i);
 /* The next row: 1, 0 when there are no more, or a negative NL_E* code with err filled. */
 int nll_sql_step(nll_stmt_t *st, nll_err_t *err);
+/* How many columns the statement's rows have (after a step that returned 1). */
+int nll_sql_col_count(nll_stmt_t *st);
 /* Columns of the current row (0-based). */
 int nll_sql_col_type(nll_stmt_t *st, int i);
 int64_t nll_sql_col_int64(nll_stmt_t *st, int i);
