@@ -4,6 +4,7 @@
  * injected between two iterations; destination and summarization come from the
  * environment (NL_DEST, NL_SUMMARY) as for any nlkit program. At exit it prints what it
  * handed to the library and what it could not deliver so the test can count them at the far end.
+ * NL_TEST_HOST, when set, is the host= it writes (several "hosts" on one machine).
  *
  *   nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US]] */
 #include <stdio.h>
@@ -38,6 +39,11 @@ int main(int argc, char **argv)
         return 1;
     }
     nl_const_std(log);
+    const char *host = getenv("NL_TEST_HOST");
+    if (host && nl_const_set(log, "host", host) != 0) {
+        fprintf(stderr, "nl-sng-workload: bad NL_TEST_HOST\n");
+        return 1;
+    }
     for (long i = 0; i < pairs; i++) {
         nl_write(log, "test.work.start", "i=l", (long long)i);
         spin(i >= slow_from && i < slow_to ? 5 * us : us);
