@@ -4,7 +4,8 @@
  * never ended, plus a trace across two programs) loaded by nl-load into a SQLite file and
  * into PostgreSQL; every numbered query runs on each (its `sql postgresql` variant there
  * when the README gives one) and both must return the same rows, which must be the rows
- * the query is about.
+ * the query is about and, where the README prints its output (from `./nlkit replay`'s
+ * archive of the same half hour), the rows printed there.
  *
  *   test_cookbook NL_LOAD NL_GEN_TRANSFERS README PG_URI_FILE */
 #include <math.h>
@@ -29,10 +30,45 @@ typedef struct rows {
     char **cell;
 } rows_t;
 
+static rows_t printed[MAXQ]; /* the output the README shows under query N (n = 0: none) */
+
 static void rows_free(rows_t *r)
 {
     for (int i = 0; i < r->n * r->cols; i++) free(r->cell[i]);
     free(r->cell);
+    *r = (rows_t){0};
+}
+
+/* The rows of a table sqlite3 -box printed (from the line after its ├ rule to its └). */
+static rows_t parse_box(const char *box, const char *end)
+{
+    rows_t r = {0};
+    const char *at = strstr(box, "\n├");
+    assert_true(at && at < end);
+    at = strchr(at + 1, '\n') + 1;
+    static const char bar[] = "│";
+    while (at < end && !strncmp(at, bar, 3)) {
+        const char *eol = strchr(at, '\n');
+        int c = 0;
+        for (const char *cell = at + 3; cell < eol;) {
+            const char *next = strstr(cell, bar);
+            if (!next || next > eol) break;
+            const char *a = cell, *b = next;
+            while (a < b && *a == ' ') a++;
+            while (b > a && b[-1] == ' ') b--;
+            r.cell =
+                realloc(r.cell, sizeof *r.cell * (size_t)(r.n * (r.cols ? r.cols : 64) + c + 1));
+            assert_non_null(r.cell);
+            r.cell[r.n * (r.cols ? r.cols : 0) + c] = strndup(a, (size_t)(b - a));
+            c++;
+            cell = next + 3;
+        }
+        if (!r.cols) r.cols = c;
+        assert_int_equal(c, r.cols);
+        r.n++;
+        at = eol + 1;
+    }
+    return r;
 }
 
 /* The trace of cookbook query 8. */
@@ -103,19 +139,35 @@ static void read_cookbook(void)
             char **slot = pg ? &pg_sql[n] : &lite_sql[n];
             assert_null(*slot); /* one of each per number */
             *slot = strndup(body + 1, (size_t)(end - body - 1));
+            /* its printed output: a box before the next heading */
+            char *box = strstr(end + 4, "\n```\n┌"), *head = strstr(end + 4, "\n### ");
+            if (!pg && box && (!head || box < head) && (!stop || box < stop)) {
+                char *box_end = strstr(box + 5, "\n```");
+                assert_non_null(box_end);
+                printed[n] = parse_box(box + 5, box_end);
+            }
         }
         at = end + 4;
     }
     free(text);
 }
 
-/* The recorded half hour and two programs of one trace, as the demo's archive holds them. */
+/* The recorded half hour as `./nlkit replay` loads it (a day earlier: "yesterday"), and
+ * two programs of one trace. */
 static void write_data(const char *path)
 {
     t_child_t c = {.out = path};
     const char *args[] = {"1800", "4", NULL};
     assert_int_equal(t_run(gen_prog, &c, args), 0);
-    FILE *f = fopen(path, "a");
+    size_t len;
+    char *text = t_slurp(path, &len);
+    assert_non_null(text);
+    for (char *l = text; l && l < text + len; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (!strncmp(l, "ts=2026-11-22", 13)) l[12] = '1';
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    free(text);
     assert_non_null(f);
     static const char *const ev[] = {"job.run.start", "task.step", "job.run.end"};
     static const char *const prog[] = {"parent", "child", "parent"};
@@ -124,7 +176,7 @@ static void write_data(const char *path)
                                          "00f067aa0ba902b7"};
     for (int i = 0; i < 3; i++)
         fprintf(f,
-                "ts=2026-11-22T12:31:0%d.250000Z event=%s level=Info "
+                "ts=2026-11-21T12:31:0%d.250000Z event=%s level=Info "
                 "guid=9e0f0000-0000-4000-8000-00000000000%d trace.id=%s span.id=%s "
                 "parent.span.id=%s prog=%s host=gw%d\n",
                 i, ev[i], i == 1 ? 2 : 1, trace, span[i], parent[i], prog[i], i == 1 ? 2 : 1);
@@ -164,7 +216,7 @@ static void expect_meaning(int q, const rows_t *r)
         break;
     case 2: /* one day, four hosts */
         assert_int_equal(r->n, 4);
-        assert_string_equal(CELL(*r, 0, 0), "2026-11-22");
+        assert_string_equal(CELL(*r, 0, 0), "2026-11-21");
         break;
     case 3: /* the one job that never ended: started at 12:20 */
         assert_int_equal(r->n, 1);
@@ -208,7 +260,7 @@ static void test_cookbook_on_both_archives(void **state)
     assert_int_equal(t_run(load_prog, &none, a1), 0);
     const char *a2[] = {"-q", "-d", pg, data, NULL};
     assert_int_equal(t_run(load_prog, &none, a2), 0);
-    int variants = 0;
+    int variants = 0, shown = 0;
     for (int q = 1; q < MAXQ; q++) {
         if (!lite_sql[q]) {
             assert_null(pg_sql[q]); /* a variant of a query that is not there */
@@ -217,6 +269,16 @@ static void test_cookbook_on_both_archives(void **state)
         variants += pg_sql[q] != NULL;
         rows_t a = run(lite, lite_sql[q]), b = run(pg, pg_sql[q] ? pg_sql[q] : lite_sql[q]);
         expect_meaning(q, &a);
+        if (printed[q].n) { /* what the README shows is what SQLite prints */
+            if (printed[q].n != a.n || printed[q].cols != a.cols)
+                fail_msg("query %d: the README shows %d rows of %d, SQLite returns %d of %d", q,
+                         printed[q].n, printed[q].cols, a.n, a.cols);
+            for (int i = 0; i < a.n * a.cols; i++)
+                if (strcmp(printed[q].cell[i], a.cell[i]))
+                    fail_msg("query %d, row %d, column %d: the README shows %s, SQLite returns %s",
+                             q, i / a.cols + 1, i % a.cols + 1, printed[q].cell[i], a.cell[i]);
+            shown++;
+        }
         if (a.n != b.n || a.cols != b.cols)
             fail_msg("query %d: SQLite %d rows of %d, PostgreSQL %d rows of %d", q, a.n, a.cols,
                      b.n, b.cols);
@@ -229,8 +291,11 @@ static void test_cookbook_on_both_archives(void **state)
         rows_free(&a);
         rows_free(&b);
     }
-    fprintf(stderr, "    %d queries, %d with a PostgreSQL variant\n", nq, variants);
-    for (int q = 0; q < MAXQ; q++) free(lite_sql[q]), free(pg_sql[q]);
+    fprintf(stderr,
+            "    %d queries, %d with a PostgreSQL variant, %d outputs as the README shows\n", nq,
+            variants, shown);
+    assert_true(shown >= 6);
+    for (int q = 0; q < MAXQ; q++) free(lite_sql[q]), free(pg_sql[q]), rows_free(&printed[q]);
     t_rmtree(dir);
 }
 
