@@ -98,6 +98,45 @@ static double timed(char *const argv[])
     return bench_now_s() - t0;
 }
 
+/* Start a program with output discarded; its pid, or -1. */
+static pid_t spawn(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int reaped_ok(pid_t pid)
+{
+    int st;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* src's first half of lines into a, the rest into b (two collectors' streams). */
+static void split_half(const char *src, const char *a, const char *b, long lines)
+{
+    FILE *in = fopen(src, "r"), *o1 = fopen(a, "w"), *o2 = fopen(b, "w");
+    if (!in || !o1 || !o2) {
+        perror("bench-load: splitting test data");
+        exit(1);
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    for (long i = 0; getline(&line, &cap, in) > 0; i++) fputs(line, i < lines / 2 ? o1 : o2);
+    free(line);
+    fclose(in);
+    if (fclose(o1) | fclose(o2)) {
+        perror("bench-load: splitting test data");
+        exit(1);
+    }
+}
+
 static void fresh(const char *db)
 {
     char p[600];
@@ -189,9 +228,35 @@ static void row(const char *what, long n, int rounds, const char *log, const cha
     }
     double a = bench_median(ours, rounds), b = have_sqlite ? bench_median(theirs, rounds) : 0;
     if (have_sqlite)
-        printf("| %-18s | %9ld | %12.0f | %12.0f | %6.2f |\n", what, n, n / a, n / b, b / a);
+        printf("| %-20s | %9ld | %12.0f | %12.0f | %6.2f |\n", what, n, n / a, n / b, b / a);
     else
-        printf("| %-18s | %9ld | %12.0f | %12s | %6s |\n", what, n, n / a, "no sqlite3", "-");
+        printf("| %-20s | %9ld | %12.0f | %12s | %6s |\n", what, n, n / a, "no sqlite3", "-");
+}
+
+/* --pg: two nl-load at once into one archive, each with half the lines (as two collectors
+ * would), beside COPY of the whole CSV. */
+static void row_two(const char *what, long n, int rounds, const char *half0, const char *half1,
+                    const char *csv)
+{
+    double ours[32], theirs[32];
+    for (int r = 0; r < rounds; r++) {
+        const char *uri = pg_fresh();
+        char *a[] = {NLL_BENCH_NL_LOAD, "-q", "--no-progress", "-d", (char *)uri,
+                     (char *)half0,     NULL};
+        char *b[] = {NLL_BENCH_NL_LOAD, "-q", "--no-progress", "-d", (char *)uri,
+                     (char *)half1,     NULL};
+        double t0 = bench_now_s();
+        pid_t p0 = spawn(a), p1 = spawn(b);
+        int ok = reaped_ok(p0) & reaped_ok(p1);
+        ours[r] = bench_now_s() - t0;
+        theirs[r] = pg_copy(csv);
+        if (!ok || theirs[r] < 0) {
+            fprintf(stderr, "bench-load: loading into PostgreSQL failed\n");
+            exit(1);
+        }
+    }
+    double x = bench_median(ours, rounds), y = bench_median(theirs, rounds);
+    printf("| %-20s | %9ld | %12.0f | %12.0f | %6.2f |\n", what, n, n / x, n / y, y / x);
 }
 
 int main(int argc, char **argv)
@@ -227,16 +292,24 @@ int main(int argc, char **argv)
     }
     printf("bench-load: events/s into %s (median of %d; program start included)\n\n",
            pg ? "PostgreSQL (a local server, fsync off)" : "a fresh SQLite file", rounds);
-    printf("| %-18s | %9s | %12s | %12s | %6s |\n", "events", "n", "nl-load /s",
+    printf("| %-20s | %9s | %12s | %12s | %6s |\n", "events", "n", "nl-load /s",
            pg ? "COPY /s" : ".import /s", "ratio");
-    printf("|--------------------|-----------|--------------|--------------|--------|\n");
+    printf("|----------------------|-----------|--------------|--------------|--------|\n");
     row("raw start/end", raw, rounds, tmp("raw.log"), tmp("raw.csv"));
     row("summaries", summ, rounds, tmp("sum.log"), tmp("sum.csv"));
+    if (pg) {
+        split_half(tmp("raw.log"), tmp("raw0.log"), tmp("raw1.log"), raw);
+        split_half(tmp("sum.log"), tmp("sum0.log"), tmp("sum1.log"), summ);
+        row_two("raw, 2 loaders", raw, rounds, tmp("raw0.log"), tmp("raw1.log"), tmp("raw.csv"));
+        row_two("summaries, 2 loaders", summ, rounds, tmp("sum0.log"), tmp("sum1.log"),
+                tmp("sum.csv"));
+    }
     if (pg)
         printf("\nratio = nl-load events/s / PostgreSQL's COPY (psql \\copy) rows/s of the same "
                "data as\nCSV into one flat table (no index, text columns). nl-load: parsed "
                "lines, event/ident/value\nor typed summary rows by COPY, indexes, day "
-               "partitions, exactly-once position.\n");
+               "partitions, exactly-once position.\n2 loaders: two nl-load at once into one "
+               "archive, each with half the lines, as two\ncollectors would.\n");
     else
         printf("\nratio = nl-load events/s / sqlite3 .import rows/s of the same data as CSV "
                "into one flat\ntable (no index, text columns). nl-load: parsed lines, "
@@ -246,7 +319,8 @@ int main(int argc, char **argv)
         char *stop[] = {NLL_BENCH_PG_CLUSTER, "stop", (char *)tmp("pg"), NULL};
         timed(stop);
     }
-    const char *names[] = {"raw.log", "raw.csv", "sum.log", "sum.csv", "bench.db"};
+    const char *names[] = {"raw.log",  "raw.csv",  "sum.log",  "sum.csv", "bench.db",
+                           "raw0.log", "raw1.log", "sum0.log", "sum1.log"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
     fresh(tmp("bench.db"));
     rmdir(tmpdir);
