@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_load.c — the loader's modules against a real SQLite file: NetLogger's
- * event/ident/value split, a round trip of every field of every event, summary typing,
- * baselines (nll_base_get and the SQL views) against values computed here, an in-place
- * upgrade from schema version 1, retention, and value typing. */
+/* test_load.c — the loader's modules against a real SQLite file and, given the URI file of
+ * the tests' PostgreSQL server (argv[1]), against PostgreSQL: NetLogger's event/ident/value
+ * split, a round trip of every field of every event, summary typing, baselines
+ * (nll_base_get and the SQL views) against values computed here, merged percentiles,
+ * retention, records stored from a batch; on SQLite also an in-place upgrade from schema
+ * version 1, and value typing (no database). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +13,39 @@
 #include "nl_hist.h"
 #include "nl_num.h"
 #include "nl_test.h"
-#include "nll.h"
+#include <libpq-fe.h>
 
+#include "nll.h"
+#include "nll_sql.h"
+
+/* PostgreSQL: the test server's URI (empty: this round runs on SQLite files). */
+static char pg_uri[512];
+
+/* The archive `name` of a test: a file in dir, or a fresh schema of that name on the
+ * server. */
 static nll_db_t *open_db(const char *dir, const char *name, int upto)
 {
+    char uri[700];
+    if (pg_uri[0]) {
+        char schema[64], sql[256];
+        snprintf(schema, sizeof schema, "u_%.*s", (int)strcspn(name, "."), name);
+        PGconn *c = PQconnectdb(pg_uri);
+        if (PQstatus(c) != CONNECTION_OK) fail_msg("%s: %s", pg_uri, PQerrorMessage(c));
+        snprintf(sql, sizeof sql,
+                 "SET client_min_messages = warning; DROP SCHEMA IF EXISTS %s CASCADE; "
+                 "CREATE SCHEMA %s",
+                 schema, schema);
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) fail_msg("%s", PQerrorMessage(c));
+        PQclear(r);
+        PQfinish(c);
+        snprintf(uri, sizeof uri, "%s&options=-csearch_path%%3D%s", pg_uri, schema);
+    } else {
+        snprintf(uri, sizeof uri, "%s", t_path(dir, name));
+    }
     nll_db_t *db;
     nll_err_t err;
-    int rc = nll_db_open(t_path(dir, name), NLL_OPEN_WRITE, upto, &db, &err);
+    int rc = nll_db_open(uri, NLL_OPEN_WRITE, upto, &db, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
     return db;
@@ -38,29 +66,37 @@ static int load_lines(nll_db_t *db, const char *const *lines, int n)
         assert_true(rc >= 0);
         stored += rc;
     }
+    assert_int_equal(nll_rows_flush(r, &err), 0); /* PostgreSQL: the rows go now, by COPY */
     assert_int_equal(nll_db_exec(db, "COMMIT", &err), 0);
     nll_rows_free(r);
     return stored;
 }
 
+/* A statement that must prepare and give a row. */
+static nll_stmt_t *q_row(nll_db_t *db, const char *sql)
+{
+    nll_stmt_t *st;
+    nll_err_t err;
+    if (nll_sql_prepare(db, sql, &st, &err)) fail_msg("%s: %s", sql, err.msg);
+    int rc = nll_sql_step(st, &err);
+    if (rc != 1) fail_msg("%s: %s", sql, rc < 0 ? err.msg : "no row");
+    return st;
+}
+
 /* One integer (or -1 for NULL) from SQL. */
 static long long q_int(nll_db_t *db, const char *sql)
 {
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    long long v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    nll_stmt_t *st = q_row(db, sql);
+    long long v = nll_sql_col_type(st, 0) == NLL_T_NULL ? -1 : nll_sql_col_int64(st, 0);
+    nll_sql_finalize(st);
     return v;
 }
 
 static double q_dbl(nll_db_t *db, const char *sql)
 {
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    double v = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
+    nll_stmt_t *st = q_row(db, sql);
+    double v = nll_sql_col_type(st, 0) == NLL_T_NULL ? NAN : nll_sql_col_double(st, 0);
+    nll_sql_finalize(st);
     return v;
 }
 
@@ -90,17 +126,19 @@ static void test_netlogger_split(void **state)
     assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='status'"), 1);
     /* identity: guid and *.id */
     assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name='guid'"), 2);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name='stream.id' AND "
-                               "value='3' AND typeof(value)='text'"),
+    assert_int_equal(q_int(db, pg_uri[0] ? "SELECT count(*) FROM ident WHERE name='stream.id' AND "
+                                           "value='3'"
+                                         : "SELECT count(*) FROM ident WHERE name='stream.id' AND "
+                                           "value='3' AND typeof(value)='text'"),
                      2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name IN ('guid','stream.id')"), 0);
     /* values typed: integers compare as numbers */
-    assert_int_equal(q_int(db, "SELECT value FROM value WHERE name='nbytes' AND value > 1000"),
+    assert_int_equal(q_int(db, "SELECT value FROM value WHERE name='nbytes' AND num > 1000"),
                      262144);
     assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name='msg' AND value='two words'"),
                      1);
     /* microseconds survive */
-    assert_int_equal(q_int(db, "SELECT CAST(round(ts * 1e6) AS INTEGER) % 1000000 FROM event "
+    assert_int_equal(q_int(db, "SELECT CAST(round(ts * 1e6) AS BIGINT) % 1000000 FROM event "
                                "WHERE event='disk.read.start'"),
                      1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 0);
@@ -195,76 +233,70 @@ static const char *const sum_cols[] = {"host", "n",    "dur_min", "dur_sum",  "v
 
 /* The fields of a summary kept in its typed row: each non-NULL column must be the line's
  * field, exactly (the number the text was). Returns how many. */
-static int check_summary(nll_db_t *db, sqlite3_int64 id, nl_rec_t *rec)
+static int check_summary(nll_db_t *db, int64_t id, nl_rec_t *rec)
 {
     int found = 0;
     for (int c = 0; c < NSUM; c++) {
         char sql[128];
-        sqlite3_stmt *st;
         snprintf(sql, sizeof sql, "SELECT %s FROM summary WHERE event_id = %lld", sum_cols[c],
                  (long long)id);
-        assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        nll_stmt_t *st = q_row(db, sql);
+        if (nll_sql_col_type(st, 0) != NLL_T_NULL) {
             const char *want = t_field(rec, sum_fields[c]);
             assert_non_null(want);
             if (c == 0) {
-                assert_string_equal(sqlite3_column_text(st, 0), want);
+                assert_string_equal(nll_sql_col_text(st, 0, NULL), want);
             } else {
                 double w;
                 assert_int_equal(nl__strtod(want, strlen(want), &w), 0);
-                assert_true(w == sqlite3_column_double(st, 0));
+                assert_true(w == nll_sql_col_double(st, 0));
             }
             found++;
         }
-        sqlite3_finalize(st);
+        nll_sql_finalize(st);
     }
     return found;
 }
 
-/* Every field of an event read back from the tables must equal the parsed line's. */
-static void check_event(nll_db_t *db, sqlite3_int64 id, nl_rec_t *rec)
+/* Every field of an event read back from the tables must equal the parsed line's: a text
+ * byte for byte, a number (value.num) as the number the line's text is, exactly. */
+static void check_event(nll_db_t *db, int64_t id, nl_rec_t *rec)
 {
-    sqlite3_stmt *st;
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT ts, event, level FROM event WHERE id = %lld", (long long)id);
-    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_true(llround(sqlite3_column_double(st, 0) * 1e6) == rec->ts_usec);
-    assert_string_equal(sqlite3_column_text(st, 1), t_field(rec, "event"));
-    assert_string_equal(sqlite3_column_text(st, 2), t_field(rec, "level"));
-    sqlite3_finalize(st);
-    int found = 3;
+    nll_stmt_t *st = q_row(db, sql);
+    assert_true(llround(nll_sql_col_double(st, 0) * 1e6) == rec->ts_usec);
+    assert_string_equal(nll_sql_col_text(st, 1, NULL), t_field(rec, "event"));
+    assert_string_equal(nll_sql_col_text(st, 2, NULL), t_field(rec, "level"));
+    nll_sql_finalize(st);
+    int found = 3, rc;
+    nll_err_t err;
     snprintf(sql, sizeof sql,
-             "SELECT name, value FROM ident WHERE event_id = %lld UNION ALL "
-             "SELECT name, value FROM value WHERE event_id = %lld",
+             "SELECT name, value, NULL FROM ident WHERE event_id = %lld UNION ALL "
+             "SELECT name, value, num FROM value WHERE event_id = %lld",
              (long long)id, (long long)id);
-    assert_int_equal(sqlite3_prepare_v2(nll_db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
+    assert_int_equal(nll_sql_prepare(db, sql, &st, &err), 0);
+    while ((rc = nll_sql_step(st, &err)) == 1) {
+        const char *name = nll_sql_col_text(st, 0, NULL);
         const char *want = t_field(rec, name);
         assert_non_null(want);
-        char got[64];
-        switch (sqlite3_column_type(st, 1)) {
-        case SQLITE_INTEGER: snprintf(got, sizeof got, "%lld", sqlite3_column_int64(st, 1)); break;
-        case SQLITE_FLOAT: { /* stored as a number only if the text was exactly that number */
+        if (nll_sql_col_type(st, 2) != NLL_T_NULL) { /* a number only if the text was one */
             int64_t iv;
             double dv;
-            assert_int_equal(nll_value_type(want, strlen(want), &iv, &dv), SQLITE_FLOAT);
-            assert_true(dv == sqlite3_column_double(st, 1));
-            found++;
-            continue;
+            int ty = nll_value_type(want, strlen(want), &iv, &dv);
+            assert_true(ty == SQLITE_INTEGER || ty == SQLITE_FLOAT);
+            if (ty == SQLITE_INTEGER) dv = (double)iv;
+            assert_true(dv == nll_sql_col_double(st, 2));
+        } else {
+            size_t len;
+            const char *got = nll_sql_col_text(st, 1, &len);
+            assert_int_equal(len, strlen(want));
+            assert_memory_equal(got, want, len);
         }
-        default:
-            assert_int_equal((size_t)sqlite3_column_bytes(st, 1), strlen(want));
-            assert_memory_equal(sqlite3_column_blob(st, 1), want, strlen(want));
-            found++;
-            continue;
-        }
-        assert_string_equal(got, want);
         found++;
     }
-    sqlite3_finalize(st);
+    assert_int_equal(rc, 0);
+    nll_sql_finalize(st);
     if (strstr(t_field(rec, "event"), ".summary")) found += check_summary(db, id, rec);
     assert_int_equal(found, rec->n);
 }
@@ -371,10 +403,12 @@ static void test_summary_typing(void **state)
     assert_int_equal(q_int(db, "SELECT value FROM value WHERE event_id = 1 AND name='dur.n'"), 5);
     assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE event_id = 1"), 2);
     /* stalled: no rate (0/0), busy 0; span=later kept as text */
-    assert_int_equal(q_int(db, "SELECT rate IS NULL AND busy = 0 AND mean_dur IS NULL FROM "
-                               "summary WHERE event_id = 2"),
+    assert_int_equal(q_int(db, "SELECT CASE WHEN rate IS NULL AND busy = 0 AND mean_dur IS NULL "
+                               "THEN 1 ELSE 0 END FROM summary WHERE event_id = 2"),
                      1);
-    assert_int_equal(q_int(db, "SELECT span IS NULL FROM summary WHERE event_id = 2"), 1);
+    assert_int_equal(q_int(db, "SELECT CASE WHEN span IS NULL THEN 1 ELSE 0 END FROM summary "
+                               "WHERE event_id = 2"),
+                     1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE event_id = 2 AND name = 'span' "
                                "AND value = 'later'"),
                      1);
@@ -753,6 +787,7 @@ static void test_batched_records(void **state)
     size_t pos = 0;
     for (int i = 0; i < stored; i++) assert_int_equal(nll_rows_store(r, &b, &pos, &err), 0);
     assert_int_equal(pos, b.len);
+    assert_int_equal(nll_rows_flush(r, &err), 0);
     assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 3);
     assert_int_equal(q_int(db, "SELECT n FROM summary WHERE host = 'h' AND guid = 'g1' AND "
                                "dur_sum = 1.5 AND interval = 1"),
@@ -772,8 +807,28 @@ static void test_batched_records(void **state)
     t_rmtree(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) { /* PostgreSQL: what does not depend on the archive being a SQLite file */
+        char *uri = t_slurp(argv[1], NULL);
+        if (!uri) {
+            fprintf(stderr, "test_load: no PostgreSQL URI in %s\n", argv[1]);
+            return 1;
+        }
+        snprintf(pg_uri, sizeof pg_uri, "%.*s", (int)strcspn(uri, "\n"), uri);
+        free(uri);
+        const struct CMUnitTest pg[] = {
+            cmocka_unit_test(test_netlogger_split),
+            cmocka_unit_test(test_round_trip),
+            cmocka_unit_test(test_summary_typing),
+            cmocka_unit_test(test_baselines),
+            cmocka_unit_test(test_percentile_merge),
+            cmocka_unit_test(test_infinite_rate_left_out),
+            cmocka_unit_test(test_prune),
+            cmocka_unit_test(test_batched_records),
+        };
+        return cmocka_run_group_tests(pg, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_netlogger_split),
         cmocka_unit_test(test_value_type),
