@@ -81,23 +81,6 @@ static void write_data(long raw, long summ)
     }
 }
 
-/* Run a program with output discarded; its wall time in seconds, or -1 if it failed. */
-static double timed(char *const argv[])
-{
-    double t0 = bench_now_s();
-    pid_t pid = fork();
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        dup2(nul, 0);
-        dup2(nul, 1);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) return -1;
-    return bench_now_s() - t0;
-}
-
 /* Start a program with output discarded; its pid, or -1. */
 static pid_t spawn(char *const argv[])
 {
@@ -112,10 +95,18 @@ static pid_t spawn(char *const argv[])
     return pid;
 }
 
+/* Wait for a program spawn() started: whether it exited 0. */
 static int reaped_ok(pid_t pid)
 {
     int st;
     return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+/* Run a program with output discarded; its wall time in seconds, or -1 if it failed. */
+static double timed(char *const argv[])
+{
+    double t0 = bench_now_s();
+    return reaped_ok(spawn(argv)) ? bench_now_s() - t0 : -1;
 }
 
 /* src's first half of lines into a, the rest into b (two collectors' streams). */

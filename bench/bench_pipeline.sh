@@ -3,10 +3,12 @@
 # bench_pipeline.sh — events/s through the whole collection pipeline, sustained, with the
 # loss count: a program writing through nlkit's x-syslog:// destination at a fixed rate ->
 # host syslog-ng (nlkit-host.conf, disk buffer) -> TCP -> central syslog-ng
-# (nlkit-central.conf: kv-parser, per-day file, nl-load into SQLite, nl-detect). For each
-# rate: events sent, dropped by the library (the host's socket full), arrived in SQLite,
-# lost, and the rate that reached SQLite including the time to drain; and the CPU time each
-# process used per event archived (from /proc).
+# (nlkit-central.conf: kv-parser, per-day file, nl-load, nl-detect), into each archive: a
+# SQLite file, and PostgreSQL (a throwaway local server, tests/pg/pg_cluster.sh). For each
+# archive and rate: events sent, dropped by the library (the host's socket full), archived,
+# lost, and the rate that reached the archive including the time to drain; and the CPU
+# time each stage used per event archived (from /proc; PostgreSQL's server processes are a
+# stage of their own).
 #
 # Then the collector stage alone, side by side with the reference: syslog-ng's own loggen
 # sends the same framed lines as fast as one TCP connection takes them to (a) a plain
@@ -15,6 +17,8 @@
 #
 #   bench/bench_pipeline.sh [BUILD_DIR [RATES [SECONDS [STAGE_LINES]]]]
 #                                             (build "50000 100000 150000" 60 1000000)
+#
+# NLKIT_BENCH_DB="sqlite pg" (the default) chooses the archives.
 #
 # The program reaches the host daemon over its loopback TCP port (x-netlog://, a stream with
 # back-pressure); NLKIT_BENCH_VIA=syslog uses the unix datagram socket (x-syslog://)
@@ -30,6 +34,7 @@ SNG=$(command -v syslog-ng || echo /usr/sbin/syslog-ng)
 CONF=$ROOT/syslog-ng.conf.d NL_LOAD=$B/loader/nl-load NL_DETECT=$B/detector/nl-detect
 GEN=$B/bench/nl-pipeline-gen
 VIA=${NLKIT_BENCH_VIA:-netlog}
+DBS=${NLKIT_BENCH_DB:-"sqlite pg"}
 for f in "$NL_LOAD" "$NL_DETECT" "$GEN" "$SNG"; do
     [ -x "$f" ] || { echo "bench-pipeline: $f missing (build first; ./nlkit deps)" >&2; exit 1; }
 done
@@ -43,12 +48,50 @@ cpu_s() {
     f=$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
     awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($12 + $13) / hz }' <<<"$f"
 }
-echo "| target/s | sent | sent/s | dropped by library | in SQLite | lost | into SQLite/s |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+# PostgreSQL: a throwaway server for the run
+PGT=""
+pg_down() { [ -z "$PGT" ] || { "$ROOT/tests/pg/pg_cluster.sh" stop "$PGT" >/dev/null 2>&1; rm -rf "$PGT"; }; }
+if [[ " $DBS " == *" pg "* ]]; then
+    PGT=$(mktemp -d /tmp/nlkit-bench-pgd-XXXXXX)
+    "$ROOT/tests/pg/pg_cluster.sh" start "$PGT" >/dev/null ||
+        { echo "bench-pipeline: no PostgreSQL server (./nlkit deps installs postgresql)" >&2; exit 1; }
+    PG_URI=$(cat "$PGT/uri") PG_DIR=$(cat "$PGT/cluster")
+    trap pg_down EXIT
+fi
+# CPU seconds PostgreSQL's processes have used so far: the server's, and (cutime, cstime)
+# its sessions' that have ended
+pg_cpu_s() {
+    local pid total=0 f
+    for pid in $(pgrep -f "postgres.*-D $PG_DIR/data" 2>/dev/null; pgrep -P "$(head -n 1 "$PG_DIR/data/postmaster.pid")" 2>/dev/null); do
+        f=$(cut -d')' -f2 "/proc/$pid/stat" 2>/dev/null) || continue
+        total=$(awk -v hz="$(getconf CLK_TCK)" -v t="$total" '{ printf "%.2f", t + ($12 + $13 + $14 + $15) / hz }' <<<"$f")
+    done
+    echo "$total"
+}
+# events archived so far, in this run's archive
+archived() {
+    if [ "$DB" = pg ]; then
+        psql "$NLKIT_CENTRAL_DB" -qAtX -c "SELECT count(*) FROM event WHERE event = 'bench.pipe.read.end'" 2>/dev/null || echo 0
+    else
+        sql "SELECT count(*) FROM event WHERE event = 'bench.pipe.read.end'" 2>/dev/null || echo 0
+    fi
+}
+echo "| archive | target/s | sent | sent/s | dropped by library | archived | lost in the pipeline | archived/s |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 CPU_ROWS=""
+for DB in $DBS; do
 for RATE in $RATES; do
     T=$(mktemp -d /tmp/nlkit-bench-sng-XXXXXX)
     . "$ROOT/tests/pipeline/sng_lib.sh"
+    trap 'cleanup; pg_down' EXIT
+    c_pg0=0
+    if [ "$DB" = pg ]; then
+        psql "$PG_URI" -qAtX -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench"
+        export NLKIT_CENTRAL_DB="$PG_URI&options=-csearch_path%3Dbench"
+        c_pg0=$(pg_cpu_s)
+    else
+        unset NLKIT_CENTRAL_DB
+    fi
     echo "stream s event=bench.pipe.read value=nbytes algo=msd-hu" >"$T/detect.conf"
     start_central
     printf '@version: 3.38\n@include "%s/nlkit-host.conf"\n' "$CONF" >"$T/host.conf"
@@ -65,15 +108,19 @@ for RATE in $RATES; do
     else
         dest="x-netlog://127.0.0.1:$LPORT"
     fi
-    out=$(NL_DEST="$dest" "$GEN" "$RATE" "$SECS")
+    out=$(NL_DEST="$dest" "$GEN" "$RATE" "$SECS" 2>"$T/gen.err")
+    # lines the library dropped after the count it printed (at close) are lost to the count
+    if grep -q "could not be delivered" "$T/gen.err"; then
+        echo "bench-pipeline: $(cat "$T/gen.err")" >&2
+    fi
     sent=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' <<<"$out")
     dropped=$(sed -n 's/.*dropped=\([0-9]*\).*/\1/p' <<<"$out")
     sent_rate=$(sed -n 's/.*rate=\([0-9]*\).*/\1/p' <<<"$out")
-    # wait until the archive has everything, or has not grown for 3 s
+    # wait until the archive has everything, or has not grown for 10 s
     have=0 last=-1 still=0 t1=$t0
-    while [ "$still" -lt 30 ] && [ "$have" -lt $((sent - dropped)) ]; do
+    while [ "$still" -lt 100 ] && [ "$have" -lt $((sent - dropped)) ]; do
         sleep 0.1
-        have=$(sql "SELECT count(*) FROM event WHERE event = 'bench.pipe.read.end'" 2>/dev/null || echo 0)
+        have=$(archived)
         if [ "$have" = "$last" ]; then
             still=$((still + 1))
         else
@@ -81,23 +128,32 @@ for RATE in $RATES; do
         fi
     done
     into=$(awk -v n="$have" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
-    echo "| $RATE | $sent | $sent_rate | $dropped | $have | $((sent - have)) | $into |"
+    name=$([ "$DB" = pg ] && echo PostgreSQL || echo SQLite)
     # where the CPU went, per event archived
     c_host=$(cpu_s "$(cat "$T/host.bg")") c_central=$(cpu_s "$(cat "$T/central.bg")")
     c_load=$(cpu_s "$(pgrep -f "^$NL_LOAD " | head -n 1)")
     c_detect=$(cpu_s "$(pgrep -f "^$NL_DETECT " | head -n 1)")
+    # lost: what is not archived once the daemons have stopped (nl-load commits at exit)
+    stop host
+    stop central
+    final=$(archived)
+    echo "| $name | $RATE | $sent | $sent_rate | $dropped | $final | $((sent - dropped - final)) | $into |"
     c_gen=$(sed -n 's/.*cpu=\([0-9.]*\).*/\1/p' <<<"$out")
+    c_db=0
+    [ "$DB" = pg ] && c_db=$(awk -v a="$(pg_cpu_s)" -v b="$c_pg0" 'BEGIN { printf "%.2f", a - b }')
     CPU_ROWS+=$(awk -v n="$have" -v r="$RATE" -v a="$c_gen" -v b="$c_host" -v c="$c_central" \
-        -v d="$c_load" -v e="$c_detect" 'BEGIN { u = 1e6 / n
-        printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\\n", r, a*u, b*u, c*u, d*u, e*u, (a+b+c+d+e)*u }')
+        -v d="$c_load" -v s="$c_db" -v e="$c_detect" -v db="$name" 'BEGIN { u = 1e6 / n
+        printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\\n", db, r, a*u, b*u, c*u, d*u, s*u, e*u, (a+b+c+d+s+e)*u }')
     cleanup
-    trap - EXIT
+    trap pg_down EXIT
 done
+done
+unset NLKIT_CENTRAL_DB
 echo
 echo "CPU per event archived, in microseconds (all threads; 2 cores give 20 us per event at 100k/s):"
 echo
-echo "| target/s | program | host syslog-ng | central syslog-ng | nl-load | nl-detect | total |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+echo "| archive | target/s | program | host syslog-ng | central syslog-ng | nl-load | database server | nl-detect | total |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf "$CPU_ROWS"
 
 # --- the collector stage alone, against a plain syslog-ng with kv-parser ---
@@ -105,6 +161,7 @@ LOGGEN=$(command -v loggen || echo /usr/bin/loggen)
 [ -x "$LOGGEN" ] || { echo "bench-pipeline: loggen (syslog-ng-core) missing" >&2; exit 1; }
 T=$(mktemp -d /tmp/nlkit-bench-sng-XXXXXX)
 . "$ROOT/tests/pipeline/sng_lib.sh"
+trap 'cleanup; pg_down' EXIT
 # the lines as a host daemon forwards them: a syslog header, then the nlkit line
 NL_DEST="$T/raw.log" "$GEN" "$STAGE_LINES" 1 >/dev/null # RATE x 1 s = STAGE_LINES lines
 awk '{ print "<14>Nov 23 00:50:00 hosta nlkit: " $0 }' "$T/raw.log" >"$T/in.log"

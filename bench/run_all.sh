@@ -52,6 +52,10 @@ if [ $QUICK = 1 ]; then "$B/bench/bench-detect" 50000 2000; else "$B/bench/bench
 
 say "bench-load: nl-load against sqlite3 .import"
 if [ $QUICK = 1 ]; then "$B/bench/bench-load" 20000 10000 1; else "$B/bench/bench-load"; fi
+if [ $QUICK = 0 ]; then
+    say "bench-load --pg: nl-load into PostgreSQL against its own COPY, and two loaders at once"
+    "$B/bench/bench-load" --pg
+fi
 
 say "nl-xfer bench: a real TCP file transfer with logging off, in full and summarized"
 if [ $QUICK = 1 ]; then "$B/examples/nl-xfer" bench 16 1; else "$B/examples/nl-xfer" bench; fi
@@ -80,7 +84,7 @@ fi
 [ $rc = 0 ] || [ $rc = 2 ] || exit $rc
 
 if [ $QUICK = 0 ]; then
-    say "bench_pipeline.sh: through two syslog-ng daemons into SQLite"
+    say "bench_pipeline.sh: through two syslog-ng daemons into SQLite and PostgreSQL"
     if command -v syslog-ng >/dev/null || [ -x /usr/sbin/syslog-ng ]; then
         "$ROOT/bench/bench_pipeline.sh" "$B" "50000 100000" 20 300000
     else

@@ -25,76 +25,12 @@ static int errf(nll_err_t *err, int code, const char *fmt, ...)
     return code;
 }
 
-static const char *db_path(sqlite3 *db)
-{
-    const char *p = sqlite3_db_filename(db, "main");
-    return p && *p ? p : ":memory:";
-}
-
 int nll_db_is_pg(const char *path)
 {
     return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
 }
 
 sqlite3 *nll_db_sqlite(nll_db_t *db) { return db && db->backend == NLL_SQLITE ? db->lite : NULL; }
-
-/* The operating system's reason behind an I/O failure ("File too large", "No space left
- * on device"), which SQLite's text leaves out. SQLite does not always keep the errno (a
- * failed WAL write at COMMIT does not), so `seen` is the errno right after the call, used
- * only when it is one that explains a failed write; "" if nothing is known. */
-static const char *os_reason(sqlite3 *db, int seen, char *buf, size_t cap)
-{
-    int ext = sqlite3_extended_errcode(db), e = sqlite3_system_errno(db);
-    int primary = ext & 0xff;
-    buf[0] = 0;
-    if (primary != SQLITE_IOERR && primary != SQLITE_FULL && primary != SQLITE_CANTOPEN &&
-        primary != SQLITE_READONLY)
-        return buf;
-    if (!e && (seen == EFBIG || seen == ENOSPC || seen == EDQUOT || seen == EROFS ||
-               seen == EACCES || seen == EPERM))
-        e = seen;
-    /* An archive on a read-only mount: SQLite's last try is to open its -shm read-only,
-     * which does not exist, so it keeps ENOENT; the file itself says what is wrong. */
-    const char *path = sqlite3_db_filename(db, "main");
-    if ((primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) && (!e || e == ENOENT) && path &&
-        *path && access(path, F_OK) == 0 && access(path, W_OK) != 0)
-        e = errno;
-    if (e)
-        snprintf(buf, cap, " (%s)", strerror(e));
-    else if (ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || primary == SQLITE_FULL)
-        snprintf(buf, cap, " (a write failed: disk full, quota or file-size limit?)");
-    return buf;
-}
-
-int nll_db_fail(nll_db_t *d, nll_err_t *err, const char *what)
-{
-    if (d->backend == NLL_PG) return nll__pg_fail(d, NULL, err, what);
-    return nll_lite_fail(d->lite, err, what);
-}
-
-int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what)
-{
-    char why[96];
-    int seen = errno, rc = sqlite3_errcode(db);
-    return errf(err, rc == SQLITE_NOMEM ? NL_ENOMEM : NL_EIO, "%s: %s: %s%s", db_path(db), what,
-                sqlite3_errmsg(db), os_reason(db, seen, why, sizeof why));
-}
-
-int nll_db_exec(nll_db_t *d, const char *sql, nll_err_t *err)
-{
-    if (d->backend == NLL_PG) return nll_sql_exec(d, sql, err);
-    sqlite3 *db = d->lite;
-    char *msg = NULL;
-    errno = 0;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
-    int seen = errno;
-    char why[96];
-    int rc =
-        errf(err, sqlite3_errcode(db) == SQLITE_NOMEM ? NL_ENOMEM : NL_EIO, "%s: %s%s", db_path(db),
-             msg ? msg : sqlite3_errmsg(db), os_reason(db, seen, why, sizeof why));
-    sqlite3_free(msg);
-    return rc;
-}
 
 int nll_schema_newest(void) { return nll__steps[nll__nsteps - 1].version; }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nll_db_int.h — private: an archive connection, for nll_db.c (opening, schema), nll_sql.c
- * (statements) and the backend-specific writers (nll_row.c, nll_row_pg.c). */
+ * (statements), nll_lite.c (SQLite's failures) and the backend-specific writers (nll_row.c,
+ * nll_row_pg.c). */
 #ifndef NLKIT_NLL_DB_INT_H
 #define NLKIT_NLL_DB_INT_H
 
@@ -20,5 +21,10 @@ struct nll_db {
 
 /* Fill err with "NAME: what: PostgreSQL's message" and return NL_EIO. */
 int nll__pg_fail(nll_db_t *db, const PGresult *res, nll_err_t *err, const char *what);
+/* nll_lite.c: the operating system's reason behind a SQLite I/O failure (" (No space left on
+ * device)"), "" when none is known; seen is errno right after the failed call. */
+const char *nll__lite_reason(sqlite3 *db, int seen, char *buf, size_t cap);
+/* Run SQL (several statements allowed) on a SQLite archive; 0 or NL_E* with err filled. */
+int nll__lite_exec(sqlite3 *db, const char *sql, nll_err_t *err);
 
 #endif

@@ -60,9 +60,20 @@ int nll__pg_fail(nll_db_t *db, const PGresult *res, nll_err_t *err, const char *
     return NL_EIO;
 }
 
+int nll_db_fail(nll_db_t *d, nll_err_t *err, const char *what)
+{
+    if (d->backend == NLL_PG) return nll__pg_fail(d, NULL, err, what);
+    return nll_lite_fail(d->lite, err, what);
+}
+
+int nll_db_exec(nll_db_t *db, const char *sql, nll_err_t *err)
+{
+    return nll_sql_exec(db, sql, err);
+}
+
 int nll_sql_exec(nll_db_t *db, const char *sql, nll_err_t *err)
 {
-    if (db->backend == NLL_SQLITE) return nll_db_exec(db, sql, err);
+    if (db->backend == NLL_SQLITE) return nll__lite_exec(db->lite, sql, err);
     PGresult *res = PQexec(db->pg, sql);
     ExecStatusType s = PQresultStatus(res);
     int rc = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK ? 0 : nll__pg_fail(db, res, err, "SQL");

@@ -29,7 +29,7 @@ static const char *load_prog, *base_prog, *detect_prog;
 /* A copy of a t_path() result that outlives its rotating buffer (a few per test). */
 static const char *keep(const char *s)
 {
-    static char pool[16][720];
+    static char pool[16][800];
     static int next;
     char *p = pool[next++ % 16];
     snprintf(p, sizeof pool[0], "%s", s);
@@ -100,13 +100,14 @@ static const char *archive(const char *dir, const char *name)
 
 /* PostgreSQL: once a loader is killed, its server session may still be committing what it
  * sent last (the server notices the lost client only after); wait until it has gone, so
- * what the test reads next is what the archive keeps. */
+ * what the test reads next is what the archive keeps. The test's sessions carry a name of
+ * their own (other tests load into the same server meanwhile). */
 static void settle(const char *db)
 {
     if (!on_pg) return;
     for (int i = 0; i < 2000; i++) {
-        if (q_int(db, "SELECT count(*) FROM pg_stat_activity WHERE "
-                      "application_name = 'nlkit-loader'") == 0)
+        if (q_int(db, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                      "'nlkit-kill9-test' AND pid <> pg_backend_pid()") == 0)
             return;
         t_sleep_ms(5);
     }
@@ -141,6 +142,11 @@ static void test_exactly_once_across_kill9(void **state)
     (void)state;
     const char *dir = t_tmpdir();
     const char *in = keep(t_path(dir, "events.log")), *db = archive(dir, "a.db");
+    if (on_pg) {
+        char named[780];
+        snprintf(named, sizeof named, "%s&application_name=nlkit-kill9-test", db);
+        db = keep(named);
+    }
     enum { N = 150000 };
     write_events(in, 0, N);
     const char *args[] = {"-d", db, "-q", "--batch", "1000", in, NULL};
@@ -211,15 +217,22 @@ static void test_concurrent_loaders(void **state)
     }
     pid_t pid[LOADERS];
     t_child_t c[LOADERS];
+    const char *errs[LOADERS];
     for (int k = 0; k < LOADERS; k++) {
         const char *args[] = {"-d", db, "-q", "--batch", "500", in[k % FILES], NULL};
-        c[k] = (t_child_t){0};
+        char name[32];
+        snprintf(name, sizeof name, "err%d", k);
+        errs[k] = keep(t_path(dir, name));
+        c[k] = (t_child_t){.err = errs[k]};
         pid[k] = t_spawn(load_prog, &c[k], args);
     }
     for (int k = 0; k < LOADERS; k++) {
         int st;
         assert_int_equal(waitpid(pid[k], &st, 0), pid[k]);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            char *msg = t_slurp(errs[k], NULL);
+            fail_msg("loader %d failed: %s", k, msg ? msg : "(no message)");
+        }
     }
     expect_exactly(db, FILES * N);
     fprintf(stderr, "    %s: %d loaders at once, %d files: %d events, each once\n",

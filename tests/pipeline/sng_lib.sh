@@ -2,7 +2,8 @@
 # sng_lib.sh — what the syslog-ng pipeline test and benchmark share: daemons with their
 # own pid/persist/control files in $T, waiting, queries of $T/archive.db, and a central
 # daemon started on a free loopback port. Source it after setting T, SNG, CONF, NL_LOAD,
-# NL_DETECT; it sets a trap that stops the daemons and removes $T (kept if NLKIT_KEEP is set).
+# NL_DETECT (and NLKIT_CENTRAL_DB for another archive than $T/archive.db, e.g. a PostgreSQL URI);
+# it sets a trap that stops the daemons and removes $T (kept if NLKIT_KEEP is set).
 
 fail() {
     echo "FAIL: $*" >&2
@@ -58,7 +59,7 @@ start_central() {
 @version: 3.38
 @include "$CONF/nlkit-central.conf"
 nlkit_central(port($PORT) socket("$T/central.sock") archive("$T/archive")
-              db("$T/archive.db") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
+              db("${NLKIT_CENTRAL_DB:-$T/archive.db}") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
               nl_detect("$NL_DETECT") errors("$T/tools.log") ${1:-});
 EOF
         start central
