@@ -84,8 +84,8 @@ static void alert_free(nla_t *a, nla_alert_t *al)
     free(al);
 }
 
-nla_alert_t *nla__alert_add(nla_t *a, const char *id, size_t id_len, int kind, int level,
-                            int64_t start, const char *line, size_t len)
+static nla_alert_t *alert_add(nla_t *a, const char *id, size_t id_len, int kind, int level,
+                              int64_t start, const char *line, size_t len)
 {
     nla_alert_t *al = calloc(1, sizeof *al);
     if (!al) return NULL;
@@ -282,8 +282,10 @@ static void route_alert(nla_t *a, nla_alert_t *al, int sent)
     if (!taken) a->n.unrouted++;
 }
 
-int nla__group_restore(nla_t *a, int route, const char *key, size_t klen, uint32_t seq,
-                       int64_t first, int64_t last_sent)
+/* A group read back from the state file (before its alerts): its notifications go on
+ * numbered after the last run's, at its interval. 0, or -1 out of memory. */
+static int group_restore(nla_t *a, int route, const char *key, size_t klen, uint32_t seq,
+                         int64_t first, int64_t last_sent)
 {
     if (route < 0 || route >= a->cfg->nrt) return 0; /* the configuration changed: let go */
     nla_group_t *g = group_get(a, route, key, klen);
@@ -294,7 +296,9 @@ int nla__group_restore(nla_t *a, int route, const char *key, size_t klen, uint32
     return 0;
 }
 
-void nla__route_restored(nla_t *a, nla_alert_t *al)
+/* An alert read back from the state file into its routes' groups: notified ones as sent,
+ * and an end not yet sent due to go out. */
+static void route_restored(nla_t *a, nla_alert_t *al)
 {
     route_alert(a, al, al->notified);
     if (!al->firing)
@@ -541,7 +545,8 @@ nla_t *nla_new(const nla_cfg_t *cfg, nl_log_t *out, FILE *diag, char *err, size_
         }
     nla__silences_reload(a);
     a->silences_changed = 1;
-    if (nla__state_load(a, err, errlen)) {
+    static const nla_restore_ops_t restore = {alert_add, group_restore, route_restored};
+    if (nla__state_load(a, &restore, err, errlen)) {
         nla_free(a);
         return NULL;
     }
@@ -576,7 +581,7 @@ void nla_report(nla_t *a, const nla_report_t *r)
             a->n.resumed++;
             return;
         }
-        al = nla__alert_add(a, r->id, r->id_len, r->kind, r->level, r->ts, r->line, r->len);
+        al = alert_add(a, r->id, r->id_len, r->kind, r->level, r->ts, r->line, r->len);
         if (!al) {
             a->n.state_errors++;
             fprintf(a->diag, "nl-detect: alerts: cannot take an alert (out of memory)\n");

@@ -72,16 +72,22 @@ struct nla {
 };
 
 /* nla.c */
-nla_alert_t *nla__alert_add(nla_t *a, const char *id, size_t id_len, int kind, int level,
-                            int64_t start, const char *line, size_t len);
 void nla__group_changed(nla_t *a, nla_group_t *g);
-/* A group read back from the state file (before its alerts): its notifications go on
- * numbered after the last run's, at its interval. 0, or -1 out of memory. */
-int nla__group_restore(nla_t *a, int route, const char *key, size_t klen, uint32_t seq,
-                       int64_t first, int64_t last_sent);
-/* An alert read back from the state file into its routes' groups: notified ones as sent,
- * and an end not yet sent due to go out. */
-void nla__route_restored(nla_t *a, nla_alert_t *al);
+
+/* What the state file's records are handed to (nla.c's bookkeeping of alerts and groups),
+ * so the file's format knows nothing of how they are kept. */
+typedef struct nla_restore_ops {
+    /* a new open alert, as nla.c keeps it; NULL out of memory or unparsable */
+    nla_alert_t *(*alert_add)(nla_t *a, const char *id, size_t id_len, int kind, int level,
+                              int64_t start, const char *line, size_t len);
+    /* a group (read before its alerts): its notifications go on numbered after the last
+     * run's, at its interval. 0, or -1 out of memory */
+    int (*group_restore)(nla_t *a, int route, const char *key, size_t klen, uint32_t seq,
+                         int64_t first, int64_t last_sent);
+    /* an alert back into its routes' groups: notified ones as sent, and an end not yet
+     * sent due to go out */
+    void (*route_restored)(nla_t *a, nla_alert_t *al);
+} nla_restore_ops_t;
 
 /* nla_silence.c */
 /* Whether a silence holds back this key at event time `at`. */
@@ -97,7 +103,7 @@ int nla__silences_parse(nla_cfg_t *c, const char *text, const char *src, char *e
 /* nla_state.c */
 /* Load the state file (if any): open alerts back, notifications queued again. 0, or -1
  * with err (an unreadable or damaged file: the run must not silently forget). */
-int nla__state_load(nla_t *a, char *err, size_t errlen);
+int nla__state_load(nla_t *a, const nla_restore_ops_t *ops, char *err, size_t errlen);
 /* Save the state atomically (temporary file, fsync, rename); `final` also saves the
  * notifications still queued (the threads are stopped then). 0 or -1 (reported). */
 int nla__state_save(nla_t *a, nla_note_t *const *queued, int final);

@@ -131,7 +131,7 @@ static int header(cur_t *c, char *line, size_t cap)
     return 0;
 }
 
-static int load_alert(nla_t *a, cur_t *c, const char *h)
+static int load_alert(nla_t *a, const nla_restore_ops_t *ops, cur_t *c, const char *h)
 {
     int kind, level, notified, firing;
     int64_t start, end;
@@ -146,7 +146,7 @@ static int load_alert(nla_t *a, cur_t *c, const char *h)
         take(c, 1, NULL))
         goto out;
     if (nl__map_get(&a->alerts, id, idl)) goto out;
-    nla_alert_t *al = nla__alert_add(a, id, idl, kind, level, start, line, ll);
+    nla_alert_t *al = ops->alert_add(a, id, idl, kind, level, start, line, ll);
     if (!al) goto out;
     al->notified = notified;
     al->firing = firing;
@@ -160,7 +160,7 @@ static int load_alert(nla_t *a, cur_t *c, const char *h)
     if (end > a->now) a->now = end;
     al->silenced = nla__silenced(a, al->key, start);
     /* back into its groups as notified (or not yet); an end not yet sent goes out */
-    nla__route_restored(a, al);
+    ops->route_restored(a, al);
     rc = 0;
 out:
     free(id);
@@ -169,7 +169,7 @@ out:
     return rc;
 }
 
-static int load_group(nla_t *a, cur_t *c, const char *h)
+static int load_group(nla_t *a, const nla_restore_ops_t *ops, cur_t *c, const char *h)
 {
     int route;
     unsigned seq;
@@ -181,7 +181,7 @@ static int load_group(nla_t *a, cur_t *c, const char *h)
         free(key);
         return -1;
     }
-    int rc = nla__group_restore(a, route, key, kl, seq, first, last);
+    int rc = ops->group_restore(a, route, key, kl, seq, first, last);
     free(key);
     return rc;
 }
@@ -222,7 +222,7 @@ static int load_note(nla_t *a, cur_t *c, const char *h)
     return 0;
 }
 
-int nla__state_load(nla_t *a, char *err, size_t errlen)
+int nla__state_load(nla_t *a, const nla_restore_ops_t *ops, char *err, size_t errlen)
 {
     const char *path = a->cfg->state;
     if (!path) return 0;
@@ -267,9 +267,9 @@ int nla__state_load(nla_t *a, char *err, size_t errlen)
             if (header(&c, h, sizeof h))
                 rc = -1;
             else if (h[0] == 'G')
-                rc = load_group(a, &c, h);
+                rc = load_group(a, ops, &c, h);
             else if (h[0] == 'A')
-                rc = load_alert(a, &c, h);
+                rc = load_alert(a, ops, &c, h);
             else if (h[0] == 'N')
                 rc = load_note(a, &c, h);
             else
