@@ -136,6 +136,18 @@ static void put_dbl_text(nll_pgrows_t *p, nl_buf_t *b, double v)
     put_text(p, b, t, (size_t)nl__dtoa(v, t));
 }
 
+/* The start of an ident or value row (n fields in all): its event's id, time and partition
+ * key, and the field's name. */
+static void put_field_head(nll_pgrows_t *p, nl_buf_t *t, int n, int64_t id, double ts, int raw,
+                           const char *name, size_t name_len)
+{
+    put_row(t, n);
+    put_i64(t, id);
+    put_dbl(t, ts);
+    put_bool(t, raw);
+    put_text(p, t, name, name_len);
+}
+
 int nll__pgrows_new(nll_db_t *db, nll_pgrows_t **out, nll_err_t *err)
 {
     nll_pgrows_t *p = calloc(1, sizeof *p);
@@ -283,22 +295,14 @@ int nll__pgrows_store(nll_pgrows_t *p, const nll_batch_t *b, size_t *pos, nll_er
             /* fall through - in ident as every guid */
         case NLL_K_IDENT: {
             nl_buf_t *t = &p->t[T_IDENT];
-            put_row(t, 5);
-            put_i64(t, id);
-            put_dbl(t, h.ts);
-            put_bool(t, raw);
-            put_text(p, t, name, f.name_len);
+            put_field_head(p, t, 5, id, h.ts, raw, name, f.name_len);
             put_text(p, t, val, f.value_len);
             continue;
         }
         default: break;
         }
         nl_buf_t *t = &p->t[T_VALUE];
-        put_row(t, 6);
-        put_i64(t, id);
-        put_dbl(t, h.ts);
-        put_bool(t, raw);
-        put_text(p, t, name, f.name_len);
+        put_field_head(p, t, 6, id, h.ts, raw, name, f.name_len);
         if (f.kind == NLL_K_VALUE_INT) {
             memcpy(&i, val, 8);
             put_int_text(p, t, i);
