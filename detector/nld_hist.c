@@ -10,7 +10,7 @@
 int nld_hist_init(nld_hist_t *h, uint32_t cap, int sliding, int want_quantiles)
 {
     *h = (nld_hist_t){.cap = cap < 2 ? 2 : cap, .sliding = sliding};
-    if (want_quantiles && !(h->q = nl_quant_new(h->cap < 64 ? h->cap : 64))) return NL_ENOMEM;
+    if (want_quantiles && !(h->q = nl_quant_new(h->cap))) return NL_ENOMEM;
     return 0;
 }
 

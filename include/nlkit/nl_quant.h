@@ -5,10 +5,12 @@
  * in one, so a sliding window of N values costs O(log N) per new value instead of a sort;
  * the missing-event tracker learns timeouts from one.
  *
- * It is a treap (a binary search tree balanced by random priorities) kept in one array
- * that grows by doubling, so an update allocates nothing once the structure has reached
- * its working size. Priorities come from a generator seeded per structure: the same
- * sequence of calls always builds the same tree. Not thread-safe: one owner at a time.
+ * It is a sorted list of blocks of about sqrt(n) values each, with a directory that finds
+ * a block by value (binary search) or by rank (a Fenwick tree): O(log n) comparisons and
+ * one memmove of at most a block per update, 8 bytes of memory per value, all of it
+ * contiguous. Blocks are kept once allocated, so an update allocates nothing once the
+ * structure has reached its working size. Nothing is random: the same sequence of calls
+ * always builds the same structure. Not thread-safe: one owner at a time.
  */
 #ifndef NLKIT_NL_QUANT_H
 #define NLKIT_NL_QUANT_H
@@ -25,8 +27,9 @@ extern "C" {
 /** An order-statistic multiset. Opaque. */
 typedef struct nl_quant nl_quant_t;
 
-/** A new, empty multiset with room for `hint` values before it first grows (0: a small
- *  default). Returns NULL if out of memory. */
+/** A new, empty multiset sized for about `hint` values (its blocks' size; 0: small). It
+ *  holds more if asked, regrouping into larger blocks as it grows; memory is taken as
+ *  values arrive. Returns NULL if out of memory. */
 nl_quant_t *nl_quant_new(size_t hint);
 
 /** Free a multiset. NULL is allowed. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_quant.c — the order-statistic multiset agrees with a sorted array (the brute-force
- * answer) on 100k random adds and removes, with many duplicates; quantiles follow R's
- * type 7 on hand-computed cases; bad input is refused without changing anything. */
+ * answer) on 100k random adds and removes, with many duplicates; on sizes far past its
+ * first guess and back down to nothing; on windows sliding over trending series; quantiles
+ * follow R's type 7 on hand-computed cases; bad input is refused without changing
+ * anything. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,12 +123,99 @@ static void test_deterministic_growth(void **state)
     nl_quant_free(b);
 }
 
+/* Insert x into the sorted ref[0..*n-1]. */
+static void ref_insert(double *ref, size_t *n, double x)
+{
+    size_t i = *n;
+    while (i > 0 && ref[i - 1] > x) i--;
+    memmove(ref + i + 1, ref + i, (*n - i) * sizeof *ref);
+    ref[i] = x;
+    (*n)++;
+}
+
+/* Remove ref[i] from the sorted ref. */
+static void ref_erase(double *ref, size_t *n, size_t i)
+{
+    memmove(ref + i, ref + i + 1, (*n - i - 1) * sizeof *ref);
+    (*n)--;
+}
+
+static void check_all(const nl_quant_t *q, const double *ref, size_t n)
+{
+    assert_int_equal(nl_quant_count(q), n);
+    for (size_t k = 0; k < n; k++) assert_true(nl_quant_select(q, k) == ref[k]);
+    assert_true(isnan(nl_quant_select(q, n)));
+}
+
+/* Sizes far past the structure's first guess (blocks regroup as it grows), then down to
+ * nothing (blocks merge and share as it shrinks), and windows that slide over trending
+ * values (every add at one end, every remove at the other): each against a sorted array. */
+static void test_grow_shrink_slide(void **state)
+{
+    (void)state;
+    enum { BIG = 40000 };
+    double *ref = malloc(BIG * 2 * sizeof *ref);
+    assert_non_null(ref);
+    uint64_t rs = 7;
+    for (int hint = 0; hint <= 2000; hint += 2000) {
+        nl_quant_t *q = nl_quant_new((size_t)hint);
+        size_t n = 0;
+        for (int phase = 0; phase < 2; phase++) {
+            for (long op = 0; phase == 0 ? n < BIG : n > 0; op++) {
+                uint64_t r = t_rand(&rs);
+                int add = (r % 100) < (phase == 0 ? 80u : 20u) || n == 0;
+                if (add) {
+                    double x = (r >> 8) % 3 ? (double)((r >> 16) % 1000) : (double)(r >> 20);
+                    assert_int_equal(nl_quant_add(q, x), 0);
+                    ref_insert(ref, &n, x);
+                } else {
+                    size_t i = (size_t)((r >> 8) % n);
+                    assert_int_equal(nl_quant_remove(q, ref[i]), 0);
+                    ref_erase(ref, &n, i);
+                }
+                assert_int_equal(nl_quant_count(q), n);
+                if (n) {
+                    size_t k = (size_t)((r >> 24) % n);
+                    assert_true(nl_quant_select(q, k) == ref[k]);
+                    size_t lt = k;
+                    while (lt > 0 && ref[lt - 1] == ref[k]) lt--;
+                    assert_int_equal(nl_quant_rank(q, ref[k]), lt);
+                }
+                if (op % 7919 == 0) check_all(q, ref, n);
+            }
+            check_all(q, ref, n);
+        }
+        /* a sliding window of 3000 over a rising, then a falling, then a flat series */
+        enum { W = 3000 };
+        double *win = ref + BIG; /* the window in arrival order */
+        for (int trend = 1; trend >= -1; trend--) {
+            nl_quant_clear(q);
+            for (long i = 0; i < 20000; i++) {
+                double x = (double)(trend * i) + (double)(t_rand(&rs) % 10);
+                if (i >= W) assert_int_equal(nl_quant_remove(q, win[i % W]), 0);
+                assert_int_equal(nl_quant_add(q, x), 0);
+                win[i % W] = x;
+                if (i % 2500 == 2499) {
+                    n = i + 1 < W ? (size_t)i + 1 : W;
+                    memcpy(ref, win, n * sizeof *ref);
+                    qsort(ref, n, sizeof *ref, cmp_d);
+                    check_all(q, ref, n);
+                    assert_true(nl_quant_quantile(q, 0.95) == ref_quantile(ref, n, 0.95));
+                }
+            }
+        }
+        nl_quant_free(q);
+    }
+    free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_against_sort),
         cmocka_unit_test(test_deterministic_growth),
+        cmocka_unit_test(test_grow_shrink_slide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
