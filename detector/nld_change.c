@@ -49,10 +49,15 @@ double nld_relent_g(const nld_relent_t *r, const nld_hist_t *h, uint32_t bins, d
     /* equal-frequency edges of the history, without repeats (a history that is mostly one
      * value has fewer bins); a bin's reference share is what the history really holds */
     double edge[NLD_RELENT_B_MAX];
+    size_t under[NLD_RELENT_B_MAX]; /* the history's values < edge[j] */
     uint32_t ne = 0;
     for (uint32_t j = 1; j < bins; j++) {
-        double e = nld_hist_quantile(h, (double)j / bins);
-        if (!ne || e > edge[ne - 1]) edge[ne++] = e;
+        size_t below;
+        double e = nl_quant_quantile_below(h->q, (double)j / bins, &below);
+        if (!ne || e > edge[ne - 1]) {
+            under[ne] = below;
+            edge[ne++] = e;
+        }
     }
     uint32_t nb = ne + 1, cnt[NLD_RELENT_B_MAX + 1] = {0};
     double sum = 0;
@@ -66,7 +71,7 @@ double nld_relent_g(const nld_relent_t *r, const nld_hist_t *h, uint32_t bins, d
     *dir = sum / r->n >= m ? 1 : -1;
     double n = (double)h->n, wn = (double)r->n, g = 0, prev = 0;
     for (uint32_t j = 0; j < nb; j++) {
-        double below = j < ne ? (double)nl_quant_rank(h->q, edge[j]) : n; /* values < edge */
+        double below = j < ne ? (double)under[j] : n;
         double ref = (below - prev + 0.5) / (n + 0.5 * nb);
         prev = below;
         double p = (cnt[j] + 0.5) / (wn + 0.5 * nb);

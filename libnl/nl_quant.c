@@ -366,16 +366,35 @@ size_t nl_quant_rank(const nl_quant_t *q, double x)
     return fen_before(q, i) + count_below(q->blk[i], q->cnt[i], x);
 }
 
-double nl_quant_quantile(const nl_quant_t *q, double u)
+/* The u-quantile; *k and *lo the order statistic it starts from (lo NaN when none). */
+static double quantile_at(const nl_quant_t *q, double u, size_t *k, double *lo)
 {
     size_t n = q->n;
+    *k = 0;
+    *lo = NAN;
     if (n == 0 || !(u >= 0.0 && u <= 1.0)) return NAN;
     double h = (double)(n - 1) * u, f = floor(h);
-    size_t k = (size_t)f;
-    uint32_t off, i = fen_find(q, k, &off);
-    double lo = q->blk[i][off];
-    if (k + 1 >= n || h == f) return lo;
+    *k = (size_t)f;
+    uint32_t off, i = fen_find(q, *k, &off);
+    *lo = q->blk[i][off];
+    if (*k + 1 >= n || h == f) return *lo;
     /* the next order statistic: in the same block, or first in the next */
     double hi = off + 1 < q->cnt[i] ? q->blk[i][off + 1] : q->first[i + 1];
-    return lo + (h - f) * (hi - lo);
+    return *lo + (h - f) * (hi - *lo);
+}
+
+double nl_quant_quantile(const nl_quant_t *q, double u)
+{
+    size_t k;
+    double lo;
+    return quantile_at(q, u, &k, &lo);
+}
+
+double nl_quant_quantile_below(const nl_quant_t *q, double u, size_t *below)
+{
+    size_t k;
+    double lo, r = quantile_at(q, u, &k, &lo);
+    /* above lo (so at most the next one): exactly the values up to lo are below it */
+    *below = isnan(lo) ? 0 : r > lo ? k + 1 : nl_quant_rank(q, r);
+    return r;
 }

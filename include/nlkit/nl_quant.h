@@ -60,6 +60,11 @@ size_t nl_quant_rank(const nl_quant_t *q, double x);
  *  range. */
 double nl_quant_quantile(const nl_quant_t *q, double u);
 
+/** The u-quantile, as nl_quant_quantile, and in *below how many values are strictly less
+ *  than it (nl_quant_rank of the result; no second search when the quantile falls above
+ *  its lower order statistic, as it does between two distinct values). */
+double nl_quant_quantile_below(const nl_quant_t *q, double u, size_t *below);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@ static void test_hand_computed(void **state)
     assert_non_null(q);
     assert_true(isnan(nl_quant_quantile(q, 0.5)));
     assert_true(isnan(nl_quant_select(q, 0)));
+    size_t below = 5;
+    assert_true(isnan(nl_quant_quantile_below(q, 0.5, &below)) && below == 0);
     static const double v[] = {7, 1, 3, 3, 10};
     for (int i = 0; i < 5; i++) assert_int_equal(nl_quant_add(q, v[i]), 0);
     /* sorted: 1 3 3 7 10 */
@@ -98,6 +100,16 @@ static void test_against_sort(void **state)
             assert_int_equal(nl_quant_rank(q, probe), lt);
             double u = (double)(p >> 11) / 9007199254740992.0;
             assert_true(nl_quant_quantile(q, u) == ref_quantile(ref, n, u));
+            /* with the count below it, at u and at a u that lands on an order statistic */
+            for (int t = 0; t < 2; t++) {
+                double uu = t ? (double)k / (double)(n > 1 ? n - 1 : 1) : u, qv;
+                size_t below = 99;
+                qv = nl_quant_quantile_below(q, uu, &below);
+                assert_true(qv == ref_quantile(ref, n, uu));
+                size_t lt2 = 0;
+                while (lt2 < n && ref[lt2] < qv) lt2++;
+                assert_int_equal(below, lt2);
+            }
         }
         if (op % 5000 == 0)
             for (size_t k = 0; k < n; k++) assert_true(nl_quant_select(q, k) == ref[k]);
