@@ -8,6 +8,7 @@
 
 #include "nl_enc.h"
 #include "nl_fmt.h"
+#include "nl_rodata.h"
 #include "nl_hash.h"
 #include "nl_line.h"
 
@@ -59,6 +60,7 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
     t->guid_idx = -1;
     t->id_mask = 0;
     atomic_init(&t->const_check, 0);
+    atomic_init(&t->ro_addr, NULL);
     for (int k = 0; k < n; k++) {
         t->f[k].type = tmp[k].type;
         t->f[k].enc = p;
@@ -101,13 +103,22 @@ int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
     if (!fmt) fmt = "";
     _Atomic(nl_tmpl_t *) *front = &c->byptr[nl__mix64((uint64_t)(uintptr_t)fmt) % NL_TCACHE_SLOTS];
     nl_tmpl_t *t = atomic_load_explicit(front, memory_order_acquire);
-    if (t && strcmp(t->fmt, fmt) == 0) {
+    if (t && (atomic_load_explicit(&t->ro_addr, memory_order_relaxed) == fmt ||
+              strcmp(t->fmt, fmt) == 0)) {
         *out = t;
         *owned = 0;
         return 0;
     }
     int rc = tcache_by_content(c, fmt, out, owned);
-    if (rc == 0 && !*owned) atomic_store_explicit(front, *out, memory_order_release);
+    if (rc == 0 && !*owned) {
+        t = *out;
+        const char *none = NULL; /* the first literal seen with this text keeps the place */
+        if (!atomic_load_explicit(&t->ro_addr, memory_order_relaxed) &&
+            nl__rodata_holds(fmt, t->fmt_len))
+            atomic_compare_exchange_strong_explicit(&t->ro_addr, &none, fmt, memory_order_relaxed,
+                                                    memory_order_relaxed);
+        atomic_store_explicit(front, t, memory_order_release);
+    }
     return rc;
 }
 

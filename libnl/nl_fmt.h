@@ -25,7 +25,8 @@ typedef union nl_arg {
 } nl_arg_t;
 
 /* A parsed format. Immutable once published in a cache, except const_check, a lazily
- * computed (constants generation << 32 | mask of constants this template overrides). */
+ * computed (constants generation << 32 | mask of constants this template overrides), and
+ * ro_addr, set at most once. */
 typedef struct nl_tmpl {
     uint64_t hash;
     size_t fmt_len;
@@ -34,6 +35,9 @@ typedef struct nl_tmpl {
     int guid_idx;     /* index of the field named "guid", or -1 */
     uint64_t id_mask; /* fields whose name ends in ".id": they identify an activity */
     _Atomic uint64_t const_check;
+    /* an address in the program's read-only data holding this format's text (a literal),
+     * or NULL: a call with exactly that address is this template without comparing */
+    _Atomic(const char *) ro_addr;
     nl_tfield_t f[]; /* n entries, followed by the texts */
 } nl_tmpl_t;
 

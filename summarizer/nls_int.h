@@ -54,7 +54,8 @@ typedef struct nls_act {
 /* Event-name cache entry: "disk.read.end" -> its activity and kind. Immutable. */
 typedef struct nls_ev {
     nls_act_t *act;
-    int kind; /* enum nls_kind */
+    int kind;            /* enum nls_kind */
+    const char *ro_addr; /* the literal this entry was made for (nl_rodata.h), or NULL */
     char name[];
 } nls_ev_t;
 

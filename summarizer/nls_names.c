@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_names.c — from an event name to its activity, fast. Event names are nearly always
  * string literals, so the cache is indexed by the name's address and confirmed by its
- * content (a reused buffer with new text simply misses). Entries are immutable and only
+ * content (a reused buffer with new text simply misses), or, for a literal of the main
+ * program (nl_rodata.h), by the address alone. Entries are immutable and only
  * added; the rule that applies is read through the activity, so a rule change never has
  * to touch the cache. */
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "nl_hash.h"
 #include "nl_line.h"
+#include "nl_rodata.h"
 #include "nls_int.h"
 
 nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len)
@@ -69,6 +71,7 @@ static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
     if (!ev) return a;
     ev->act = a;
     ev->kind = *kind;
+    ev->ro_addr = nl__rodata_holds(event, len) ? event : NULL;
     memcpy(ev->name, event, len + 1);
     size_t home = ev_home(event);
     for (size_t i = 0; i < NLS_EV_PROBE; i++) {
@@ -87,7 +90,7 @@ nls_act_t *nls_event_act(nls_t *s, const char *event, int *kind)
         nls_ev_t *ev =
             atomic_load_explicit(&s->ev[(home + i) & (NLS_EV_SLOTS - 1)], memory_order_acquire);
         if (!ev) break;
-        if (strcmp(ev->name, event) == 0) {
+        if (ev->ro_addr == event || strcmp(ev->name, event) == 0) {
             *kind = ev->kind;
             return ev->act;
         }
