@@ -192,6 +192,50 @@ static void test_quoting_rules(void **state)
     assert_int_equal(b.heap, 0); /* fitted in the caller's storage */
 }
 
+/* The text nl_enc_str gives the value v[0, len) (after "v="), into out. */
+static size_t encoded_value(const char *v, size_t len, char *out, size_t cap)
+{
+    nl_buf_t b;
+    nl_buf_init(&b, NULL, 0);
+    nl_enc_str(&b, "v", v, len);
+    assert_int_equal(b.err, 0);
+    assert_true(b.len >= 3 && b.len - 3 < cap);
+    size_t n = b.len - 3;
+    memcpy(out, b.p + 3, n);
+    nl_buf_free(&b);
+    return n;
+}
+
+/* Plain values are checked 16 bytes at a time: one byte that needs quoting or escaping is
+ * found wherever it sits (in the first block, a middle one, the overlapping last one, or a
+ * value shorter than a block), and a value without one is written as is. */
+static void test_one_special_anywhere(void **state)
+{
+    (void)state;
+    static const unsigned char special[] = {0x01, '\n', ' ', '"', '=', 0x7f, 0xff, 0x80};
+    char v[64], out[512];
+    for (size_t len = 1; len <= 49; len++) {
+        memset(v, 'x', len);
+        size_t n = encoded_value(v, len, out, sizeof out);
+        assert_int_equal(n, len);
+        assert_memory_equal(out, v, len);
+        for (size_t pos = 0; pos < len; pos++) {
+            for (size_t k = 0; k < sizeof special; k++) {
+                memset(v, 'x', len);
+                v[pos] = (char)special[k];
+                n = encoded_value(v, len, out, sizeof out);
+                if (out[0] != '"' || out[n - 1] != '"')
+                    fail_msg("byte 0x%02x at %zu of %zu: not quoted: %.*s", special[k], pos, len,
+                             (int)n, out);
+            }
+            v[pos] = '\\'; /* a backslash alone forces nothing */
+            n = encoded_value(v, len, out, sizeof out);
+            assert_int_equal(n, len);
+            assert_memory_equal(out, v, len);
+        }
+    }
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -297,7 +341,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_random),     cmocka_unit_test(test_roundtrip_specials),
         cmocka_unit_test(test_quoting_rules),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_netlogger_reads_ours), cmocka_unit_test(test_timestamps),
-        cmocka_unit_test(test_names_and_limits),
+        cmocka_unit_test(test_names_and_limits),     cmocka_unit_test(test_one_special_anywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
