@@ -38,6 +38,28 @@ int nl__strtod(const char *s, size_t len, double *out)
     return 0;
 }
 
+#define D10(t) t "0" t "1" t "2" t "3" t "4" t "5" t "6" t "7" t "8" t "9"
+const char nl__digits2[200] =
+    D10("0") D10("1") D10("2") D10("3") D10("4") D10("5") D10("6") D10("7") D10("8") D10("9");
+#undef D10
+
+char *nl__utoa_back(unsigned long long v, char *end)
+{
+    char *p = end;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, nl__digits2 + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, nl__digits2 + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
 int nl__dtoa(double v, char *out)
 {
     if (isnan(v)) return (int)(strcpy(out, "nan"), 3);

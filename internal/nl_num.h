@@ -5,6 +5,13 @@
 
 #include <stddef.h>
 
+/* "00" "01" ... "99": integer text two digits per step (a line's timestamp, counts). */
+extern const char nl__digits2[200];
+
+/* The decimal digits of v, written backwards so that they end just before `end` (which
+ * has room for 20 digits before it); returns where they start. */
+char *nl__utoa_back(unsigned long long v, char *end);
+
 /* Shortest text of v (at most 32 bytes + NUL) that reads back exactly, '.' as the decimal
  * point whatever the program's locale; returns its length. */
 int nl__dtoa(double v, char *out);

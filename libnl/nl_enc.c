@@ -140,10 +140,12 @@ typedef unsigned char enc_v16 __attribute__((vector_size(16)));
 typedef signed char enc_m16 __attribute__((vector_size(16)));
 
 /* Whether any of the 16 bytes is other than C_PLAIN: a control byte, space, DEL, a byte
- * >= 0x80, '"', '\\' or '='. */
+ * >= 0x80, '"', '\\' or '='. The range test is one signed comparison: adding 0x5f maps the
+ * printable 0x21..0x7e onto -128..-35 and every other byte above -35. */
 static int v16_special(enc_v16 v)
 {
-    enc_m16 m = (v < 0x21) | (v >= 0x7f) | (v == '"') | (v == '\\') | (v == '=');
+    enc_m16 x = (enc_m16)(v + 0x5f);
+    enc_m16 m = (x > -35) | (enc_m16)((v == '"') | (v == '\\') | (v == '='));
     uint64_t w[2];
     memcpy(w, &m, sizeof w);
     return (w[0] | w[1]) != 0;
@@ -214,12 +216,8 @@ void nl__enc_value(nl_buf_t *b, const char *v, size_t len)
 void nl__enc_u64v(nl_buf_t *b, unsigned long long v)
 {
     char tmp[24];
-    int n = 0;
-    do {
-        tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    nl__put(b, tmp + sizeof tmp - n, (size_t)n);
+    char *p = nl__utoa_back(v, tmp + sizeof tmp);
+    nl__put(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 void nl__enc_i64v(nl_buf_t *b, long long v)

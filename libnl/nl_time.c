@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_num.h"
 #include "nlkit/nl_bp.h"
 
 #define USEC_PER_SEC 1000000LL
@@ -53,10 +54,9 @@ static char *put2(char *p, unsigned v)
 static int put_fraction(char *p, unsigned frac)
 {
     *p++ = '.';
-    for (int i = 5; i >= 0; i--) {
-        p[i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
+    memcpy(p, nl__digits2 + 2 * (frac / 10000), 2);
+    memcpy(p + 2, nl__digits2 + 2 * (frac / 100 % 100), 2);
+    memcpy(p + 4, nl__digits2 + 2 * (frac % 100), 2);
     p[6] = 'Z';
     p[7] = '\0';
     return NL_TS_LEN;
