@@ -151,14 +151,29 @@ static int v16_special(enc_v16 v)
     return (w[0] | w[1]) != 0;
 }
 
-/* 1 if every byte of s[0, len) is C_PLAIN (len > 0). A value shorter than 16 bytes is
- * padded with plain bytes; a longer one ends with an overlapping last block. */
+/* 1 if every byte of s[0, len) is C_PLAIN (len > 0). A value of 4 to 15 bytes is read as
+ * two overlapping words from its two ends (straight from the value: building a padded
+ * copy on the stack stalled the load that followed the copy); a longer one block by
+ * block, the last block overlapping. */
 static int all_plain(const unsigned char *s, size_t len)
 {
     enc_v16 v;
     if (len < 16) {
-        memset(&v, 'a', sizeof v);
-        memcpy(&v, s, len);
+        uint64_t w[2];
+        if (len >= 8) {
+            memcpy(&w[0], s, 8);
+            memcpy(&w[1], s + len - 8, 8);
+        } else if (len >= 4) {
+            uint32_t a, z;
+            memcpy(&a, s, 4);
+            memcpy(&z, s + len - 4, 4);
+            w[0] = w[1] = a | (uint64_t)z << 32;
+        } else {
+            for (size_t i = 0; i < len; i++)
+                if (cls[s[i]] != C_PLAIN) return 0;
+            return 1;
+        }
+        memcpy(&v, w, sizeof v);
         return !v16_special(v);
     }
     size_t i = 0;

@@ -38,7 +38,8 @@ void nl__flight_sent(nl_flight_t *f, const char *p, size_t n)
 uint64_t nl__flight_unacked(const nl_flight_t *f, int fd)
 {
     int outq = 0;
-    if (fd < 0 || ioctl(fd, SIOCOUTQ, &outq) != 0 || outq <= 0 || (uint64_t)outq > f->sent) return 0;
+    if (fd < 0 || ioctl(fd, SIOCOUTQ, &outq) != 0 || outq <= 0 || (uint64_t)outq > f->sent)
+        return 0;
     uint64_t acked = f->sent - (uint64_t)outq, lost = 0;
     /* newest first, back to the first line end the peer acknowledged (or the ring's end) */
     for (uint64_t i = f->n; i > 0 && i + f->cap > f->n && f->ends[(i - 1) % f->cap] > acked; i--)

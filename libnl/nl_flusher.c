@@ -8,36 +8,58 @@
 
 #include "nl_log_int.h"
 
-/* The background thread: flushes on time, reconnects, re-reads the level file. */
+static int passed(const struct timespec *dl)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > dl->tv_sec || (now.tv_sec == dl->tv_sec && now.tv_nsec >= dl->tv_nsec);
+}
+
+/* The background thread: flushes on time, reconnects, re-reads the level file; between
+ * its rounds it writes the full buffers writers hand it (nl__sink_set_handoff), without
+ * moving the next round's deadline, so a busy log still gets its ticks on time. */
 static void *flusher_main(void *arg)
 {
     nl_log_t *log = arg;
     pthread_mutex_lock(&log->fmu);
+    struct timespec dl;
+    int fresh = 1;
     while (!log->stop) {
-        struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_sec += log->flush_ms / 1000;
-        dl.tv_nsec += (long)(log->flush_ms % 1000) * 1000000L;
-        if (dl.tv_nsec >= 1000000000L) {
-            dl.tv_sec++;
-            dl.tv_nsec -= 1000000000L;
+        if (fresh) {
+            clock_gettime(CLOCK_MONOTONIC, &dl);
+            dl.tv_sec += log->flush_ms / 1000;
+            dl.tv_nsec += (long)(log->flush_ms % 1000) * 1000000L;
+            if (dl.tv_nsec >= 1000000000L) {
+                dl.tv_sec++;
+                dl.tv_nsec -= 1000000000L;
+            }
+            void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
+            struct timespec due;
+            if (hook && log->hook.ops->next_due(hook, &due) &&
+                (due.tv_sec < dl.tv_sec || (due.tv_sec == dl.tv_sec && due.tv_nsec < dl.tv_nsec)))
+                dl = due; /* wake when the hook's next interval ends: summaries come out on time */
+            fresh = 0;
         }
-        void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
-        struct timespec due;
-        if (hook && log->hook.ops->next_due(hook, &due) &&
-            (due.tv_sec < dl.tv_sec || (due.tv_sec == dl.tv_sec && due.tv_nsec < dl.tv_nsec)))
-            dl = due; /* wake when the hook's next interval ends: summaries come out on time */
-        while (!log->stop && !log->rewait &&
+        while (!log->stop && !log->rewait && !log->kicked &&
                pthread_cond_timedwait(&log->fcond, &log->fmu, &dl) != ETIMEDOUT) {
         }
         if (log->stop) break;
         if (log->rewait) { /* a hook was plugged in: its first due time may come sooner */
             log->rewait = 0;
+            fresh = 1;
             continue;
         }
+        if (log->kicked) {
+            log->kicked = 0;
+            pthread_mutex_unlock(&log->fmu);
+            nl__sink_drain(&log->sink);
+            pthread_mutex_lock(&log->fmu);
+            if (!passed(&dl)) continue;
+        }
+        fresh = 1;
         pthread_mutex_unlock(&log->fmu);
         nl__levelfile_check(log);
-        hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
+        void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
         if (hook) {
             log->hook.ops->config_check(hook);
             log->hook.ops->tick(hook, 0, 0);
@@ -49,9 +71,22 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
+/* A writer left a full buffer (nl__sink_set_handoff's kick). Never waits: the writer
+ * holds the sink's locks, and fork's handlers take fmu before those. */
+static int flusher_kick(void *ctx)
+{
+    nl_log_t *log = ctx;
+    if (pthread_mutex_trylock(&log->fmu) != 0) return 0;
+    log->kicked = 1;
+    pthread_cond_signal(&log->fcond);
+    pthread_mutex_unlock(&log->fmu);
+    return 1;
+}
+
 int nl__flusher_start(nl_log_t *log)
 {
     int e = pthread_create(&log->flusher, NULL, flusher_main, log);
     log->has_flusher = e == 0;
+    if (e == 0) nl__sink_set_handoff(&log->sink, flusher_kick, log);
     return e;
 }

@@ -30,8 +30,8 @@ typedef struct nl_hook_ops {
     /* The hot path, on the writer's thread, before the line is built: the event's name and
      * level, its template and arguments, and the log's GUID. Returns an enum
      * nl_hook_verdict. */
-    int (*event)(void *ctx, const char *event, int level, const nl_tmpl_t *t,
-                 const nl_arg_t *args, const char *guid);
+    int (*event)(void *ctx, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
+                 const char *guid);
     /* Do what is due (flusher, nl_flush, nl_close). partial: also what is not due yet
      * (nl_flush); final: everything, the log is closing. */
     void (*tick)(void *ctx, int partial, int final);

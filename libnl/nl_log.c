@@ -298,6 +298,7 @@ void nl_close(nl_log_t *log)
     pthread_cond_signal(&log->fcond);
     pthread_mutex_unlock(&log->fmu);
     if (joinable) pthread_join(log->flusher, NULL);
+    nl__sink_set_handoff(&log->sink, NULL, NULL); /* no one left to write handed-off buffers */
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 1); /* the last partial and once-per-run summaries */
     nl__sink_close(&log->sink);

@@ -34,6 +34,7 @@ struct nl_log {
     int stop;        /* under fmu */
     int rewait;      /* under fmu: the flusher should compute its deadline again */
     int has_flusher; /* under fmu: flusher is a running thread (not in a fresh child) */
+    int kicked;      /* under fmu: a writer left a full buffer for the flusher to write */
     int flush_ms;
     nl_hook_slot_t hook;       /* the summarizer, plugged in when the first rule arrives */
     _Atomic int std_pid;       /* nl_const_std set "pid": refreshed in a forked child */

@@ -50,6 +50,13 @@ typedef struct nl_sink {
     nl_stages_t stages;       /* per-thread staging in front of buf (stream sinks, not
                                  write-through) */
     _Atomic uint64_t written; /* lines accepted without a stage */
+    /* Hand-off (nl__sink_set_handoff): a writer that fills the buffer leaves it in out for
+     * the flusher thread to write, instead of calling write(2) itself. */
+    int (*kick)(void *ctx); /* wake the flusher; 0 if it could not be reached right now */
+    void *kick_ctx;
+    _Atomic int handoff;  /* on while the flusher thread runs (not for write-through) */
+    int ncpu;             /* CPUs this process may run on: a hand-off needs a spare one */
+    _Atomic int kick_due; /* a handed-off buffer waits for a kick that did not get through */
     _Atomic int active;
     _Atomic uint64_t dropped;
     _Atomic uint64_t reconnects;
@@ -80,6 +87,18 @@ int nl__sink_flush(nl_sink_t *s);
 
 /* Periodic work from the log's flusher thread: reconnect if down, flush, report drops. */
 void nl__sink_tick(nl_sink_t *s);
+
+/* Turn on the hand-off of full buffers to the log's flusher thread, which then calls
+ * nl__sink_drain when kick(ctx) wakes it (kick NULL: off again, writers write their own
+ * buffers). kick must not block (the writer holds the sink's locks): it returns 0 when it
+ * could not wake the thread now, and a later write tries again. Caller: the thread
+ * starting or stopping the flusher; a forked child is back to writing its own buffers
+ * until its flusher starts again. */
+void nl__sink_set_handoff(nl_sink_t *s, int (*kick)(void *ctx), void *ctx);
+
+/* The flusher thread's side of a hand-off: write out the buffer a writer left, within
+ * the timeout. */
+void nl__sink_drain(nl_sink_t *s);
 
 /* Update the GUID used on drop reports. */
 void nl__sink_set_guid(nl_sink_t *s, const char *guid);

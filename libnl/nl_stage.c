@@ -50,6 +50,8 @@ static void let_go(nl_stage_t *st)
 {
     pthread_mutex_lock(&st->mu);
     nl__stage_handoff(st);
+    nl_stages_t *ss = atomic_load_explicit(&st->ss, memory_order_relaxed);
+    if (ss && !st->gone) atomic_fetch_sub(&ss->writers, 1); /* ss lives while st is on it */
     st->gone = 1;
     pthread_mutex_unlock(&st->mu);
     stage_unref(st);
@@ -78,6 +80,12 @@ void nl__stages_init(nl_stages_t *ss, size_t cap, nl_stage_put_fn put, void *ctx
     ss->put = put;
     ss->ctx = ctx;
     atomic_init(&ss->written_gone, 0);
+    atomic_init(&ss->writers, 0);
+}
+
+int nl__stages_writers(nl_stages_t *ss)
+{
+    return atomic_load_explicit(&ss->writers, memory_order_relaxed);
 }
 
 static nl_stage_t *stage_new(nl_stages_t *ss)
@@ -103,6 +111,7 @@ static nl_stage_t *stage_new(nl_stages_t *ss)
     else
         ss->head = st;
     ss->tail = st;
+    atomic_fetch_add(&ss->writers, 1);
     pthread_mutex_unlock(&ss->mu);
     if (mine[NL_STAGE_SLOTS - 1]) let_go(mine[NL_STAGE_SLOTS - 1]); /* a fifth sink: evict */
     memmove(&mine[1], &mine[0], (NL_STAGE_SLOTS - 1) * sizeof mine[0]);
@@ -224,6 +233,7 @@ void nl__stages_fork_unlock(nl_stages_t *ss)
 void nl__stages_fork_child(nl_stages_t *ss)
 {
     atomic_store(&ss->written_gone, 0);
+    int writers = 0;
     for (nl_stage_t *st = ss->head; st; st = st->next) {
         st->len = 0;
         st->lines = 0;
@@ -234,6 +244,8 @@ void nl__stages_fork_child(nl_stages_t *ss)
             st->gone = 1;
             atomic_fetch_sub(&st->refs, 1);
         }
+        writers += !st->gone;
     }
+    atomic_store(&ss->writers, writers);
     nl__stages_fork_unlock(ss);
 }

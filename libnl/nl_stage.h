@@ -35,6 +35,7 @@ typedef struct nl_stages {
     nl_stage_put_fn put;
     void *ctx;
     _Atomic uint64_t written_gone; /* lines accepted by stages since freed */
+    _Atomic int writers;           /* threads holding a stage here (made, not let go) */
 } nl_stages_t;
 
 /* Set up an empty list of stages of cap bytes each (0: staging off). */
@@ -56,6 +57,10 @@ void nl__stage_unlock(nl_stage_t *st);
 
 /* Hand every stage's contents to the sink, and free the stages of threads that exited. */
 void nl__stages_drain(nl_stages_t *ss);
+
+/* How many threads write through ss: those that made a stage here and have not let go of
+ * it (exited, or evicted it for a fifth sink). A hint, read without a lock. */
+int nl__stages_writers(nl_stages_t *ss);
 
 /* Lines accepted by all stages so far (including those already handed off). */
 uint64_t nl__stages_written(nl_stages_t *ss);

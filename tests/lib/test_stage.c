@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_stage.c — per-thread staging in front of a sink. The module alone, with a put
  * function that records chunks: lines go out in order, in chunks that never split a line,
- * counted once. Then through the log: threads that exit leave no line behind and no stage
- * allocated (ASan checks the latter), nl_flush and the flusher thread deliver what a
- * still-running thread staged, one thread writing to more logs than it has slots keeps
- * each log complete and in order, logs opened and closed over and over at the same
+ * counted once, and the threads writing through it counted. Then through the log: threads that exit
+ * leave no line behind and no stage allocated (ASan checks the latter), nl_flush and the flusher
+ * thread deliver what a still-running thread staged, one thread writing to more logs than it has
+ * slots keeps each log complete and in order, logs opened and closed over and over at the same
  * address never mix up their stages, and nl_close racing the exits and other writes of
  * the threads that staged lines for it delivers every line and frees every stage. */
 #include <pthread.h>
@@ -102,6 +102,60 @@ static void test_stage_not_reused_after_close(void **state)
     assert_int_equal(a.len, 4);
     assert_int_equal(b.len, 4);
     assert_memory_equal(b.text, "two\n", 4);
+}
+
+/* Threads exiting hand their stages off at the same time: the sink's put takes its lock. */
+static pthread_mutex_t put_mu = PTHREAD_MUTEX_INITIALIZER;
+static void locked_put(void *ctx, const char *p, size_t len, uint32_t lines)
+{
+    pthread_mutex_lock(&put_mu);
+    record_put(ctx, p, len, lines);
+    pthread_mutex_unlock(&put_mu);
+}
+
+typedef struct holder {
+    nl_stages_t *ss;
+    pthread_barrier_t *hold;
+} holder_t;
+
+static void *holder_main(void *arg)
+{
+    holder_t *h = arg;
+    nl_stage_t *st = nl__stage_lock(h->ss);
+    nl__stage_add(st, "held\n", 5);
+    nl__stage_unlock(st);
+    pthread_barrier_wait(h->hold); /* main counts the writers now */
+    pthread_barrier_wait(h->hold);
+    return NULL;
+}
+
+/* The writers count (the sink's test for a spare CPU) follows the threads that write
+ * through the list: up when one makes its stage, down when it exits. */
+static void test_writers_counted(void **state)
+{
+    (void)state;
+    static chunks_t c;
+    nl_stages_t ss;
+    nl__stages_init(&ss, 256, locked_put, &c);
+    assert_int_equal(nl__stages_writers(&ss), 0);
+    nl_stage_t *st = nl__stage_lock(&ss);
+    nl__stage_add(st, "main\n", 5);
+    nl__stage_unlock(st);
+    assert_int_equal(nl__stages_writers(&ss), 1);
+    pthread_barrier_t hold;
+    pthread_barrier_init(&hold, NULL, 3);
+    holder_t h = {&ss, &hold};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, holder_main, &h);
+    pthread_barrier_wait(&hold);
+    assert_int_equal(nl__stages_writers(&ss), 3);
+    pthread_barrier_wait(&hold);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    assert_int_equal(nl__stages_writers(&ss), 1); /* the threads let go as they exited */
+    nl__stages_drain(&ss);
+    assert_int_equal(c.lines, 3);
+    pthread_barrier_destroy(&hold);
+    nl__stages_close(&ss);
 }
 
 /* ---- through the log ---- */
@@ -323,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_stage_chunks_in_order),
         cmocka_unit_test(test_stage_off),
         cmocka_unit_test(test_stage_not_reused_after_close),
+        cmocka_unit_test(test_writers_counted),
         cmocka_unit_test(test_exited_threads_leave_nothing_behind),
         cmocka_unit_test(test_running_thread_flushed),
         cmocka_unit_test(test_more_logs_than_slots),
