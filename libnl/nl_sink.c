@@ -226,6 +226,21 @@ static int drain_out(nl_sink_t *s)
     return 0;
 }
 
+/* The fill buffer becomes the out buffer, the empty out buffer the fill buffer. Caller
+ * holds mu and io_mu; the out buffer is empty. */
+static void swap_buffers(nl_sink_t *s)
+{
+    char *b = s->out;
+    size_t c = s->out_cap;
+    s->out = s->buf;
+    s->out_cap = s->cap;
+    s->out_off = 0;
+    s->out_len = s->len;
+    s->buf = b;
+    s->cap = c;
+    s->len = 0;
+}
+
 /* One round of output: if the out buffer is free, the fill buffer becomes the out buffer
  * (and the empty one the fill buffer); then the out buffer is written holding only io_mu,
  * so other threads keep appending meanwhile. Caller holds mu; it is released during the
@@ -239,17 +254,7 @@ static int flush_round(nl_sink_t *s, int writer)
         pthread_mutex_unlock(&s->io_mu);
         return NL_EIO;
     }
-    if (s->out_off == s->out_len && s->len) {
-        char *b = s->out;
-        size_t c = s->out_cap;
-        s->out = s->buf;
-        s->out_cap = s->cap;
-        s->out_off = 0;
-        s->out_len = s->len;
-        s->buf = b;
-        s->cap = c;
-        s->len = 0;
-    }
+    if (s->out_off == s->out_len && s->len) swap_buffers(s);
     pthread_mutex_unlock(&s->mu);
     int rc = drain_out(s);
     pthread_mutex_unlock(&s->io_mu);
@@ -269,15 +274,7 @@ static int hand_off(nl_sink_t *s)
         pthread_mutex_unlock(&s->io_mu);
         return NL_EIO;
     }
-    char *b = s->out;
-    size_t c = s->out_cap;
-    s->out = s->buf;
-    s->out_cap = s->cap;
-    s->out_off = 0;
-    s->out_len = s->len;
-    s->buf = b;
-    s->cap = c;
-    s->len = 0;
+    swap_buffers(s);
     pthread_mutex_unlock(&s->io_mu);
     if (!s->kick(s->kick_ctx)) atomic_store(&s->kick_due, 1);
     return 0;
