@@ -45,27 +45,27 @@ static int query_int(nll_db_t *db, const char *sql, int *out, nll_err_t *err)
 
 int nll_db_version(nll_db_t *db, int *version, nll_err_t *err)
 {
-    int has_version, tables, rc;
-    int pg = db->backend == NLL_PG;
-    rc = query_int(db,
-                   pg ? "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND "
-                        "tablename = 'nl_schema'"
-                      : "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
-                        "'nl_schema'",
-                   &has_version, err);
-    if (!rc && !has_version) {
-        rc = query_int(db,
-                       pg ? "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
-                          : "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+    /* One statement, so one snapshot: asked in two, "is there an nl_schema table?" then
+     * "are there tables?", another loader creating the schema could commit in between,
+     * and its fresh tables read as a foreign database (seen under ASan's slower start:
+     * "not an nlkit archive"). -1: nl_schema is there; else how many tables there are. */
+    int tables;
+    int rc = query_int(db,
+                       db->backend == NLL_PG
+                           ? "SELECT CASE WHEN bool_or(tablename = 'nl_schema') THEN -1 ELSE "
+                             "count(*) END FROM pg_tables WHERE schemaname = current_schema()"
+                           : "SELECT CASE WHEN max(name = 'nl_schema') THEN -1 ELSE count(*) END "
+                             "FROM sqlite_schema WHERE type = 'table'",
                        &tables, err);
-        if (!rc && tables)
-            return errf(err, NL_EINVAL,
-                        "%s: not an nlkit archive (it has tables, but no nl_schema table)",
-                        db->name);
+    if (rc) return rc;
+    if (tables > 0)
+        return errf(err, NL_EINVAL,
+                    "%s: not an nlkit archive (it has tables, but no nl_schema table)", db->name);
+    if (tables == 0) {
         *version = 0;
-        return rc;
+        return 0;
     }
-    return rc ? rc : query_int(db, "SELECT max(version) FROM nl_schema", version, err);
+    return query_int(db, "SELECT max(version) FROM nl_schema", version, err);
 }
 
 /* Apply step s in one transaction, unless another writer did it meanwhile (PostgreSQL:
