@@ -62,11 +62,36 @@ static double ln_gamma_q(double a, double x)
     return lpre + log(h);
 }
 
+/* ln Q(dof / 2, x) from its finite sum, for x <= 600 (where exp(-x) and erfc do not
+ * underflow): Q(k, x) = e^-x sum_{j<k} x^j / j!, Q(k + 1/2, x) = erfc(sqrt x) +
+ * e^-x sum_{j=1..k} x^(j-1/2) / Gamma(j + 1/2). Every term is positive (nothing cancels),
+ * and it takes a few multiplications where the series or continued fraction of
+ * ln_gamma_q took tens of divisions and an lgamma: relent asks it for every value. */
+static double ln_chi2_q_sum(int dof, double x)
+{
+    int k = dof / 2;
+    if (dof % 2 == 0) {
+        double t = 1, sum = 1;
+        for (int j = 1; j < k; j++) {
+            t *= x / j;
+            sum += t;
+        }
+        return -x + log(sum);
+    }
+    double rx = sqrt(x), t = 2 * rx / sqrt(M_PI), sum = 0; /* x^(1/2) / Gamma(3/2) */
+    for (int j = 1; j <= k; j++) {
+        sum += t;
+        t *= x / (j + 0.5);
+    }
+    return log(erfc(rx) + exp(-x) * sum);
+}
+
 double nld_surprise_chi2(double g, int dof)
 {
     if (!(g > 0) || dof < 1) return 0;
     if (isinf(g)) return INFINITY;
-    double s = -ln_gamma_q(0.5 * dof, 0.5 * g) / LN10;
+    double x = 0.5 * g;
+    double s = -(x <= 600 && dof <= 64 ? ln_chi2_q_sum(dof, x) : ln_gamma_q(0.5 * dof, x)) / LN10;
     return s > 0 ? s : 0;
 }
 

@@ -290,10 +290,12 @@ static void test_scores_monotone(void **state)
         assert_true(score_after_history(a, 130, NLD_BELOW) < 0.01);
         assert_true(score_after_history(a, 130, NLD_ABOVE) > 0.9);
         /* no saturation: far into the tail, values still rank */
-        double s200 = score_after_history(a, 200, NLD_BOTH), s1000 = score_after_history(a, 1000, NLD_BOTH),
+        double s200 = score_after_history(a, 200, NLD_BOTH),
+               s1000 = score_after_history(a, 1000, NLD_BOTH),
                s1e6 = score_after_history(a, 1e6, NLD_BOTH);
         if (!(s200 < s1000 && s1000 < s1e6 && s1e6 < 1))
-            fail_msg("%s: scores %.17g %.17g %.17g do not rank", nld_algo_name(a), s200, s1000, s1e6);
+            fail_msg("%s: scores %.17g %.17g %.17g do not rank", nld_algo_name(a), s200, s1000,
+                     s1e6);
     }
     /* warming up: no score yet */
     nld_bank_t b;
@@ -444,7 +446,6 @@ static void test_admit_short_runs(void **state)
     nld_bank_free(&b);
 }
 
-
 /* ---- scores on one scale, cusum, relent, threshold=, relearn ------------------------- */
 
 /* The surprise of a normal deviate against values worked out by hand, and ranking far into
@@ -470,6 +471,29 @@ static void test_surprise(void **state)
     assert_true(fabs(nld_surprise_chi2(3.841458820694124, 1) - 1.3010299956639812) < 1e-6);
     assert_true(fabs(nld_surprise_chi2(11.070497693516351, 5) - 1.3010299956639812) < 1e-6);
     assert_true(nld_surprise_chi2(2000, 5) > nld_surprise_chi2(1000, 5));
+    /* the tables' 0.001 points: a surprise of 3 at every number of degrees of freedom */
+    static const struct {
+        int dof;
+        double g;
+    } crit[] = {{2, 13.816}, {3, 16.266}, {4, 18.467}, {5, 20.515}, {10, 29.588}, {20, 45.315}};
+    for (size_t i = 0; i < sizeof crit / sizeof crit[0]; i++)
+        if (fabs(nld_surprise_chi2(crit[i].g, crit[i].dof) - 3.0) > 1e-3)
+            fail_msg("chi2 %g with %d dof: surprise %.6f, want 3", crit[i].g, crit[i].dof,
+                     nld_surprise_chi2(crit[i].g, crit[i].dof));
+    /* exact forms: 2 dof, Q = e^-(g/2); 1 dof, Q = erfc(sqrt(g/2)); and where the finite
+     * sums give way to the continued fraction (g = 1200), no step and no turn back */
+    for (double g = 0.01; g < 5000; g *= 1.3) {
+        assert_true(fabs(nld_surprise_chi2(g, 2) - g / 2 / M_LN10) < 1e-9 * (1 + g));
+        if (g < 1000)
+            assert_true(fabs(nld_surprise_chi2(g, 1) + log10(erfc(sqrt(g / 2)))) < 1e-9 * (1 + g));
+    }
+    for (int dof = 1; dof <= 31; dof++) {
+        double below = nld_surprise_chi2(1199.999, dof), above = nld_surprise_chi2(1200.001, dof);
+        double next = nld_surprise_chi2(1200.003, dof); /* the same step, one side only */
+        if (!(above > below) || fabs((above - below) - (next - above)) > 1e-7)
+            fail_msg("%d dof: %.9f just below the switch, %.9f and %.9f above", dof, below, above,
+                     next);
+    }
     /* scores: S / (S + 1), and back */
     assert_true(nld_score_of(0) == 0 && nld_score_of(1) == 0.5 && nld_score_of(9) == 0.9);
     assert_true(nld_score_of(INFINITY) == 1);
@@ -639,7 +663,8 @@ static void test_relearn_time(void **state)
     assert_int_equal(nld_bank_init(&b, &p), 0);
     nld_verdict_t v[NLD_ALGOS];
     int err, t = 0, last_hog_flags = 0;
-    for (; t < 200; t++) nld_bank_step_at(&b, 100 + (t * 7 % 11) - 5, (int64_t)t * 1000000, v, &err);
+    for (; t < 200; t++)
+        nld_bank_step_at(&b, 100 + (t * 7 % 11) - 5, (int64_t)t * 1000000, v, &err);
     for (int minute = 0; minute < 10; minute++) { /* 20 s at 150, 40 s at the old level */
         int flags = 0;
         for (int s = 0; s < 60; s++, t++) {
