@@ -8,11 +8,16 @@
 
 #include "nl_log_int.h"
 
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 static int passed(const struct timespec *dl)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > dl->tv_sec || (now.tv_sec == dl->tv_sec && now.tv_nsec >= dl->tv_nsec);
+    return !before(&now, dl);
 }
 
 /* The background thread: flushes on time, reconnects, re-reads the level file; between
@@ -35,8 +40,7 @@ static void *flusher_main(void *arg)
             }
             void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
             struct timespec due;
-            if (hook && log->hook.ops->next_due(hook, &due) &&
-                (due.tv_sec < dl.tv_sec || (due.tv_sec == dl.tv_sec && due.tv_nsec < dl.tv_nsec)))
+            if (hook && log->hook.ops->next_due(hook, &due) && before(&due, &dl))
                 dl = due; /* wake when the hook's next interval ends: summaries come out on time */
             fresh = 0;
         }
