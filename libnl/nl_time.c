@@ -43,10 +43,10 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+/* Two digits of v (0..99). */
 static char *put2(char *p, unsigned v)
 {
-    p[0] = (char)('0' + v / 10);
-    p[1] = (char)('0' + v % 10);
+    memcpy(p, nl__digits2 + 2 * v, 2);
     return p + 2;
 }
 
@@ -54,11 +54,9 @@ static char *put2(char *p, unsigned v)
 static int put_fraction(char *p, unsigned frac)
 {
     *p++ = '.';
-    memcpy(p, nl__digits2 + 2 * (frac / 10000), 2);
-    memcpy(p + 2, nl__digits2 + 2 * (frac / 100 % 100), 2);
-    memcpy(p + 4, nl__digits2 + 2 * (frac % 100), 2);
-    p[6] = 'Z';
-    p[7] = '\0';
+    p = put2(put2(put2(p, frac / 10000), frac / 100 % 100), frac % 100);
+    p[0] = 'Z';
+    p[1] = '\0';
     return NL_TS_LEN;
 }
 
