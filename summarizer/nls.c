@@ -95,7 +95,7 @@ static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t
     for (int k = 0; k < t->n; k++) {
         size_t nl;
         const char *name = nl__tmpl_name(t, k, &nl);
-        if (nl != r->vf_len || memcmp(name, r->vf, nl) != 0) continue;
+        if (nl != r->vf_len || !nl__key_eq(name, r->vf, nl)) continue;
         switch (t->f[k].type) {
         case 'd':
         case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls_fold_end */
@@ -121,7 +121,10 @@ static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, con
     }
     if (gl > NLS_KEY_MAX - 6) return 0;
     memcpy(key, " guid=", 6);
-    memcpy(key + 6, guid, gl);
+    if (gl == NL_GUID_LEN) /* the usual length, copied as a constant size: gcc expands the */
+        memcpy(key + 6, guid, NL_GUID_LEN); /* bounded variable one to rep movs, ~6 ns */
+    else
+        memcpy(key + 6, guid, gl);
     *guid_len = 6 + gl;
     if (!t->id_mask) return 6 + gl;
     nl_buf_t b;
@@ -235,10 +238,17 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
         return kind == NL_KIND_OTHER ? point_event(s, act, r, level, t, args, guid)
                                      : NL_HOOK_WRITE; /* pairs are not point events */
     if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE;  /* nothing to pair: written as it is */
-    char key[NLS_KEY_MAX];
-    size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
     int64_t now = nls_now(s);
-    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
+    nls_ident_t *e = NULL;
+    if (!t->id_mask) {
+        const char *g = t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : guid;
+        e = nls_ident_hot(s, act, g, g == guid ? NL_GUID_LEN : strlen(g));
+    }
+    if (!e) {
+        char key[NLS_KEY_MAX];
+        size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
+        e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
+    }
     if (!e) { /* too many identities, or an identity too long: written in full, counted */
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         return NL_HOOK_WRITE;

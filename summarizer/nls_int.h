@@ -190,6 +190,10 @@ void nls_names_free(nls_t *s);
  * writing start/end pairs skips hashing and probing. */
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int64_t now);
+/* The identity this thread used last for act, if its key is the guid g (gl bytes) alone:
+ * the key is not built for the common case of a loop's pairs without *.id fields.
+ * Returned locked, or NULL (then build the key and call nls_ident_get_cached). */
+nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
 int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e);
 void nls_table_free(nls_t *s);

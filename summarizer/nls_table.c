@@ -36,7 +36,7 @@ static nls_ident_t *probe(nls_t *s, nls_act_t *act, const char *key, size_t key_
         nls_ident_t *e = atomic_load_explicit(&s->ent[at], memory_order_acquire);
         nls_lock(&e->lock);
         if (atomic_load_explicit(&s->tag[at], memory_order_acquire) == tag && e->act == act &&
-            e->key_len == key_len && memcmp(e->key, key, key_len) == 0)
+            e->key_len == key_len && nl__key_eq(e->key, key, key_len))
             return e;
         nls_unlock(&e->lock); /* evicted or reused meanwhile, or a hash collision */
     }
@@ -113,6 +113,19 @@ typedef struct {
 } nls_hot_t;
 static _Thread_local nls_hot_t hot[NLS_HOT];
 
+nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
+{
+    nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
+    if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
+    nls_ident_t *e = h->e;
+    nls_lock(&e->lock);
+    if (e->live && e->act == act && e->key_len == 6 + gl && e->guid_len == 6 + gl &&
+        nl__key_eq(e->key + 6, g, gl))
+        return e;
+    nls_unlock(&e->lock);
+    return NULL;
+}
+
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int64_t now)
 {
@@ -120,7 +133,7 @@ nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, siz
     if (h->s == s && h->seed == s->seed && h->act == act) {
         nls_ident_t *e = h->e;
         nls_lock(&e->lock);
-        if (e->live && e->act == act && e->key_len == key_len && !memcmp(e->key, key, key_len))
+        if (e->live && e->act == act && e->key_len == key_len && nl__key_eq(e->key, key, key_len))
             return e;
         nls_unlock(&e->lock);
     }

@@ -728,6 +728,59 @@ static void test_identities_and_value_field(void **state)
     close_fixture(&f);
 }
 
+/* A thread's last identity is found again from the guid alone (nls_ident_hot); guids one
+ * byte apart, a prefix of another, one byte longer, the log's own, and the same guid with
+ * an *.id field are six identities, interleaved, each with its own pair. */
+static void test_identities_by_guid_alone(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
+    const char *g[4] = {"11111111-1111-4111-8111-111111111111",
+                        "11111111-1111-4111-8111-111111111112", "11111111",
+                        "11111111-1111-4111-8111-1111111111110"};
+    for (int k = 0; k < 6; k++) { /* starts at 100 ms, ends at 200 + 100 k ms, value k */
+        at(100);
+        if (k < 4) nl_write(f.log, "op.start", "guid=s", g[k]);
+        if (k == 4) nl_write(f.log, "op.start", "");
+        if (k == 5) nl_write(f.log, "op.start", "guid=s op.id=i", g[0], 7);
+    }
+    for (int k = 5; k >= 0; k--) {
+        at(200 + 100 * k);
+        if (k < 4) nl_write(f.log, "op.end", "guid=s value=i", g[k], k);
+        if (k == 4) nl_write(f.log, "op.end", "value=i", k);
+        if (k == 5) nl_write(f.log, "op.end", "guid=s op.id=i value=i", g[0], 7, k);
+    }
+    at(1000);
+    nl__summ_tick(f.log);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[8];
+    assert_int_equal(find(&rb, "op.summary", idx, 8), 6);
+    int seen = 0;
+    for (int i = 0; i < 6; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, idx[i]);
+        assert_string_equal(t_field(r, "n"), "1");
+        int k = (int)t_num(r, "v.sum");
+        assert_true(k >= 0 && k < 6);
+        NEAR(t_num(r, "dur.sum"), 0.1 + 0.1 * k);
+        const char *guid = t_field(r, "guid");
+        if (k < 4) assert_string_equal(guid, g[k]);
+        if (k == 4) assert_int_equal(strlen(guid), 36);
+        if (k == 5) {
+            assert_string_equal(guid, g[0]);
+            assert_string_equal(t_field(r, "op.id"), "7");
+        } else {
+            assert_null(t_field(r, "op.id"));
+        }
+        seen |= 1 << k;
+    }
+    assert_int_equal(seen, 63);
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
 /* Identities beyond NLS_IDENT_MAX are written in full and counted, never lost. */
 static void test_identity_cap(void **state)
 {
@@ -938,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_orphans),
         cmocka_unit_test(test_identities_and_value_field),
+        cmocka_unit_test(test_identities_by_guid_alone),
         cmocka_unit_test(test_identity_cap),
         cmocka_unit_test(test_cached_identity_after_eviction),
         cmocka_unit_test(test_cached_identity_per_log),
