@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_buf.h"
 #include "nl_test.h"
 #include "nlkit/nl_bp.h"
 
@@ -311,6 +312,29 @@ static void test_timestamps(void **state)
     }
 }
 
+/* nl__put's short copies (two overlapping moves per size class): every length from 0 to
+ * 100, from every source misalignment, lands exactly, and the byte after it is untouched. */
+static void test_put_every_length(void **state)
+{
+    (void)state;
+    char src[128], dst[256];
+    for (size_t i = 0; i < sizeof src; i++) src[i] = (char)('A' + i % 53);
+    for (size_t n = 0; n <= 100; n++) {
+        for (size_t off = 0; off < 8; off++) {
+            memset(dst, '#', sizeof dst);
+            nl_buf_t b;
+            nl_buf_init(&b, dst, sizeof dst);
+            nl__put(&b, "x", 1);
+            nl__put(&b, src + off, n);
+            assert_int_equal(b.len, n + 1);
+            assert_true(b.p == dst);
+            if (memcmp(dst + 1, src + off, n) != 0)
+                fail_msg("length %zu offset %zu: wrong bytes", n, off);
+            if (dst[n + 1] != '#') fail_msg("length %zu offset %zu: wrote past the end", n, off);
+        }
+    }
+}
+
 static void test_names_and_limits(void **state)
 {
     (void)state;
@@ -336,7 +360,8 @@ int main(void)
         cmocka_unit_test(test_roundtrip_random),     cmocka_unit_test(test_roundtrip_specials),
         cmocka_unit_test(test_quoting_rules),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_netlogger_reads_ours), cmocka_unit_test(test_timestamps),
-        cmocka_unit_test(test_names_and_limits),     cmocka_unit_test(test_one_special_anywhere),
+        cmocka_unit_test(test_names_and_limits),     cmocka_unit_test(test_put_every_length),
+        cmocka_unit_test(test_one_special_anywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
