@@ -74,6 +74,14 @@ static size_t find(t_readback_t *rb, const char *event, size_t *idx, size_t max)
     return n;
 }
 
+/* The flusher's work at `ms`, then the log read back into rb. */
+static void tick_and_load(fixture_t *f, int64_t ms, t_readback_t *rb)
+{
+    at(ms);
+    nl__summ_tick(f->log);
+    t_rb_load(rb, f->path);
+}
+
 static void close_fixture(fixture_t *f)
 {
     if (f->log) nl_close(f->log);
@@ -96,10 +104,8 @@ static void test_pair_statistics(void **state)
     pair(f.log, "op", 100, 300, 100); /* 0.2 s, 100 -> rate 500 */
     pair(f.log, "op", 400, 500, 50);  /* 0.1 s,  50 -> rate 500 */
     pair(f.log, "op", 600, 900, 30);  /* 0.3 s,  30 -> rate 100 */
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     assert_int_equal(rb.n, 1); /* summary mode: no raw events */
     nl_rec_t *r = t_rb_rec(&rb, 0);
     assert_string_equal(t_field(r, "event"), "op.summary");
@@ -433,10 +439,8 @@ static void test_unusable_values_refused(void **state)
         at(100 * i + 60);
         assert_int_equal(nl_write(f.log, "op.end", "value=d", vals[i]), 0);
     }
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     assert_int_equal(rb.n, 1);
     nl_rec_t *r = t_rb_rec(&rb, 0);
     assert_string_equal(t_field(r, "n"), "7");
@@ -470,10 +474,8 @@ static void test_boundary_and_stall(void **state)
     nl_write(f.log, "op.end", "value=l", 16LL);
     at(2999);
     nl__summ_tick(f.log); /* not yet due: nothing */
-    at(3000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 3000, &rb);
     assert_int_equal(rb.n, 3);
     const char *want_ts[] = {"01:46:41", "01:46:42", "01:46:43"};
     for (int i = 0; i < 3; i++) {
@@ -500,10 +502,8 @@ static void test_writer_crosses_boundary_first(void **state)
     assert_int_equal(nl_summarize(f.log, "op", NL_SUMM_SUMMARY, 1, NULL), 0);
     pair(f.log, "op", 100, 500, 1);
     pair(f.log, "op", 1100, 1300, 2); /* no tick at 1000 */
-    at(2000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 2000, &rb);
     assert_int_equal(rb.n, 2);
     assert_string_equal(t_field(t_rb_rec(&rb, 0), "v.sum"), "1");
     assert_non_null(strstr(t_field(t_rb_rec(&rb, 0), "ts"), "01:46:41.000000"));
@@ -525,10 +525,8 @@ static void test_flush_partial(void **state)
     at(250);
     assert_int_equal(nl_flush(f.log), 0);
     pair(f.log, "op", 300, 400, 2);
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     assert_int_equal(rb.n, 2);
     assert_string_equal(t_field(t_rb_rec(&rb, 0), "int"), "0.25");
     assert_string_equal(t_field(t_rb_rec(&rb, 0), "v.sum"), "1");
@@ -587,10 +585,8 @@ static void test_modes(void **state)
     at(150);
     nl_write(f.log, "b", ""); /* activity b, but not a start or end: written as it is */
     nl_write(f.log, "d", ""); /* mode off: not at all */
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     size_t idx[8];
     assert_int_equal(find(&rb, "a.start", idx, 8) + find(&rb, "a.end", idx, 8), 2);
     assert_int_equal(find(&rb, "a.summary", idx, 8), 0);
@@ -659,10 +655,8 @@ static void test_orphans(void **state)
     nl_write(f.log, "op.start", ""); /* restarted: the first never ended */
     at(700);
     nl_write(f.log, "op.end", "value=l", 4LL);
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     assert_int_equal(rb.n, 1);
     nl_rec_t *r = t_rb_rec(&rb, 0);
     assert_string_equal(t_field(r, "n"), "1");
@@ -697,10 +691,8 @@ static void test_identities_and_value_field(void **state)
     at(500);
     nl_write(f.log, "xfer.end", "guid=s stream.id=i nbytes=u", g1, 1, 4000ULL);
     nl_write(f.log, "xfer.end", "guid=s stream.id=i", g2, 1); /* no value */
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     assert_int_equal(rb.n, 3);
     int seen = 0;
     for (size_t i = 0; i < rb.n; i++) {
@@ -752,10 +744,8 @@ static void test_identities_by_guid_alone(void **state)
         if (k == 4) nl_write(f.log, "op.end", "value=i", k);
         if (k == 5) nl_write(f.log, "op.end", "guid=s op.id=i value=i", g[0], 7, k);
     }
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     size_t idx[8];
     assert_int_equal(find(&rb, "op.summary", idx, 8), 6);
     int seen = 0;
@@ -832,10 +822,8 @@ static void test_cached_identity_after_eviction(void **state)
         nl__summ_tick(f.log);
     }
     pair(f.log, "op", 3100, 3300, 2);
-    at(4000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 4000, &rb);
     size_t idx[4];
     assert_int_equal(find(&rb, "op.summary", idx, 4), 2);
     assert_string_equal(t_field(t_rb_rec(&rb, idx[1]), "n"), "1");
@@ -899,10 +887,8 @@ static void test_rules_file(void **state)
     int rc; /* what the flusher does each second: */
     nls_config_check(nl__hook_attach(f.log, &nls_hook_ops, NULL, &rc));
     pair(f.log, "op", 500, 600, 1);
-    at(1000);
-    nl__summ_tick(f.log);
     t_readback_t rb;
-    t_rb_load(&rb, f.path);
+    tick_and_load(&f, 1000, &rb);
     size_t idx[4];
     assert_int_equal(find(&rb, "op.start", idx, 4), 1);
     assert_int_equal(find(&rb, "op.summary", idx, 4), 1);
