@@ -95,10 +95,10 @@ static uint64_t fmt_hash(const char *s, size_t *len)
     return h;
 }
 
-/* The slow path of nl__tcache_get: find the template by the format's content. */
+/* The slowest path of nl__tcache_get: find the template by the format's content. */
 static int tcache_by_content(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
 
-int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
+int nl__tcache_get_slow(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
 {
     if (!fmt) fmt = "";
     _Atomic(nl_tmpl_t *) *front = &c->byptr[nl__mix64((uint64_t)(uintptr_t)fmt) % NL_TCACHE_SLOTS];

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_hash.h"
 #include "nlkit/nl.h"
 
 /* One declared field: its type letter and the pre-encoded text " name=". */
@@ -63,9 +64,25 @@ typedef struct nl_tcache {
     _Atomic(nl_tmpl_t *) byptr[NL_TCACHE_SLOTS];
 } nl_tcache_t;
 
+/* nl__tcache_get's every case but a literal format seen before at this address. */
+int nl__tcache_get_slow(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
+
 /* The template for fmt (NULL means ""), parsing it on first sight. On success returns 0 and
- * sets *out; *owned is 1 if the cache was full and the caller must free(*out) after use. */
-int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned);
+ * sets *out; *owned is 1 if the cache was full and the caller must free(*out) after use.
+ * Inline for the usual case, a literal format trusted by its address: no call. */
+static inline int nl__tcache_get(nl_tcache_t *c, const char *fmt, nl_tmpl_t **out, int *owned)
+{
+    if (fmt) {
+        nl_tmpl_t *t = atomic_load_explicit(
+            &c->byptr[nl__mix64((uint64_t)(uintptr_t)fmt) % NL_TCACHE_SLOTS], memory_order_acquire);
+        if (t && atomic_load_explicit(&t->ro_addr, memory_order_relaxed) == fmt) {
+            *out = t;
+            *owned = 0;
+            return 0;
+        }
+    }
+    return nl__tcache_get_slow(c, fmt, out, owned);
+}
 void nl__tcache_free(nl_tcache_t *c);
 
 /* Append field f with its argument a: " name=value" as a line writes it (a 't' time to the

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl_hash.h"
 #include "nl_line.h"
 #include "nl_rodata.h"
 #include "nls_int.h"
@@ -46,11 +45,6 @@ static nls_act_t *act_get(nls_t *s, const char *name, size_t len)
 
 static int kind_folds(int kind) { return kind == NL_KIND_START || kind == NL_KIND_END; }
 
-static size_t ev_home(const char *event)
-{
-    return (size_t)nl__mix64((uint64_t)(uintptr_t)event) & (NLS_EV_SLOTS - 1);
-}
-
 /* First sight of an event name at this address: resolve it and try to cache it. */
 static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
 {
@@ -73,7 +67,7 @@ static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
     ev->kind = *kind;
     ev->ro_addr = nl__rodata_holds(event, len) ? event : NULL;
     memcpy(ev->name, event, len + 1);
-    size_t home = ev_home(event);
+    size_t home = nls_ev_home(event);
     for (size_t i = 0; i < NLS_EV_PROBE; i++) {
         nls_ev_t *expected = NULL;
         if (atomic_compare_exchange_strong(&s->ev[(home + i) & (NLS_EV_SLOTS - 1)], &expected, ev))
@@ -83,9 +77,9 @@ static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
     return a;
 }
 
-nls_act_t *nls_event_act(nls_t *s, const char *event, int *kind)
+nls_act_t *nls_event_act_slow(nls_t *s, const char *event, int *kind)
 {
-    size_t home = ev_home(event);
+    size_t home = nls_ev_home(event);
     for (size_t i = 0; i < NLS_EV_PROBE; i++) {
         nls_ev_t *ev =
             atomic_load_explicit(&s->ev[(home + i) & (NLS_EV_SLOTS - 1)], memory_order_acquire);
