@@ -26,13 +26,16 @@ static int64_t mono_ns(void)
 }
 
 /* Wall-clock time as of the log's opening, advanced by the monotonic clock: durations never
- * jump when NTP steps the wall clock, and boundaries still fall on whole wall seconds. */
-int64_t nls_now(const nls_t *s)
+ * jump when NTP steps the wall clock, and boundaries still fall on whole wall seconds.
+ * Inline here for the hot path (nls_event); nls_now for the rest of the summarizer. */
+static inline int64_t now_ns(const nls_t *s)
 {
     nl_clock_fn fn = atomic_load_explicit(&((nls_t *)s)->clock, memory_order_acquire);
     if (fn) return fn(atomic_load_explicit(&((nls_t *)s)->clock_arg, memory_order_relaxed));
     return s->wall0 + (mono_ns() - s->mono0);
 }
+
+int64_t nls_now(const nls_t *s) { return now_ns(s); }
 
 int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts)
 {
@@ -238,7 +241,7 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
         return kind == NL_KIND_OTHER ? point_event(s, act, r, level, t, args, guid)
                                      : NL_HOOK_WRITE; /* pairs are not point events */
     if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE;  /* nothing to pair: written as it is */
-    int64_t now = nls_now(s);
+    int64_t now = now_ns(s);
     nls_ident_t *e = NULL;
     if (!t->id_mask) {
         const char *g = t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : guid;

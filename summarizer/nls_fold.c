@@ -66,10 +66,10 @@ void nls_fold_init(nls_ident_t *e, int64_t t, int64_t iv)
 
 /* A writer at time t found its interval over: park it in `done` for the flusher. If the
  * flusher is more than an interval behind (done still full), keep accumulating: the
- * flusher's next tick closes it late rather than losing anything. */
-static void roll(nls_ident_t *e, int64_t t, int64_t iv)
+ * flusher's next tick closes it late rather than losing anything. Out of line: it runs
+ * once per interval, the check before it on every call. */
+__attribute__((noinline)) static void roll_over(nls_ident_t *e, int64_t t, int64_t iv)
 {
-    if (iv <= 0 || t < e->iv_end || e->done_full) return;
     e->done.acc = e->cur;
     e->done.start = e->iv_start;
     e->done.end = e->iv_end;
@@ -82,6 +82,11 @@ static void roll(nls_ident_t *e, int64_t t, int64_t iv)
         e->iv_start = floor_to(t, iv);
         e->iv_end = end_after(e->iv_start, iv);
     }
+}
+
+static inline void roll(nls_ident_t *e, int64_t t, int64_t iv)
+{
+    if (iv > 0 && t >= e->iv_end && !e->done_full) roll_over(e, t, iv);
 }
 
 int nls_fold_start(nls_ident_t *e, int64_t t, int64_t iv)
