@@ -3,7 +3,8 @@
  *
  * The values sit in blocks of at most `bsize` doubles, each block sorted and every value of
  * a block <= every value of the next one. A directory keeps each block's first value (a
- * block is found by value with a binary search over them) and a Fenwick tree of the block
+ * block is found by value by searching them: counted in runs of 8 up to 128 blocks, as a
+ * place in a block is, binary search beyond) and a Fenwick tree of the block
  * sizes (a block is found by rank, and the values before a block counted, in
  * O(log blocks)). An add or a remove shifts at most one block with memmove.
  *
@@ -128,39 +129,31 @@ static uint32_t fen_find(const nl_quant_t *q, size_t k, uint32_t *off)
     return pos;
 }
 
-/* A block or a directory of up to this many values is counted straight through rather
- * than searched: every load is independent of the others, so when the values are not in
+/* A block or a directory of up to this many values is counted through rather than
+ * binary-searched: the loads are independent of each other, so when the values are not in
  * the cache (a keyed detector visits 50 histories in turn) their misses overlap, where a
  * binary search waits for one miss after another. */
 #define NLQ_SCAN_MAX 128u
 
-typedef double nlq_v2d __attribute__((vector_size(16)));
-typedef long long nlq_v2l __attribute__((vector_size(16)));
-
-/* How many of a[0..n-1] are <= x (is_le) or >= x: two at a time (SSE2, NEON); a lane's
- * comparison is -1 when true. NaN x compares false everywhere. */
-static uint32_t scan_cmp(const double *a, uint32_t n, double x, int is_le)
+/* How many of a[0..n-1] (sorted) are <= x (is_le), or < x (and all of them for NaN x):
+ * first the first value of every run of 8 (64 bytes: about a cache line each), then the
+ * values of the last run whose first value counts. A quarter of the comparisons of
+ * counting every value, and the same independent loads. */
+static uint32_t scan_count(const double *a, uint32_t n, double x, int is_le)
 {
-    nlq_v2d xv = {x, x};
-    nlq_v2l acc = {0, 0};
-    uint32_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        nlq_v2d v;
-        memcpy(&v, a + i, sizeof v);
-        acc -= is_le ? (nlq_v2l)(v <= xv) : (nlq_v2l)(v >= xv);
-    }
-    uint32_t c = (uint32_t)(acc[0] + acc[1]);
-    if (i < n) c += is_le ? a[i] <= x : a[i] >= x;
+    uint32_t runs = 0;
+    for (uint32_t i = 0; i < n; i += 8) runs += is_le ? a[i] <= x : !(x <= a[i]);
+    if (!runs) return 0;
+    uint32_t start = (runs - 1) * 8, end = start + 8 < n ? start + 8 : n, c = start;
+    for (uint32_t i = start; i < end; i++) c += is_le ? a[i] <= x : !(x <= a[i]);
     return c;
 }
-static uint32_t scan_le(const double *a, uint32_t n, double x) { return scan_cmp(a, n, x, 1); }
-static uint32_t scan_ge(const double *a, uint32_t n, double x) { return scan_cmp(a, n, x, 0); }
 
 /* How many of a[0..n-1] (sorted) are not >= x: the values < x, and all of them for NaN.
  * No branch on the data: the comparisons are as unpredictable as the values. */
 static uint32_t count_below(const double *a, uint32_t n, double x)
 {
-    if (n <= NLQ_SCAN_MAX) return n - scan_ge(a, n, x);
+    if (n <= NLQ_SCAN_MAX) return scan_count(a, n, x, 0);
     const double *p = a;
     while (n > 1) {
         uint32_t half = n / 2;
@@ -173,7 +166,7 @@ static uint32_t count_below(const double *a, uint32_t n, double x)
 /* How many of a[0..n-1] (sorted) are <= x. */
 static uint32_t count_le(const double *a, uint32_t n, double x)
 {
-    if (n <= NLQ_SCAN_MAX) return scan_le(a, n, x);
+    if (n <= NLQ_SCAN_MAX) return scan_count(a, n, x, 1);
     const double *p = a;
     while (n > 1) {
         uint32_t half = n / 2;

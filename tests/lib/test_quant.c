@@ -29,6 +29,7 @@ static void test_hand_computed(void **state)
     assert_int_equal(nl_quant_rank(q, 3), 1);
     assert_int_equal(nl_quant_rank(q, 3.5), 3);
     assert_int_equal(nl_quant_rank(q, 100), 5);
+    assert_int_equal(nl_quant_rank(q, NAN), 5);  /* as the search always answered: all */
     assert_true(nl_quant_quantile(q, 0.5) == 3); /* h = 2 */
     assert_true(nl_quant_quantile(q, 0.0) == 1);
     assert_true(nl_quant_quantile(q, 1.0) == 10);
