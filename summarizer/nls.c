@@ -15,6 +15,7 @@
 #include "nl_line.h"
 #include "nl_num.h"
 #include "nls_int.h"
+#include "nls_names.h"
 
 /* ---- clock ------------------------------------------------------------------------------ */
 

@@ -18,7 +18,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "nl_hash.h"
 #include "nl_hist.h"
 #include "nl_hook.h"
 #include "nl_watch.h"
@@ -177,25 +176,7 @@ static inline void nls_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memo
 /* ---- clock ------------------------------------------------------------------------------ */
 int64_t nls_now(const nls_t *s);
 
-/* ---- names (nls_names.c) -------------------------------------------------------------- */
-/* nls_event_act's every case but a literal name seen before at this address. */
-nls_act_t *nls_event_act_slow(nls_t *s, const char *event, int *kind);
-/* Where an event name's address is cached first (a probe goes on from there). */
-static inline size_t nls_ev_home(const char *event)
-{
-    return (size_t)nl__mix64((uint64_t)(uintptr_t)event) & (NLS_EV_SLOTS - 1);
-}
-/* The activity of an event and its kind; NULL activity if NLS_ACT_MAX is reached. Inline
- * for the usual case, a literal name trusted by its address: no call. */
-static inline nls_act_t *nls_event_act(nls_t *s, const char *event, int *kind)
-{
-    nls_ev_t *ev = atomic_load_explicit(&s->ev[nls_ev_home(event)], memory_order_acquire);
-    if (ev && ev->ro_addr == event) {
-        *kind = ev->kind;
-        return ev->act;
-    }
-    return nls_event_act_slow(s, event, kind);
-}
+/* ---- names (nls_names.c; the hot lookup, nls_event_act, in nls_names.h) ---------------- */
 /* Resolve an activity against the current rules (caller holds cfg_mu). */
 nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len);
 /* Free activities, resolutions and the cache. */

@@ -11,6 +11,7 @@
 #include "nl_line.h"
 #include "nl_rodata.h"
 #include "nls_int.h"
+#include "nls_names.h"
 
 nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len)
 {
