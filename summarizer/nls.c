@@ -169,7 +169,7 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     char key[NLS_KEY_MAX], stack[512];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
     int64_t now = nls_now(s);
-    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
+    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, 0, now) : NULL;
     if (!e) {
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         return NL_HOOK_WRITE;
@@ -251,7 +251,7 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
     if (!e) {
         char key[NLS_KEY_MAX];
         size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
-        e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, now) : NULL;
+        e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, !t->id_mask, now) : NULL;
     }
     if (!e) { /* too many identities, or an identity too long: written in full, counted */
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);

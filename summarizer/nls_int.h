@@ -184,10 +184,11 @@ void nls_names_free(nls_t *s);
 
 /* ---- identity table (nls_table.c) ----------------------------------------------------- */
 /* Find or add the identity (act, key); returned locked. NULL if the table is full. Tries
- * the identity this thread used last for this activity first: the common case of a loop
+ * the identity this thread used last for this activity first (unless hot_tried: the caller
+ * has just asked nls_ident_hot, which looks at the same one): the common case of a loop
  * writing start/end pairs skips hashing and probing. */
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                                  size_t guid_len, int64_t now);
+                                  size_t guid_len, int hot_tried, int64_t now);
 /* The identity this thread used last for act, if its key is the guid g (gl bytes) alone:
  * the key is not built for the common case of a loop's pairs without *.id fields.
  * Returned locked, or NULL (then build the key and call nls_ident_get_cached). */

@@ -113,33 +113,33 @@ typedef struct {
 } nls_hot_t;
 static _Thread_local nls_hot_t hot[NLS_HOT];
 
-nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
+/* The thread's last identity for act, locked, if its key from byte `off` on is k (len
+ * bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
+static nls_ident_t *hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
 {
     nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
     if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
     nls_ident_t *e = h->e;
     nls_lock(&e->lock);
-    if (e->live && e->act == act && e->key_len == 6 + gl && e->guid_len == 6 + gl &&
-        nl__key_eq(e->key + 6, g, gl))
+    if (e->live && e->act == act && e->key_len == off + len &&
+        (off == 0 || e->guid_len == e->key_len) && nl__key_eq(e->key + off, k, len))
         return e;
     nls_unlock(&e->lock);
     return NULL;
 }
 
-nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                                  size_t guid_len, int64_t now)
+nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
 {
-    nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
-    if (h->s == s && h->seed == s->seed && h->act == act) {
-        nls_ident_t *e = h->e;
-        nls_lock(&e->lock);
-        if (e->live && e->act == act && e->key_len == key_len && nl__key_eq(e->key, key, key_len))
-            return e;
-        nls_unlock(&e->lock);
-    }
-    nls_ident_t *e =
-        ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
-    if (e) *h = (nls_hot_t){s, s->seed, act, e};
+    return hot_match(s, act, 6, g, gl);
+}
+
+nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                                  size_t guid_len, int hot_tried, int64_t now)
+{
+    nls_ident_t *e = hot_tried ? NULL : hot_match(s, act, 0, key, key_len);
+    if (e) return e;
+    e = ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
+    if (e) hot[act->id & (NLS_HOT - 1)] = (nls_hot_t){s, s->seed, act, e};
     return e;
 }
 
