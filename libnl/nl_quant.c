@@ -387,20 +387,25 @@ size_t nl_quant_rank(const nl_quant_t *q, double x)
     return fen_before(q, i) + count_below(q->blk[i], q->cnt[i], x);
 }
 
-/* The u-quantile; *k and *lo the order statistic it starts from (lo NaN when none). */
-static double quantile_at(const nl_quant_t *q, double u, size_t *k, double *lo)
+/* The u-quantile; *k and *lo the order statistic it starts from (lo NaN when none), *blk
+ * and *off where that one sits. */
+static double quantile_at(const nl_quant_t *q, double u, size_t *k, double *lo, uint32_t *blk,
+                          uint32_t *off)
 {
     size_t n = q->n;
     *k = 0;
     *lo = NAN;
     if (n == 0 || !(u >= 0.0 && u <= 1.0)) return NAN;
-    double h = (double)(n - 1) * u, f = floor(h);
-    *k = (size_t)f;
-    uint32_t off, i = fen_find(q, *k, &off);
-    *lo = q->blk[i][off];
+    /* h >= 0 and far below 2^53: truncation is floor, without libm's general floor */
+    double h = (double)(n - 1) * u;
+    *k = (size_t)h;
+    double f = (double)*k;
+    uint32_t i = fen_find(q, *k, off);
+    *blk = i;
+    *lo = q->blk[i][*off];
     if (*k + 1 >= n || h == f) return *lo;
     /* the next order statistic: in the same block, or first in the next */
-    double hi = off + 1 < q->cnt[i] ? q->blk[i][off + 1] : q->first[i + 1];
+    double hi = *off + 1 < q->cnt[i] ? q->blk[i][*off + 1] : q->first[i + 1];
     return *lo + (h - f) * (hi - *lo);
 }
 
@@ -408,14 +413,23 @@ double nl_quant_quantile(const nl_quant_t *q, double u)
 {
     size_t k;
     double lo;
-    return quantile_at(q, u, &k, &lo);
+    uint32_t i, off;
+    return quantile_at(q, u, &k, &lo, &i, &off);
 }
 
 double nl_quant_quantile_below(const nl_quant_t *q, double u, size_t *below)
 {
     size_t k;
-    double lo, r = quantile_at(q, u, &k, &lo);
-    /* above lo (so at most the next one): exactly the values up to lo are below it */
-    *below = isnan(lo) ? 0 : r > lo ? k + 1 : nl_quant_rank(q, r);
+    double lo;
+    uint32_t i, off;
+    double r = quantile_at(q, u, &k, &lo, &i, &off);
+    if (isnan(lo)) {
+        *below = 0;
+    } else if (r > lo) { /* above lo (so at most the next one): the values up to lo */
+        *below = k + 1;
+    } else { /* r is lo: the k before it, unless the one before is lo too (then count) */
+        double prev = off ? q->blk[i][off - 1] : i ? q->blk[i - 1][q->cnt[i - 1] - 1] : -INFINITY;
+        *below = k == 0 || prev < lo ? k : nl_quant_rank(q, r);
+    }
     return r;
 }
