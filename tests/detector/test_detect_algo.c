@@ -10,6 +10,8 @@
 
 #include "nl_test.h"
 #include "nld_algo.h"
+#include "nld_change.h"
+#include "nld_hist.h"
 #include "nld_tail.h"
 
 enum { MSD_SS, MSD_SU, MSD_HS, MSD_HU, CDF_SS, CDF_SU, CDF_HS, CDF_HU };
@@ -582,6 +584,72 @@ static void test_relent(void **state)
     nld_bank_free(&b);
 }
 
+/* nld_relent_g against the statistic worked out value by value: each window value's bin is
+ * the number of edges at or below it. Windows odd and even, values on the edges, ties and
+ * a NaN, a history mostly one value (fewer edges); the same sums, so exactly equal. */
+static double relent_direct(const nld_relent_t *r, const nld_hist_t *h, uint32_t bins)
+{
+    double edge[NLD_RELENT_B_MAX];
+    size_t under[NLD_RELENT_B_MAX];
+    uint32_t ne = 0;
+    for (uint32_t j = 1; j < bins; j++) {
+        double e = nld_hist_quantile(h, (double)j / bins);
+        if (ne && !(e > edge[ne - 1])) continue;
+        size_t below = 0;
+        for (uint32_t i = 0; i < h->n; i++) below += h->v[i] < e;
+        under[ne] = below;
+        edge[ne++] = e;
+    }
+    uint32_t nb = ne + 1, cnt[NLD_RELENT_B_MAX + 1] = {0};
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t bin = 0;
+        for (uint32_t j = 0; j < ne; j++) bin += edge[j] <= r->ring[i];
+        cnt[bin]++;
+    }
+    double n = (double)h->n, wn = (double)r->n, g = 0, prev = 0;
+    for (uint32_t j = 0; j < nb; j++) {
+        double below = j < ne ? (double)under[j] : n;
+        double ref = (below - prev + 0.5) / (n + 0.5 * nb);
+        prev = below;
+        double pj = (cnt[j] + 0.5) / (wn + 0.5 * nb);
+        g += pj * log(pj / ref);
+    }
+    return 2.0 * wn * g;
+}
+
+static void test_relent_g_direct(void **state)
+{
+    (void)state;
+    static const uint32_t ws[] = {4, 5, 24, 25, 255};
+    static const uint32_t bs[] = {2, 6, 7, 32};
+    uint64_t rs = 77;
+    for (int kind = 0; kind < 3; kind++)
+        for (size_t a = 0; a < sizeof ws / sizeof *ws; a++)
+            for (size_t c = 0; c < sizeof bs / sizeof *bs; c++) {
+                nld_hist_t h;
+                assert_int_equal(nld_hist_init(&h, 500, 1, 1), 0);
+                for (int i = 0; i < 700; i++) {
+                    /* kind 0: spread out; 1: ten values; 2: mostly zero */
+                    double u = t_unit(&rs), x = kind == 0   ? 1000 * u
+                                                : kind == 1 ? floor(10 * u)
+                                                            : (u < 0.9 ? 0 : 100 * u);
+                    assert_int_equal(nld_hist_add(&h, x), 0);
+                }
+                nld_relent_t r = {0};
+                for (uint32_t i = 0; i < ws[a] + 3; i++) {
+                    /* window values from the history itself (so on the edges too), one NaN */
+                    double x = i == ws[a] ? NAN : h.v[(size_t)(t_unit(&rs) * h.n) % h.n];
+                    assert_int_equal(nld_relent_push(&r, ws[a], x), 0);
+                }
+                int dir;
+                double g = nld_relent_g(&r, &h, bs[c], 0, &dir),
+                       want = relent_direct(&r, &h, bs[c]);
+                assert_true(g == want);
+                nld_relent_free(&r);
+                nld_hist_free(&h);
+            }
+}
+
 /* threshold=: reported flags follow the score; the histories (and so the scores) do not
  * depend on it. Without want_scores, a value the own rule leaves alone is not scored. */
 static void test_threshold(void **state)
@@ -701,6 +769,7 @@ int main(void)
         cmocka_unit_test(test_surprise),
         cmocka_unit_test(test_cusum),
         cmocka_unit_test(test_relent),
+        cmocka_unit_test(test_relent_g_direct),
         cmocka_unit_test(test_threshold),
         cmocka_unit_test(test_relearn),
         cmocka_unit_test(test_relearn_time),
