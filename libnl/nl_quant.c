@@ -429,7 +429,7 @@ double nl_quant_quantile_below(const nl_quant_t *q, double u, size_t *below)
         *below = k + 1;
     } else { /* r is lo: the k before it, unless the one before is lo too (then count) */
         double prev = off ? q->blk[i][off - 1] : i ? q->blk[i - 1][q->cnt[i - 1] - 1] : -INFINITY;
-        *below = k == 0 || prev < lo ? k : nl_quant_rank(q, r);
+        *below = r == lo && (k == 0 || prev < lo) ? k : nl_quant_rank(q, r);
     }
     return r;
 }
