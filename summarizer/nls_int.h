@@ -20,6 +20,7 @@
 
 #include "nl_hist.h"
 #include "nl_hook.h"
+#include "nl_tsc.h"
 #include "nl_watch.h"
 #include "nlkit/nl.h"
 #include "nlkit/nl_moments.h"
@@ -126,6 +127,7 @@ struct nls {
     _Atomic(nl_clock_fn) clock; /* set (after clock_arg) only by the test hook */
     _Atomic(void *) clock_arg;
     int64_t wall0, mono0;
+    nl_tsc_t tsc; /* CLOCK_MONOTONIC off the CPU's counter where sound; updated by nls_tick */
 
     pthread_mutex_t cfg_mu;                              /* rules, activities, the rules file */
     nls_rules_t env_rules, file_rules, api_rules, rules; /* rules = the three merged */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -960,6 +961,53 @@ static void test_flusher_thread_on_time(void **state)
     t_rmtree(dir);
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The real clock once the flusher has had its ticks (where the kernel keeps time with the
+ * TSC, the summarizer reads the counter by then: internal/nl_tsc.h): each pair around a
+ * 3 ms sleep lasts at least the sleep and at most what clock_gettime saw around the two
+ * calls, within the 50 us the counter's map is allowed. */
+static void test_real_clock_durations(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *path = t_path(dir, "log");
+    char url[300];
+    snprintf(url, sizeof url, "file://%s?buffer=0&flush=100", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_int_equal(nl_summarize(log, "nap", NL_SUMM_SUMMARY, 0, NULL), 0);
+    t_sleep_ms(350); /* three ticks: the counter's rate is measured by the second */
+    int64_t outer_max = 0, outer_sum = 0;
+    for (int i = 0; i < 10; i++) {
+        int64_t a = mono_ns();
+        nl_write(log, "nap.start", "");
+        t_sleep_ms(3);
+        nl_write(log, "nap.end", "");
+        int64_t d = mono_ns() - a;
+        outer_sum += d;
+        if (d > outer_max) outer_max = d;
+    }
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "n"), "10");
+    print_message("dur.min %s dur.max %s (outer max %.6f)\n", t_field(r, "dur.min"),
+                  t_field(r, "dur.max"), (double)outer_max / 1e9);
+    assert_true(t_num(r, "dur.min") >= 0.003 - 50e-6);
+    assert_true(t_num(r, "dur.max") <= (double)outer_max / 1e9 + 50e-6);
+    assert_true(t_num(r, "dur.sum") <= (double)outer_sum / 1e9 + 10 * 50e-6);
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -984,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_rules_file),
         cmocka_unit_test(test_env_error_reported),
         cmocka_unit_test(test_flusher_thread_on_time),
+        cmocka_unit_test(test_real_clock_durations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

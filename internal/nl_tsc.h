@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_tsc.h — private: CLOCK_MONOTONIC read off the CPU's time-stamp counter, for the
+ * summarizer's hot path, where the clock read is most of a call's cost.
+ *
+ * clock_gettime through the vDSO costs ~23 ns on the machines measured (bench/README.md),
+ * a bare rdtsc ~10: most of the vDSO's time is its ordering fence (rdtscp or lfence), which
+ * a duration of microseconds or more does not need. So the summarizer maps the counter to
+ * CLOCK_MONOTONIC itself — a linear map, mono = ns0 + (tsc - tsc0) * mult / 2^32, that its
+ * one updater (the flusher's tick, about once a second) re-anchors on a fresh
+ * (counter, clock_gettime) sample — and only where that is sound:
+ *   - the kernel itself keeps time with the counter (its clocksource is "tsc": it found the
+ *     counter constant-rate and synchronised across CPUs, and watches that it stays so);
+ *   - NL_CLOCK is not "kernel" (the switch to the kernel's clock alone, without rebuilding);
+ *   - a map is at most NL_TSC_STALE_NS old: past that (a late or stopped flusher) a reader
+ *     is told to call clock_gettime, so no reading relies on an old rate for long;
+ *   - at every update the map agrees with clock_gettime to within NL_TSC_AGREE_NS: if it
+ *     does not (a counter reset, a live migration to a host of another rate), the map is
+ *     withdrawn for good and every reading comes from clock_gettime again.
+ * Each update is continuous with the map before it (no reading steps back) and steers the
+ * rate (measured over the last period, so it follows the kernel's own slewing) so that the
+ * map meets clock_gettime again by the next update: the map follows CLOCK_MONOTONIC to
+ * within a microsecond or so (tests/lib/test_tsc.c).
+ *
+ * The map is published under a sequence count: a reader that sees it change (an update in
+ * progress, a few ns once a second) takes clock_gettime for that call. */
+#ifndef NLKIT_NL_TSC_H
+#define NLKIT_NL_TSC_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#define NL_TSC_STALE_NS 3000000000LL /* a map older than this is not used */
+#define NL_TSC_AGREE_NS 5000000LL    /* map and clock_gettime further apart: withdrawn */
+#define NL_TSC_STEER_MAX 5e-4        /* the most the rate is steered: the kernel's own slew */
+
+enum nl_tsc_state {
+    NL_TSC_OFF = 0,         /* clock_gettime only: not usable here, or withdrawn */
+    NL_TSC_CALIBRATING = 1, /* one sample so far: the rate is not known yet */
+    NL_TSC_ON = 2           /* a map is published */
+};
+
+typedef struct nl_tsc {
+    /* the published map; read by any thread (nl__tsc_read) */
+    _Atomic uint64_t seq; /* odd while the map is rewritten */
+    _Atomic uint64_t tsc0, mult, lim;
+    _Atomic int64_t ns0;
+    /* the updater's own: one updater at a time (the caller serialises them) */
+    int state;         /* enum nl_tsc_state */
+    uint64_t prev_tsc; /* the last sample taken: the next rate is measured from it */
+    int64_t prev_ns;
+} nl_tsc_t;
+
+/* 1 if this machine's kernel keeps time with the TSC and the environment does not ask for
+ * the kernel's clock alone (NL_CLOCK=kernel). */
+int nl__tsc_usable(void);
+
+/* Start a clock: calibrating from a first sample if `enable` (normally nl__tsc_usable()),
+ * else off for good. */
+void nl__tsc_init(nl_tsc_t *c, int enable);
+
+/* Take a sample (the counter read around clock_gettime) and update the map; a sample less
+ * than 100 ms after the last one used changes nothing. Returns the state after it
+ * (NL_TSC_OFF once withdrawn). One caller at a time. */
+int nl__tsc_update(nl_tsc_t *c);
+
+/* The same with the sample given: the counter `tsc` read when CLOCK_MONOTONIC read
+ * `mono_ns`. What nl__tsc_update does once it has its sample; the tests drive it. */
+int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t mono_ns);
+
+/* The counter now; 0 where there is none (then no map is ever published). */
+static inline uint64_t nl__tsc_counter(void)
+{
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
+
+/* CLOCK_MONOTONIC in ns at counter value tsc, by the published map: 1 and *ns, or 0 when
+ * the caller must read clock_gettime (no map, a map too old for tsc, an update under way).
+ * Inline: the summarizer's hot path. */
+static inline int nl__tsc_read(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
+{
+    uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+    uint64_t t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+    uint64_t mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
+    uint64_t lim = atomic_load_explicit(&c->lim, memory_order_relaxed);
+    int64_t n0 = atomic_load_explicit(&c->ns0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t s2 = atomic_load_explicit(&c->seq, memory_order_relaxed);
+    uint64_t dt = tsc - t0; /* a counter behind the anchor wraps past lim */
+    if (s1 != s2 || (s1 & 1) || !mult || dt > lim) return 0;
+    *ns = n0 + (int64_t)(((unsigned __int128)dt * mult) >> 32);
+    return 1;
+}
+
+#endif
