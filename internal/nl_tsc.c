@@ -10,8 +10,7 @@
 #include <time.h>
 
 #define SAMPLE_TRIES 4
-#define SAMPLE_SPREAD_MAX 200000u   /* ticks between the two counter reads of a good sample */
-#define MIN_PERIOD_NS 100000000LL /* samples closer than 100 ms give no rate (or update) */
+#define SAMPLE_SPREAD_MAX 200000u /* ticks between the two counter reads of a good sample */
 
 int nl__tsc_usable(void)
 {
@@ -45,6 +44,7 @@ static void publish(nl_tsc_t *c, uint64_t tsc0, int64_t ns0, uint64_t mult, uint
 static void withdraw(nl_tsc_t *c)
 {
     c->state = NL_TSC_OFF;
+    atomic_store_explicit(&c->calibrate_at, 0, memory_order_relaxed);
     publish(c, 0, 0, 0, 0);
 }
 
@@ -99,7 +99,7 @@ static void map_for(double rate, uint64_t *mult, uint64_t *lim)
 }
 
 /* The calibration's and every update's arithmetic. The rate is measured between this sample
- * and the one before (at least MIN_PERIOD_NS apart), so it follows the kernel's slewing one
+ * and the one before (at least NL_TSC_PERIOD_MIN_NS apart), so it follows the kernel's slewing one
  * period late; the map is anchored where the readers' last map says it is now (continuous:
  * no reading steps back) and its rate steered by that map's gap to clock_gettime, so the
  * two meet again by the next update. */
@@ -109,6 +109,7 @@ int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t ns)
     if (!c->prev_tsc) { /* the first sample */
         c->prev_tsc = tsc ? tsc : 1;
         c->prev_ns = ns;
+        atomic_store_explicit(&c->calibrate_at, ns + NL_TSC_PERIOD_MIN_NS, memory_order_relaxed);
         return c->state;
     }
     if (tsc < c->prev_tsc || ns < c->prev_ns) { /* a counter or a clock gone backwards */
@@ -116,8 +117,8 @@ int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t ns)
         return NL_TSC_OFF;
     }
     int64_t span = ns - c->prev_ns;
-    if (span < MIN_PERIOD_NS) return c->state; /* too soon to measure a rate on */
-    if (tsc == c->prev_tsc) {                  /* a counter that stopped */
+    if (span < NL_TSC_PERIOD_MIN_NS) return c->state; /* too soon to measure a rate on */
+    if (tsc == c->prev_tsc) {                         /* a counter that stopped */
         withdraw(c);
         return NL_TSC_OFF;
     }
@@ -132,6 +133,7 @@ int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t ns)
     if (c->state == NL_TSC_CALIBRATING) {
         map_for(rate, &mult, &lim);
         c->state = NL_TSC_ON;
+        atomic_store_explicit(&c->calibrate_at, 0, memory_order_relaxed);
         publish(c, tsc, ns, mult, lim);
         return NL_TSC_ON;
     }

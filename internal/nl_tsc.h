@@ -33,9 +33,10 @@
 #include <x86intrin.h>
 #endif
 
-#define NL_TSC_STALE_NS 3000000000LL /* a map older than this is not used */
-#define NL_TSC_AGREE_NS 5000000LL    /* map and clock_gettime further apart: withdrawn */
-#define NL_TSC_STEER_MAX 5e-4        /* the most the rate is steered: the kernel's own slew */
+#define NL_TSC_STALE_NS 3000000000LL     /* a map older than this is not used */
+#define NL_TSC_AGREE_NS 5000000LL        /* map and clock_gettime further apart: withdrawn */
+#define NL_TSC_PERIOD_MIN_NS 100000000LL /* samples closer give no rate (nor update) */
+#define NL_TSC_STEER_MAX 5e-4            /* the most the rate is steered: the kernel's own slew */
 
 enum nl_tsc_state {
     NL_TSC_OFF = 0,         /* clock_gettime only: not usable here, or withdrawn */
@@ -44,10 +45,11 @@ enum nl_tsc_state {
 };
 
 typedef struct nl_tsc {
-    /* the published map; read by any thread (nl__tsc_read) */
+    /* the published map; read by any thread (nl__tsc_now, nl__tsc_read_at) */
     _Atomic uint64_t seq; /* odd while the map is rewritten */
     _Atomic uint64_t tsc0, mult, lim;
     _Atomic int64_t ns0;
+    _Atomic int64_t calibrate_at; /* while calibrating: when a sample can give the rate */
     /* the updater's own: one updater at a time (the caller serialises them) */
     int state;         /* enum nl_tsc_state */
     uint64_t prev_tsc; /* the last sample taken: the next rate is measured from it */
@@ -71,6 +73,13 @@ int nl__tsc_update(nl_tsc_t *c);
  * `mono_ns`. What nl__tsc_update does once it has its sample; the tests drive it. */
 int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t mono_ns);
 
+/* While calibrating, when (CLOCK_MONOTONIC ns) an update can first measure the rate, so the
+ * owner may wake for it; else 0. Any thread. */
+static inline int64_t nl__tsc_calibrate_at(nl_tsc_t *c)
+{
+    return atomic_load_explicit(&c->calibrate_at, memory_order_relaxed);
+}
+
 /* The counter now; 0 where there is none (then no map is ever published). */
 static inline uint64_t nl__tsc_counter(void)
 {
@@ -82,9 +91,8 @@ static inline uint64_t nl__tsc_counter(void)
 }
 
 /* CLOCK_MONOTONIC in ns at counter value tsc, by the published map: 1 and *ns, or 0 when
- * the caller must read clock_gettime (no map, a map too old for tsc, an update under way).
- * Inline: the summarizer's hot path. */
-static inline int nl__tsc_read(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
+ * the caller must read clock_gettime (no map, a map too old for tsc, an update under way). */
+static inline int nl__tsc_read_at(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
 {
     uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
     uint64_t t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
@@ -97,6 +105,15 @@ static inline int nl__tsc_read(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
     if (s1 != s2 || (s1 & 1) || !mult || dt > lim) return 0;
     *ns = n0 + (int64_t)(((unsigned __int128)dt * mult) >> 32);
     return 1;
+}
+
+/* CLOCK_MONOTONIC in ns now, off the counter: 1 and *ns, or 0 when the caller must read
+ * clock_gettime. Without a map the counter is not even read: where the counter clock is off,
+ * a caller pays one load for asking. Inline: the summarizer's hot path. */
+static inline int nl__tsc_now(nl_tsc_t *c, int64_t *ns)
+{
+    if (!atomic_load_explicit(&c->mult, memory_order_relaxed)) return 0;
+    return nl__tsc_read_at(c, nl__tsc_counter(), ns);
 }
 
 #endif

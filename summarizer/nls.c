@@ -37,7 +37,7 @@ static inline int64_t now_ns(const nls_t *s)
     nl_clock_fn fn = atomic_load_explicit(&w->clock, memory_order_acquire);
     if (fn) return fn(atomic_load_explicit(&w->clock_arg, memory_order_relaxed));
     int64_t m;
-    if (!nl__tsc_read(&w->tsc, nl__tsc_counter(), &m)) m = mono_ns();
+    if (!nl__tsc_now(&w->tsc, &m)) m = mono_ns();
     return s->wall0 + (m - s->mono0);
 }
 
@@ -353,6 +353,8 @@ void nls_tick(nls_t *s, int partial, int final)
 int64_t nls_next_due(nls_t *s)
 {
     int64_t now = nls_now(s), due = INT64_MAX;
+    int64_t cal = nl__tsc_calibrate_at(&s->tsc); /* the counter clock's rate: not a flush later */
+    if (cal) due = s->wall0 + (cal - s->mono0);
     pthread_mutex_lock(&s->cfg_mu);
     for (int i = 0; i < s->rules.n; i++) {
         const nls_rule_t *r = &s->rules.r[i];

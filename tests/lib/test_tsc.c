@@ -18,7 +18,8 @@
 static int64_t read_ok(nl_tsc_t *c, uint64_t tsc)
 {
     int64_t ns = -1;
-    if (!nl__tsc_read(c, tsc, &ns)) fail_msg("no reading at counter %llu", (unsigned long long)tsc);
+    if (!nl__tsc_read_at(c, tsc, &ns))
+        fail_msg("no reading at counter %llu", (unsigned long long)tsc);
     return ns;
 }
 
@@ -29,19 +30,21 @@ static void test_calibrates_then_maps(void **state)
     nl__tsc_init(&c, 1);
     int64_t ns;
     assert_int_equal(nl__tsc_update_at(&c, 1000, 5000000000LL), NL_TSC_CALIBRATING);
-    assert_false(nl__tsc_read(&c, 2000, &ns)); /* no rate yet: clock_gettime */
+    assert_false(nl__tsc_read_at(&c, 2000, &ns)); /* no rate yet: clock_gettime */
+    assert_int_equal(nl__tsc_calibrate_at(&c), 5000000000LL + NL_TSC_PERIOD_MIN_NS);
     /* 50 ms later: too short a span to take a rate from */
     assert_int_equal(nl__tsc_update_at(&c, 1000 + 125000000, 5050000000LL), NL_TSC_CALIBRATING);
-    assert_false(nl__tsc_read(&c, 1000 + 125000000, &ns));
+    assert_false(nl__tsc_read_at(&c, 1000 + 125000000, &ns));
     uint64_t t1 = 1000 + (uint64_t)HZ;
     assert_int_equal(nl__tsc_update_at(&c, t1, 6000000000LL), NL_TSC_ON);
+    assert_int_equal(nl__tsc_calibrate_at(&c), 0); /* nothing more to wake for */
     assert_true(llabs(read_ok(&c, t1) - 6000000000LL) <= 1);
     assert_true(llabs(read_ok(&c, t1 + (uint64_t)(HZ / 2)) - 6500000000LL) <= 1);
     assert_true(llabs(read_ok(&c, t1 + 1) - 6000000000LL) <= 1);
-    assert_false(nl__tsc_read(&c, t1 - 1, &ns)); /* behind the anchor: not this map's */
+    assert_false(nl__tsc_read_at(&c, t1 - 1, &ns)); /* behind the anchor: not this map's */
     /* past the staleness limit the map is not used */
     uint64_t stale = t1 + (uint64_t)((double)NL_TSC_STALE_NS / 1e9 * HZ) + 1000;
-    assert_false(nl__tsc_read(&c, stale, &ns));
+    assert_false(nl__tsc_read_at(&c, stale, &ns));
 }
 
 /* The true clock: rate r0 ns/tick until the counter reaches ts, then slewed by `ppm`. */
@@ -99,16 +102,16 @@ static void test_withdraws_when_clocks_disagree(void **state)
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(2 * HZ), 2000000000LL), NL_TSC_ON);
     /* a second later the clock says 10 ms more than the counter: a migration, a reset */
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(3 * HZ), 3010000000LL), NL_TSC_OFF);
-    assert_false(nl__tsc_read(&c, (uint64_t)(3 * HZ), &ns));
+    assert_false(nl__tsc_read_at(&c, (uint64_t)(3 * HZ), &ns));
     /* for good: agreeing samples do not bring it back */
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(4 * HZ), 4010000000LL), NL_TSC_OFF);
-    assert_false(nl__tsc_read(&c, (uint64_t)(4 * HZ), &ns));
+    assert_false(nl__tsc_read_at(&c, (uint64_t)(4 * HZ), &ns));
 
     nl__tsc_init(&c, 1); /* a counter that runs backwards */
     nl__tsc_update_at(&c, (uint64_t)(5 * HZ), 1000000000LL);
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(6 * HZ), 2000000000LL), NL_TSC_ON);
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(4 * HZ), 3000000000LL), NL_TSC_OFF);
-    assert_false(nl__tsc_read(&c, (uint64_t)(7 * HZ), &ns));
+    assert_false(nl__tsc_read_at(&c, (uint64_t)(7 * HZ), &ns));
 
     nl__tsc_init(&c, 1); /* a counter that stands still while the clock moves */
     nl__tsc_update_at(&c, 5000, 1000000000LL);
@@ -121,7 +124,7 @@ static void test_withdraws_when_clocks_disagree(void **state)
     nl__tsc_init(&c, 0); /* not usable here: off from the start */
     assert_int_equal(nl__tsc_update_at(&c, 1000, 1000000000LL), NL_TSC_OFF);
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)HZ, 2000000000LL), NL_TSC_OFF);
-    assert_false(nl__tsc_read(&c, (uint64_t)HZ, &ns));
+    assert_false(nl__tsc_read_at(&c, (uint64_t)HZ, &ns));
 }
 
 static void test_stale_map_restarts_from_the_clock(void **state)
@@ -136,7 +139,7 @@ static void test_stale_map_restarts_from_the_clock(void **state)
      * its own old rate, and is not withdrawn for a gap it never served */
     uint64_t t = (uint64_t)(12 * HZ);
     int64_t ns;
-    assert_false(nl__tsc_read(&c, t, &ns));
+    assert_false(nl__tsc_read_at(&c, t, &ns));
     assert_int_equal(nl__tsc_update_at(&c, t, 12003000000LL), NL_TSC_ON);
     assert_true(llabs(read_ok(&c, t) - 12003000000LL) <= 1);
 }
@@ -183,7 +186,7 @@ static void test_real_counter_against_clock_gettime(void **state)
     long n = 0, fallbacks = 0;
     while (mono() - start < 1000000000LL) {
         int64_t a = mono(), r;
-        int got = nl__tsc_read(&c, nl__tsc_counter(), &r);
+        int got = nl__tsc_now(&c, &r);
         int64_t b = mono();
         if (!got) {
             fallbacks++; /* only while an update is being published */
