@@ -115,7 +115,8 @@ static _Thread_local nls_hot_t hot[NLS_HOT];
 
 /* The thread's last identity for act, locked, if its key from byte `off` on is k (len
  * bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
-static nls_ident_t *hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
+static inline __attribute__((always_inline)) nls_ident_t *
+hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
 {
     nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
     if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
@@ -130,6 +131,7 @@ static nls_ident_t *hot_match(nls_t *s, const nls_act_t *act, size_t off, const 
 
 nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
 {
+    if (gl == NL_GUID_LEN) return hot_match(s, act, 6, g, NL_GUID_LEN); /* a constant length */
     return hot_match(s, act, 6, g, gl);
 }
 
