@@ -95,6 +95,13 @@ double t_now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+int64_t t_mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 uint64_t t_rand(uint64_t *s)
 {
     /* splitmix64 */

@@ -27,6 +27,8 @@ int t_readonly_mount(const char *dir);
 void t_sleep_ms(int ms);
 /* Seconds on the monotonic clock, for "it happened within" checks. */
 double t_now_s(void);
+/* CLOCK_MONOTONIC in nanoseconds, for comparing with what the library's clocks read. */
+int64_t t_mono_ns(void);
 /* Deterministic pseudo-random numbers for reproducible tests. */
 uint64_t t_rand(uint64_t *state);
 /* The next of them as a double strictly inside (0, 1) (53 bits, centred in its step). */

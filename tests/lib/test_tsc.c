@@ -159,13 +159,6 @@ static void test_kernel_clock_asked_for(void **state)
     }
 }
 
-static int64_t mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Where the kernel keeps time with the counter: readings within 50 us of clock_gettime over
  * a second of updates every 100 ms, and never stepping back. */
 static void test_real_counter_against_clock_gettime(void **state)
@@ -182,12 +175,12 @@ static void test_real_counter_against_clock_gettime(void **state)
     struct timespec nap = {0, 120000000};
     nanosleep(&nap, NULL);
     assert_int_equal(nl__tsc_update(&c), NL_TSC_ON);
-    int64_t last = 0, worst = 0, start = mono(), next = start + 100000000;
+    int64_t last = 0, worst = 0, start = t_mono_ns(), next = start + 100000000;
     long n = 0, fallbacks = 0;
-    while (mono() - start < 1000000000LL) {
-        int64_t a = mono(), r;
+    while (t_mono_ns() - start < 1000000000LL) {
+        int64_t a = t_mono_ns(), r;
         int got = nl__tsc_now(&c, &r);
-        int64_t b = mono();
+        int64_t b = t_mono_ns();
         if (!got) {
             fallbacks++; /* only while an update is being published */
             continue;

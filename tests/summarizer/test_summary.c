@@ -961,13 +961,6 @@ static void test_flusher_thread_on_time(void **state)
     t_rmtree(dir);
 }
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The real clock once the flusher has had its ticks (where the kernel keeps time with the
  * TSC, the summarizer reads the counter by then: internal/nl_tsc.h): each pair around a
  * 3 ms sleep lasts at least the sleep and at most what clock_gettime saw around the two
@@ -985,11 +978,11 @@ static void test_real_clock_durations(void **state)
     t_sleep_ms(350); /* three ticks: the counter's rate is measured by the second */
     int64_t outer_max = 0, outer_sum = 0;
     for (int i = 0; i < 10; i++) {
-        int64_t a = mono_ns();
+        int64_t a = t_mono_ns();
         nl_write(log, "nap.start", "");
         t_sleep_ms(3);
         nl_write(log, "nap.end", "");
-        int64_t d = mono_ns() - a;
+        int64_t d = t_mono_ns() - a;
         outer_sum += d;
         if (d > outer_max) outer_max = d;
     }
