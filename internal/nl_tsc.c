@@ -31,14 +31,14 @@ int nl__tsc_usable(void)
 /* Publish a map (mult 0: none) under the sequence count. */
 static void publish(nl_tsc_t *c, uint64_t tsc0, int64_t ns0, uint64_t mult, uint64_t lim)
 {
-    uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
-    atomic_store_explicit(&c->seq, s + 1, memory_order_relaxed);
+    uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed) | 1; /* odd: rewriting */
+    atomic_store_explicit(&c->seq, s, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&c->tsc0, tsc0, memory_order_relaxed);
     atomic_store_explicit(&c->ns0, ns0, memory_order_relaxed);
     atomic_store_explicit(&c->mult, mult, memory_order_relaxed);
     atomic_store_explicit(&c->lim, lim, memory_order_relaxed);
-    atomic_store_explicit(&c->seq, s + 2, memory_order_release);
+    atomic_store_explicit(&c->seq, s + 1, memory_order_release);
 }
 
 static void withdraw(nl_tsc_t *c)
@@ -78,7 +78,12 @@ static int sample(uint64_t *tsc, int64_t *ns)
 
 void nl__tsc_init(nl_tsc_t *c, int enable)
 {
-    memset(c, 0, sizeof *c);
+    /* field by field, the published ones atomically: a clock restarted while in use (a
+     * test's) is seen by readers as no map, never as a torn one */
+    publish(c, 0, 0, 0, 0);
+    atomic_store_explicit(&c->calibrate_at, 0, memory_order_relaxed);
+    c->prev_tsc = 0;
+    c->prev_ns = 0;
     c->state = enable ? NL_TSC_CALIBRATING : NL_TSC_OFF;
 }
 

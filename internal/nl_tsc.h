@@ -60,8 +60,9 @@ typedef struct nl_tsc {
  * the kernel's clock alone (NL_CLOCK=kernel). */
 int nl__tsc_usable(void);
 
-/* Start a clock: calibrating from a first sample if `enable` (normally nl__tsc_usable()),
- * else off for good. */
+/* Start a clock, or start it again (readers see no map meanwhile): calibrating from a first
+ * sample if `enable` (normally nl__tsc_usable()), else off for good. The memory must be
+ * zeroed (or a clock) before the first call: the sequence count carries on. */
 void nl__tsc_init(nl_tsc_t *c, int enable);
 
 /* Take a sample (the counter read around clock_gettime) and update the map; a sample less

@@ -277,13 +277,19 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
 
 /* ---- the flusher's work ---------------------------------------------------------------- */
 
+void nls_clock_update(nls_t *s, const uint64_t *tsc, int64_t ns)
+{
+    int was = s->tsc.state;
+    int now = tsc ? nl__tsc_update_at(&s->tsc, *tsc, ns) : nl__tsc_update(&s->tsc);
+    if (now == NL_TSC_OFF && was == NL_TSC_ON) /* once: a withdrawn map stays off */
+        nls_emit_note(s, NL_LVL_WARN, "nl.summary.clock", 1, 1,
+                      "the CPU counter left the kernel's clock: clock_gettime from here on");
+}
+
 void nls_tick(nls_t *s, int partial, int final)
 {
     pthread_mutex_lock(&s->emit_mu);
-    int was = s->tsc.state;
-    if (nl__tsc_update(&s->tsc) == NL_TSC_OFF && was == NL_TSC_ON)
-        nls_emit_note(s, NL_LVL_WARN, "nl.summary.clock", 1, 1,
-                      "the CPU counter left the kernel's clock: clock_gettime from here on");
+    nls_clock_update(s, NULL, 0);
     int64_t now = nls_now(s);
     int pressure = atomic_load(&s->live) > NLS_IDENT_MAX / 4 * 3;
     nls_out_t out[NLS_OUT_MAX + 2];

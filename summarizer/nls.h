@@ -49,6 +49,10 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
 /* Close due intervals and write their summaries (flusher; tests call it directly).
  * partial: also the running intervals (nl_flush); final: also interval-0 ones (nl_close). */
 void nls_tick(nls_t *s, int partial, int final);
+/* Update the counter clock's map (internal/nl_tsc.h) from a fresh sample, or from the one
+ * given (*tsc, ns: the tests'); a map withdrawn here is reported by an nl.summary.clock Warn
+ * line. Caller holds emit_mu (nls_tick does). */
+void nls_clock_update(nls_t *s, const uint64_t *tsc, int64_t ns);
 /* The next interval boundary on the log clock, or INT64_MAX if none. */
 int64_t nls_next_due(nls_t *s);
 /* A time on the log clock as CLOCK_MONOTONIC, for the flusher's wait; 0 if the clock is
@@ -64,8 +68,11 @@ void nls_fork_parent(nls_t *s);
 void nls_fork_child(nls_t *s);
 
 /* Test hooks (nls_plug.c): replace the log's clock (before any event is written; plugs the
- * summarizer in if it is not yet), and run the flusher's work now (if it is plugged in). */
+ * summarizer in if it is not yet), and run the flusher's work now (if it is plugged in).
+ * nl__summ_clock_sample feeds the counter clock a made-up sample (restart: start it afresh,
+ * calibrating, whatever this machine's clocksource) and returns its state after. */
 int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg);
 void nl__summ_tick(nl_log_t *log);
+int nl__summ_clock_sample(nl_log_t *log, int restart, uint64_t tsc, int64_t ns);
 
 #endif

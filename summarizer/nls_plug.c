@@ -125,3 +125,16 @@ void nl__summ_tick(nl_log_t *log)
     nls_t *s = nl__hook_attach(log, &nls_hook_ops, NULL, &rc);
     if (s) nls_tick(s, 0, 0);
 }
+
+int nl__summ_clock_sample(nl_log_t *log, int restart, uint64_t tsc, int64_t ns)
+{
+    int rc;
+    nls_t *s = summ_get(log, &rc);
+    if (!s) return rc;
+    pthread_mutex_lock(&s->emit_mu);
+    if (restart) nl__tsc_init(&s->tsc, 1);
+    nls_clock_update(s, &tsc, ns);
+    int state = s->tsc.state;
+    pthread_mutex_unlock(&s->emit_mu);
+    return state;
+}

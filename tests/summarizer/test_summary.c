@@ -15,6 +15,7 @@
 
 #include "nl_hist.h"
 #include "nl_test.h"
+#include "nl_tsc.h"
 #include "nlkit/nl.h"
 #include "nls.h"
 
@@ -1001,6 +1002,56 @@ static void test_real_clock_durations(void **state)
     t_rmtree(dir);
 }
 
+/* A counter clock that leaves the kernel's clock is withdrawn and said so once, by an
+ * nl.summary.clock Warn line, and pairs go on being timed (by clock_gettime). Made-up
+ * samples through the test hook; the log's own clock starts off (NL_CLOCK=kernel) and its
+ * flusher sleeps an hour, so no real sample comes between them. */
+static void test_counter_clock_withdrawn_said_once(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *path = t_path(dir, "log");
+    char url[300];
+    snprintf(url, sizeof url, "file://%s?buffer=0&flush=3600000", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    setenv("NL_CLOCK", "kernel", 1);
+    assert_int_equal(nl_summarize(log, "op", NL_SUMM_SUMMARY, 0, NULL), 0);
+    unsetenv("NL_CLOCK");
+    const int64_t far = 4000000000000000000LL; /* made-up times, far from the real clock */
+    assert_int_equal(nl__summ_clock_sample(log, 1, 1000, far), NL_TSC_CALIBRATING);
+    assert_int_equal(nl__summ_clock_sample(log, 0, 1000 + 2500000000ULL, far + 1000000000),
+                     NL_TSC_ON);
+    /* a second later the clock is 10 ms ahead of the counter's map */
+    assert_int_equal(nl__summ_clock_sample(log, 0, 1000 + 5000000000ULL, far + 2010000000),
+                     NL_TSC_OFF);
+    assert_int_equal(nl__summ_clock_sample(log, 0, 1000 + 7500000000ULL, far + 3010000000),
+                     NL_TSC_OFF);
+    nl_write(log, "op.start", "");
+    t_sleep_ms(2);
+    nl_write(log, "op.end", "");
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    size_t notes = 0, summaries = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        if (!strcmp(t_field(r, "event"), "nl.summary.clock")) {
+            assert_string_equal(t_field(r, "level"), "Warn");
+            notes++;
+        } else if (!strcmp(t_field(r, "event"), "op.summary")) {
+            assert_string_equal(t_field(r, "n"), "1");
+            assert_true(t_num(r, "dur.min") >= 0.002);
+            assert_true(t_num(r, "dur.min") < 1.0);
+            summaries++;
+        }
+    }
+    assert_int_equal(notes, 1);
+    assert_int_equal(summaries, 1);
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1026,6 +1077,7 @@ int main(void)
         cmocka_unit_test(test_env_error_reported),
         cmocka_unit_test(test_flusher_thread_on_time),
         cmocka_unit_test(test_real_clock_durations),
+        cmocka_unit_test(test_counter_clock_withdrawn_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
