@@ -924,17 +924,25 @@ static void test_env_error_reported(void **state)
     t_rmtree(dir);
 }
 
+/* A log to the file "log" in dir, unbuffered, with the URL options `more` ("&flush=100"),
+ * for the tests that run the real flusher thread and clock. */
+static nl_log_t *open_real(const char *dir, const char *more, const char **path)
+{
+    *path = t_path(dir, "log");
+    char url[600];
+    snprintf(url, sizeof url, "file://%s?buffer=0%s", *path, more);
+    return nl_open(url);
+}
+
 /* The real flusher thread, real clock: a stalled activity shows up on time as open=1 n=0
  * without any further call from the program. */
 static void test_flusher_thread_on_time(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    const char *path = t_path(dir, "log");
-    char url[300];
-    snprintf(url, sizeof url, "file://%s?buffer=0", path);
+    const char *path;
     setenv("NL_SUMMARY", "stuck=summary:0.1", 1);
-    nl_log_t *log = nl_open(url);
+    nl_log_t *log = open_real(dir, "", &path);
     unsetenv("NL_SUMMARY");
     assert_non_null(log);
     nl_write(log, "stuck.start", "");
@@ -970,10 +978,8 @@ static void test_real_clock_durations(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    const char *path = t_path(dir, "log");
-    char url[300];
-    snprintf(url, sizeof url, "file://%s?buffer=0&flush=100", path);
-    nl_log_t *log = nl_open(url);
+    const char *path;
+    nl_log_t *log = open_real(dir, "&flush=100", &path);
     assert_non_null(log);
     assert_int_equal(nl_summarize(log, "nap", NL_SUMM_SUMMARY, 0, NULL), 0);
     t_sleep_ms(350); /* three ticks: the counter's rate is measured by the second */
@@ -1010,10 +1016,8 @@ static void test_counter_clock_withdrawn_said_once(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir();
-    const char *path = t_path(dir, "log");
-    char url[300];
-    snprintf(url, sizeof url, "file://%s?buffer=0&flush=3600000", path);
-    nl_log_t *log = nl_open(url);
+    const char *path;
+    nl_log_t *log = open_real(dir, "&flush=3600000", &path);
     assert_non_null(log);
     setenv("NL_CLOCK", "kernel", 1);
     assert_int_equal(nl_summarize(log, "op", NL_SUMM_SUMMARY, 0, NULL), 0);
