@@ -9,8 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#define SAMPLE_TRIES 4
-#define SAMPLE_SPREAD_MAX 200000u /* ticks between the two counter reads of a good sample */
+#define SAMPLE_TRIES 8
+/* Ticks between the two counter reads of a good sample: a clean one takes ~100-200 (the
+ * clock read, 30-60 ns); an interrupt between them widens it, and half the spread is how far
+ * the map may be anchored off. 20000 ticks is 4-10 us at this era's counter rates. */
+#define SAMPLE_SPREAD_MAX 20000u
 
 int nl__tsc_usable(void)
 {
