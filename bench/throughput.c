@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "bench_spdlog.h"
-#include "nl_tsc.h"
 #include "bench_util.h"
+#include "nl_tsc.h"
 #include "nlkit/nl.h"
 
 enum { NL_NULL, NL_FILE, NL_SUMM, FPRINTF_FILE, SYSLOG_DEVLOG, SPDLOG_FILE, NWRITER };
