@@ -43,10 +43,9 @@ static inline double nl_ksum_value(const nl_ksum_t *k) { return k->s + k->c; }
 /** Moments of a series. Initialise with nl_mom_init; all fields are private. */
 typedef struct nl_moments {
     uint64_t n;
-    double shift;  /* the first value: sums of (x - shift) keep the variance exact */
-    nl_ksum_t sum; /* sum of x */
-    nl_ksum_t d1;  /* sum of (x - shift) */
-    nl_ksum_t d2;  /* sum of (x - shift)^2 */
+    double shift; /* the first value: sums of (x - shift) keep the variance exact */
+    nl_ksum_t d1; /* sum of (x - shift); the sum of x is n shift + d1 */
+    nl_ksum_t d2; /* sum of (x - shift)^2 */
     double min, max;
 } nl_moments_t;
 
@@ -69,7 +68,6 @@ static inline void nl_mom_add(nl_moments_t *m, double x)
     if (m->n == 0) m->shift = x;
     double d = x - m->shift;
     m->n++;
-    nl_ksum_add(&m->sum, x);
     nl_ksum_add(&m->d1, d);
     nl_ksum_add(&m->d2, d * d);
     if (x < m->min) m->min = x;
