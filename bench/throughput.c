@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* throughput.c — the paper's Table I on today's machine: the Figure 2 loop's events (a
  * start and an end per iteration, ~100-byte lines, a guid per thread) written by nlkit in
- * full to /dev/null, in full to a file and summarized every second, and beside them, in
+ * full to /dev/null, in full to a file and summarized every second (by nl_write, and by a
+ * pair handle, nl_pair, made once outside the loop), and beside them, in
  * the same run with rounds interleaved, the same lines written by what a programmer would
  * use instead: fprintf with an equivalent format (clock_gettime + gmtime_r, to a file),
  * glibc syslog(3) to a local socket, and spdlog (when built with it) to a file. 1, 2 and 8
@@ -33,14 +34,16 @@
 #include "nl_tsc.h"
 #include "nlkit/nl.h"
 
-enum { NL_NULL, NL_FILE, NL_SUMM, FPRINTF_FILE, SYSLOG_DEVLOG, SPDLOG_FILE, NWRITER };
+enum { NL_NULL, NL_FILE, NL_SUMM, NL_PAIR, FPRINTF_FILE, SYSLOG_DEVLOG, SPDLOG_FILE, NWRITER };
 static const char *const writer_name[NWRITER] = {
-    "nlkit full -> /dev/null", "nlkit full -> file",    "nlkit summarized 1 s -> file",
-    "fprintf -> file",         "syslog(3) -> /dev/log", "spdlog -> file"};
+    "nlkit full -> /dev/null", "nlkit full -> file", "nlkit summarized 1 s -> file",
+    "  the same, by nl_pair",  "fprintf -> file",    "syslog(3) -> /dev/log",
+    "spdlog -> file"};
 
 typedef struct {
     int writer;
     nl_log_t *log;
+    nl_pair_t *pair; /* NL_PAIR: the loop's handle, made once */
     FILE *f;
     void *sl;
 } sink_t;
@@ -87,6 +90,10 @@ static void *worker(void *arg)
         case NL_SUMM:
             nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
             nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
+            break;
+        case NL_PAIR: /* the same pairs and values; no i field (a summary does not keep it) */
+            nl_pair_start(s->pair, guid);
+            nl_pair_end(s->pair, guid, 65536.0);
             break;
         case FPRINTF_FILE:
             fprintf_event(s->f, "example.loop.start", guid, i, 0);
@@ -181,8 +188,10 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     case NL_NULL:
     case NL_FILE:
     case NL_SUMM:
+    case NL_PAIR:
         s.log = nl_open(writer == NL_NULL ? "/dev/null" : path);
-        if (s.log && writer == NL_SUMM) {
+        if (s.log && writer == NL_PAIR) s.pair = nl_pair(s.log, "example.loop", "value", NULL);
+        if (s.log && writer >= NL_SUMM) {
             nl_summarize(s.log, "example.loop", NL_SUMM_SUMMARY, 1, NULL);
             /* as in a program that has run a while: the summarizer has measured the CPU
              * counter's rate (0.1 s after the open) and reads its clock off the counter,
@@ -195,8 +204,8 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     case SYSLOG_DEVLOG: openlog("bench-throughput", LOG_NDELAY, LOG_USER); break;
     case SPDLOG_FILE: s.sl = bench_spdlog_open(path); break;
     }
-    if ((writer <= NL_SUMM && !s.log) || (writer == FPRINTF_FILE && !s.f) ||
-        (writer == SPDLOG_FILE && !s.sl)) {
+    if ((writer <= NL_PAIR && !s.log) || (writer == NL_PAIR && !s.pair) ||
+        (writer == FPRINTF_FILE && !s.f) || (writer == SPDLOG_FILE && !s.sl)) {
         fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
         exit(1);
     }
@@ -217,7 +226,8 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     switch (writer) {
     case NL_NULL:
     case NL_FILE:
-    case NL_SUMM: {
+    case NL_SUMM:
+    case NL_PAIR: {
         nl_stats_t st;
         nl_stats(s.log, &st);
         lost = st.dropped + st.errors + st.overflow;
@@ -311,7 +321,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++) /* interleaved: drift hits every writer alike */
             for (int w = 0; w < NWRITER; w++)
                 if (have[w]) ns[w][r] = run(w, threads, calls, dir, &dl, &ev[w][r]);
-        double med_ev[NWRITER];
+        double med_ev[NWRITER] = {0};
         for (int w = 0; w < NWRITER; w++)
             if (have[w]) med_ev[w] = bench_median(ev[w], rounds);
         for (int w = 0; w < NWRITER; w++) {

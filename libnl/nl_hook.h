@@ -69,6 +69,17 @@ void *nl__hook_attach(nl_log_t *log, const nl_hook_ops_t *ops, nl_hook_make_fn m
  * its wait again. Takes the flusher's lock: call it holding no lock of the log or hook. */
 void nl__log_wake(nl_log_t *log);
 
+/* The gate of every write, nl_write's and a pair handle's (nl_pair): in a forked child the
+ * first call restarts the flusher; an event above the level threshold is counted as
+ * filtered. Returns 1 to go on, 0 if filtered. */
+int nl__log_admit(nl_log_t *log, int level);
+
+/* nl_write after its arguments are read (for a caller that has them as a template and an
+ * array, and has passed nl__log_admit): the hook's verdict first if with_hook, then the
+ * line, with nl_write's return codes and counting. */
+int nl__log_write_args(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
+                       const nl_arg_t *args, int with_hook);
+
 /* The log's current head (GUID and constants); valid until nl_close. */
 const nl_head_t *nl__log_head(nl_log_t *log);
 

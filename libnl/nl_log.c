@@ -51,18 +51,85 @@ static uint32_t const_mask(nl_tmpl_t *t, const nl_head_t *h)
     return mask;
 }
 
+/* The gate of every write: a forked child's first call restarts the flusher; an event above
+ * the threshold is counted as filtered. Inline for vwrite; nl__log_admit for pair handles. */
+static inline int admit(nl_log_t *log, int level)
+{
+    fork_check(log);
+    if (level > atomic_load_explicit(&log->level, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
+}
+
+int nl__log_admit(nl_log_t *log, int level) { return admit(log, level); }
+
+/* Whether the line is to be written after the hook (if any) has seen the event: 0 if the
+ * hook folded it, or suppressed it (counted as filtered). */
+static inline int hook_passes(nl_log_t *log, int level, const char *event, const nl_tmpl_t *t,
+                              const nl_arg_t *args, const nl_head_t *h)
+{
+    void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
+    if (!hook) return 1;
+    int verdict = log->hook.ops->event(hook, event, level, t, args, h->guid);
+    if (verdict == NL_HOOK_WRITE) return 1;
+    if (verdict == NL_HOOK_SUPPRESS)
+        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+    return 0;
+}
+
+/* The event's line, built on the stack and handed to the sink. */
+static int write_line(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
+                      const nl_arg_t *args, const nl_head_t *h)
+{
+    uint32_t skip = h->nconst ? const_mask(t, h) : 0;
+    char stack[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    nl_enc_begin(&b, nl_now_usec(), event, level, NULL);
+    nl__put(&b, " guid=", 6);
+    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
+        const char *g = args[t->guid_idx].s;
+        nl__enc_value(&b, g, strlen(g));
+    } else {
+        nl__put(&b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
+    }
+    if (!skip) {
+        nl__put(&b, h->enc, h->coff[h->nconst]);
+    } else {
+        for (int i = 0; i < h->nconst; i++)
+            if (!(skip & (1u << i))) nl__put(&b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
+    }
+    for (int k = 0; k < t->n; k++)
+        if (k != t->guid_idx) nl__tfield_put(&b, &t->f[k], &args[k]);
+    int rc = nl_enc_end(&b);
+    if (rc == 0) {
+        rc = nl__sink_write(&log->sink, b.p, b.len, level);
+    } else {
+        nl__sink_drop(&log->sink, 1); /* too long, or no memory for a long line */
+    }
+    nl_buf_free(&b);
+    return rc;
+}
+
+int nl__log_write_args(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
+                       const nl_arg_t *args, int with_hook)
+{
+    const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
+    if (with_hook && !hook_passes(log, level, event, t, args, h)) return NL_OK;
+    return write_line(log, level, event, t, args, h);
+}
+
 static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, va_list ap)
 {
     if (!log) return NL_EINVAL;
-    fork_check(log);
     if (!event || level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
+        fork_check(log);
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
     }
-    if (level > atomic_load_explicit(&log->level, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
-        return NL_OK;
-    }
+    if (!admit(log, level)) return NL_OK;
     nl_tmpl_t *t;
     int owned;
     int rc = nl__tcache_get(&log->tcache, fmt, &t, &owned);
@@ -97,44 +164,8 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
         return NL_ETS;
     }
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
-    void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
-    if (hook) {
-        int verdict = log->hook.ops->event(hook, event, level, t, args, h->guid);
-        if (verdict != NL_HOOK_WRITE) {
-            if (verdict == NL_HOOK_SUPPRESS)
-                atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
-            if (owned) free(t);
-            return NL_OK;
-        }
-    }
-    uint32_t skip = h->nconst ? const_mask(t, h) : 0;
-
-    char stack[1024];
-    nl_buf_t b;
-    nl_buf_init(&b, stack, sizeof stack);
-    nl_enc_begin(&b, nl_now_usec(), event, level, NULL);
-    nl__put(&b, " guid=", 6);
-    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
-        const char *g = args[t->guid_idx].s;
-        nl__enc_value(&b, g, strlen(g));
-    } else {
-        nl__put(&b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
-    }
-    if (!skip) {
-        nl__put(&b, h->enc, h->coff[h->nconst]);
-    } else {
-        for (int i = 0; i < h->nconst; i++)
-            if (!(skip & (1u << i))) nl__put(&b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
-    }
-    for (int k = 0; k < t->n; k++)
-        if (k != t->guid_idx) nl__tfield_put(&b, &t->f[k], &args[k]);
-    rc = nl_enc_end(&b);
-    if (rc == 0) {
-        rc = nl__sink_write(&log->sink, b.p, b.len, level);
-    } else {
-        nl__sink_drop(&log->sink, 1); /* too long, or no memory for a long line */
-    }
-    nl_buf_free(&b);
+    rc = hook_passes(log, level, event, t, args, h) ? write_line(log, level, event, t, args, h)
+                                                    : NL_OK;
     if (owned) free(t);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "nl_hash.h"
 #include "nl_line.h"
 #include "nl_num.h"
+#include "nls_hot.h"
 #include "nls_int.h"
 #include "nls_names.h"
 
@@ -89,6 +90,7 @@ void nls_free(nls_t *s)
 {
     if (!s) return;
     nls_table_free(s);
+    nls_pairs_free(s);
     nls_names_free(s);
     nls_config_free(s);
     pthread_mutex_destroy(&s->cfg_mu);
@@ -119,6 +121,19 @@ static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t
     return 0;
 }
 
+/* The start of every identity key, " guid=" and the guid's gl raw bytes; 0 if they do not
+ * fit in NLS_KEY_MAX. */
+static inline int guid_key(char *key, const char *guid, size_t gl)
+{
+    if (gl > NLS_KEY_MAX - 6) return 0;
+    memcpy(key, " guid=", 6);
+    if (gl == NL_GUID_LEN) /* the usual length, copied as a constant size: gcc expands the */
+        memcpy(key + 6, guid, NL_GUID_LEN); /* bounded variable one to rep movs, ~6 ns */
+    else
+        memcpy(key + 6, guid, gl);
+    return 1;
+}
+
 /* The identity key: " guid=" and the guid's raw bytes (encoded only when written, so the
  * hot path just copies them; guid_len marks where they end), then every *.id field as it
  * will be written. Returns the length, or 0 if the key does not fit in NLS_KEY_MAX. */
@@ -130,12 +145,7 @@ static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, con
         guid = args[t->guid_idx].s;
         gl = strlen(guid);
     }
-    if (gl > NLS_KEY_MAX - 6) return 0;
-    memcpy(key, " guid=", 6);
-    if (gl == NL_GUID_LEN) /* the usual length, copied as a constant size: gcc expands the */
-        memcpy(key + 6, guid, NL_GUID_LEN); /* bounded variable one to rep movs, ~6 ns */
-    else
-        memcpy(key + 6, guid, gl);
+    if (!guid_key(key, guid, gl)) return 0;
     *guid_len = 6 + gl;
     if (!t->id_mask) return 6 + gl;
     nl_buf_t b;
@@ -236,6 +246,23 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     return NL_HOOK_WRITE;
 }
 
+/* A start or an end, at `now`, into its identity e (locked; NULL: no room, or an identity
+ * too long, so written in full and counted). Returns the event's nl_hook_verdict. */
+static inline int fold(nls_t *s, nls_ident_t *e, const nls_res_t *r, int kind, int64_t now, int has,
+                       double v)
+{
+    if (!e) {
+        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+        return NL_HOOK_WRITE;
+    }
+    if (kind == NL_KIND_START)
+        nls_fold_start(e, now, r->interval_ns);
+    else
+        nls_fold_end(e, now, r->interval_ns, has, v);
+    nls_unlock(&e->lock);
+    return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
+}
+
 int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid)
 {
@@ -260,19 +287,24 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
         size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
         e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, !t->id_mask, now) : NULL;
     }
-    if (!e) { /* too many identities, or an identity too long: written in full, counted */
-        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
-        return NL_HOOK_WRITE;
+    double v = 0;
+    int has = kind == NL_KIND_END && event_value(t, args, r, &v);
+    return fold(s, e, r, kind, now, has, v);
+}
+
+int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, size_t gl, const char *vf,
+                   size_t vf_len, double v)
+{
+    const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+    if (r->mode != NLS_SUMMARY && r->mode != NLS_BOTH) return NLS_PAIR_GENERAL;
+    int64_t now = now_ns(s);
+    nls_ident_t *e = nls_ident_hot(s, act, g, gl);
+    if (!e) {
+        char key[NLS_KEY_MAX];
+        e = guid_key(key, g, gl) ? nls_ident_get_cached(s, act, key, 6 + gl, 6 + gl, 1, now) : NULL;
     }
-    if (kind == NL_KIND_START) {
-        nls_fold_start(e, now, r->interval_ns);
-    } else {
-        double v = 0;
-        int has = event_value(t, args, r, &v);
-        nls_fold_end(e, now, r->interval_ns, has, v);
-    }
-    nls_unlock(&e->lock);
-    return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
+    int has = kind == NL_KIND_END && vf_len == r->vf_len && nl__key_eq(vf, r->vf, vf_len);
+    return fold(s, e, r, kind, now, has, v);
 }
 
 /* ---- the flusher's work ---------------------------------------------------------------- */

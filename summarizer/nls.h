@@ -20,12 +20,19 @@
 #define NLS_FILE_MAX 65536 /* largest rules file */
 
 typedef struct nls nls_t;
+typedef struct nls_act nls_act_t; /* an activity: a name without .start / .end (nls_int.h) */
 
 /* A clock: nanoseconds since the epoch. Durations and interval boundaries use it. */
 typedef int64_t (*nl_clock_fn)(void *arg);
 
 /* The summarizer's procedures, as the log's hook calls them (nls_plug.c). */
 extern const nl_hook_ops_t nls_hook_ops;
+
+/* The log's summarizer, plugged in on first need (nls_plug.c); NULL and *rc if it cannot be. */
+nls_t *nls_attach(nl_log_t *log, int *rc);
+
+/* The activity of that name (len bytes), added if new; NULL if NLS_ACT_MAX are tracked. */
+nls_act_t *nls_activity(nls_t *s, const char *name, size_t len);
 
 /* Make a summarizer for a log (rules from NL_SUMMARY and NL_SUMMARY_FILE are read by the
  * caller through nls_config_env: nls_plug.c). Returns 0 or NL_ENOMEM. */
@@ -45,6 +52,17 @@ void nls_config_check(nls_t *s);
  * line of a de-duplicated event is written at it). */
 int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid);
+
+/* nls_pair_event's answer when the activity is not summarized as pairs (mode full, off,
+ * count, dedup): the event goes nl_write's general way, the hook included. */
+#define NLS_PAIR_GENERAL (-1)
+
+/* A pair handle's start or end (kind, enum nl_kind of nl_line.h), folded without the
+ * event's name or template: act resolved once, the identity the guid g (gl bytes) alone,
+ * the value v carried in field vf (vf_len bytes; counted if that is the rule's value
+ * field). Returns an nl_hook_verdict, or NLS_PAIR_GENERAL. */
+int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, size_t gl, const char *vf,
+                   size_t vf_len, double v);
 
 /* Close due intervals and write their summaries (flusher; tests call it directly).
  * partial: also the running intervals (nl_flush); final: also interval-0 ones (nl_close). */

@@ -138,6 +138,7 @@ struct nls {
     nls_res_t *res_plain; /* "no rule": written in full */
 
     _Atomic(nls_ev_t *) ev[NLS_EV_SLOTS];
+    struct nl_pair *pairs; /* the handles nl_pair made (nls_pair.c); added under cfg_mu */
 
     pthread_mutex_t ins_mu; /* inserting into and evicting from the identity table */
     _Atomic uint64_t tag[NLS_SLOTS];
@@ -184,17 +185,17 @@ nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len);
 /* Free activities, resolutions and the cache. */
 void nls_names_free(nls_t *s);
 
+/* ---- pair handles (nls_pair.c) -------------------------------------------------------- */
+/* Free the handles nl_pair made for this summarizer (at nl_close). */
+void nls_pairs_free(nls_t *s);
+
 /* ---- identity table (nls_table.c) ----------------------------------------------------- */
 /* Find or add the identity (act, key); returned locked. NULL if the table is full. Tries
  * the identity this thread used last for this activity first (unless hot_tried: the caller
- * has just asked nls_ident_hot, which looks at the same one): the common case of a loop
- * writing start/end pairs skips hashing and probing. */
+ * has just asked nls_ident_hot of nls_hot.h, which looks at the same one): the common case of a
+ * loop writing start/end pairs skips hashing and probing. */
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int hot_tried, int64_t now);
-/* The identity this thread used last for act, if its key is the guid g (gl bytes) alone:
- * the key is not built for the common case of a loop's pairs without *.id fields.
- * Returned locked, or NULL (then build the key and call nls_ident_get_cached). */
-nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
 int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e);
 void nls_table_free(nls_t *s);

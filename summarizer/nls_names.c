@@ -44,6 +44,14 @@ static nls_act_t *act_get(nls_t *s, const char *name, size_t len)
     return a;
 }
 
+nls_act_t *nls_activity(nls_t *s, const char *name, size_t len)
+{
+    pthread_mutex_lock(&s->cfg_mu);
+    nls_act_t *a = act_get(s, name, len);
+    pthread_mutex_unlock(&s->cfg_mu);
+    return a;
+}
+
 static int kind_folds(int kind) { return kind == NL_KIND_START || kind == NL_KIND_END; }
 
 /* First sight of an event name at this address: resolve it and try to cache it. */

@@ -64,11 +64,7 @@ static int make(nl_log_t *log, void **ctx)
     return 0;
 }
 
-/* The log's summarizer, plugged in on first need. */
-static nls_t *summ_get(nl_log_t *log, int *rc)
-{
-    return nl__hook_attach(log, &nls_hook_ops, make, rc);
-}
+nls_t *nls_attach(nl_log_t *log, int *rc) { return nl__hook_attach(log, &nls_hook_ops, make, rc); }
 
 nl_log_t *nl_open_ex(const char *url, int *err)
 {
@@ -77,7 +73,7 @@ nl_log_t *nl_open_ex(const char *url, int *err)
     const char *a = getenv("NL_SUMMARY"), *b = getenv("NL_SUMMARY_FILE");
     if ((a && *a) || (b && *b)) { /* without rules, no summarizer is made at all */
         int rc;
-        if (!summ_get(log, &rc))
+        if (!nls_attach(log, &rc))
             fprintf(stderr, "nlkit: no summarizer (%s): events are written in full\n",
                     nl_strerror(rc));
     }
@@ -91,7 +87,7 @@ int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
 {
     if (!log || !glob) return NL_EINVAL;
     int rc;
-    nls_t *s = summ_get(log, &rc);
+    nls_t *s = nls_attach(log, &rc);
     if (!s) return rc;
     rc = nls_config_add(s, glob, mode, interval_s, value_field);
     if (rc == 0) nl__log_wake(log); /* a new rule may end an interval sooner */
@@ -102,7 +98,7 @@ int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
 {
     if (!log || !path || !*path) return NL_EINVAL;
     int rc;
-    nls_t *s = summ_get(log, &rc);
+    nls_t *s = nls_attach(log, &rc);
     if (!s) return rc;
     rc = nls_config_file(s, path, err);
     if (rc == 0) nl__log_wake(log);
@@ -112,7 +108,7 @@ int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
 int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg)
 {
     int rc;
-    nls_t *s = summ_get(log, &rc);
+    nls_t *s = nls_attach(log, &rc);
     if (!s) return rc;
     atomic_store_explicit(&s->clock_arg, arg, memory_order_relaxed);
     atomic_store_explicit(&s->clock, fn, memory_order_release);
@@ -129,7 +125,7 @@ void nl__summ_tick(nl_log_t *log)
 int nl__summ_clock_sample(nl_log_t *log, int restart, uint64_t tsc, int64_t ns)
 {
     int rc;
-    nls_t *s = summ_get(log, &rc);
+    nls_t *s = nls_attach(log, &rc);
     if (!s) return rc;
     pthread_mutex_lock(&s->emit_mu);
     if (restart) nl__tsc_init(&s->tsc, 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nl_hash.h"
+#include "nls_hot.h"
 #include "nls_int.h"
 
 static inline uint64_t want_tag(uint64_t hash) { return hash | 2u; /* never EMPTY or FREE */ }
@@ -100,48 +101,16 @@ int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e)
     return done;
 }
 
-/* Per thread, the identity used last for a few activities (indexed by activity id). An
- * entry is trusted only for the log it was made for (same address and same random seed, so
- * a log freed and another opened at its address misses), and only after the identity is
- * locked and found still live with the same activity and key. */
-#define NLS_HOT 8
-typedef struct {
-    const nls_t *s;
-    uint64_t seed;
-    const nls_act_t *act;
-    nls_ident_t *e;
-} nls_hot_t;
-static _Thread_local nls_hot_t hot[NLS_HOT];
-
-/* The thread's last identity for act, locked, if its key from byte `off` on is k (len
- * bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
-static inline __attribute__((always_inline)) nls_ident_t *
-hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
-{
-    nls_hot_t *h = &hot[act->id & (NLS_HOT - 1)];
-    if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
-    nls_ident_t *e = h->e;
-    nls_lock(&e->lock);
-    if (e->live && e->act == act && e->key_len == off + len &&
-        (off == 0 || e->guid_len == e->key_len) && nl__key_eq(e->key + off, k, len))
-        return e;
-    nls_unlock(&e->lock);
-    return NULL;
-}
-
-nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
-{
-    if (gl == NL_GUID_LEN) return hot_match(s, act, 6, g, NL_GUID_LEN); /* a constant length */
-    return hot_match(s, act, 6, g, gl);
-}
+/* The hot cache (nls_hot.h): one per thread. */
+_Thread_local nls_hot_t nls__hot[NLS_HOT];
 
 nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int hot_tried, int64_t now)
 {
-    nls_ident_t *e = hot_tried ? NULL : hot_match(s, act, 0, key, key_len);
+    nls_ident_t *e = hot_tried ? NULL : nls__hot_match(s, act, 0, key, key_len);
     if (e) return e;
     e = ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
-    if (e) hot[act->id & (NLS_HOT - 1)] = (nls_hot_t){s, s->seed, act, e};
+    if (e) nls__hot[act->id & (NLS_HOT - 1)] = (nls_hot_t){s, s->seed, act, e};
     return e;
 }
 

@@ -18,40 +18,7 @@
 #include "nl_tsc.h"
 #include "nlkit/nl.h"
 #include "nls.h"
-
-#define BASE 1000000000000000000LL /* a whole second, ~2001-09-09, on the injected clock */
-#define MS(t) (BASE + (int64_t)(t)*1000000LL)
-
-static _Atomic int64_t fake_now; /* the flusher thread reads it too */
-static int64_t fake_clock(void *arg)
-{
-    (void)arg;
-    return fake_now;
-}
-
-typedef struct {
-    const char *dir;
-    char path[256];
-    nl_log_t *log;
-} fixture_t;
-
-/* Open a write-through log file with the injected clock at t = 0 ms. */
-static void open_log(fixture_t *f)
-{
-    unsetenv("NL_SUMMARY");
-    unsetenv("NL_SUMMARY_FILE");
-    unsetenv("NL_DEST");
-    f->dir = t_tmpdir();
-    snprintf(f->path, sizeof f->path, "%s", t_path(f->dir, "log"));
-    char url[300];
-    snprintf(url, sizeof url, "file://%s?buffer=0", f->path);
-    f->log = nl_open(url);
-    assert_non_null(f->log);
-    fake_now = MS(0);
-    assert_int_equal(nl__set_clock(f->log, fake_clock, NULL), 0);
-}
-
-static void at(int64_t ms) { fake_now = MS(ms); }
+#include "summ_fixture.h"
 
 /* One start/end pair of `ev` from start_ms to end_ms with the end's value. */
 static void pair(nl_log_t *log, const char *act, int64_t start_ms, int64_t end_ms, long long v)
@@ -64,38 +31,6 @@ static void pair(nl_log_t *log, const char *act, int64_t start_ms, int64_t end_m
     at(end_ms);
     assert_int_equal(nl_write(log, e, "value=l", v), 0);
 }
-
-/* Lines of the log whose event is `event`, in order, into idx[]; returns the count. */
-static size_t find(t_readback_t *rb, const char *event, size_t *idx, size_t max)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < rb->n; i++) {
-        const char *ev = t_field(t_rb_rec(rb, i), "event");
-        if (ev && !strcmp(ev, event) && n < max) idx[n++] = i;
-    }
-    return n;
-}
-
-/* The flusher's work at `ms`, then the log read back into rb. */
-static void tick_and_load(fixture_t *f, int64_t ms, t_readback_t *rb)
-{
-    at(ms);
-    nl__summ_tick(f->log);
-    t_rb_load(rb, f->path);
-}
-
-static void close_fixture(fixture_t *f)
-{
-    if (f->log) nl_close(f->log);
-    t_rmtree(f->dir);
-}
-
-static void near(double a, double b, int line)
-{
-    if (!(fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b))))
-        fail_msg("line %d: %.17g != %.17g", line, a, b);
-}
-#define NEAR(a, b) near((a), (double)(b), __LINE__)
 
 static void test_pair_statistics(void **state)
 {

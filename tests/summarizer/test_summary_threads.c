@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_summary_threads.c — the summarizer under concurrency: 8 threads, each with its own
  * guid, fold the same pairs as one thread folding them all, and the per-guid summaries are
- * identical. Each thread keeps its own injected time, so the durations do not depend on
- * how the threads interleave. */
+ * identical; so do 8 threads sharing one pair handle (nl_pair). Each thread keeps its own injected
+ * time, so the durations do not depend on how the threads interleave. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +24,7 @@ static int64_t thread_clock(void *arg)
 
 typedef struct {
     nl_log_t *log;
+    nl_pair_t *pair; /* NULL: nl_write */
     int id;
 } job_t;
 
@@ -43,23 +44,33 @@ static void *run(void *arg)
     my_now = 1000000000000000000LL;
     for (int i = 0; i < PAIRS; i++) {
         my_now += (int64_t)(t_rand(&rnd) % 1000);
-        nl_write(j->log, "work.start", "guid=s", g);
+        if (j->pair)
+            nl_pair_start(j->pair, g);
+        else
+            nl_write(j->log, "work.start", "guid=s", g);
         my_now += 1 + (int64_t)(t_rand(&rnd) % 1000000);
-        nl_write(j->log, "work.end", "guid=s value=l", g, (long long)(t_rand(&rnd) % 100000));
+        long long v = (long long)(t_rand(&rnd) % 100000);
+        if (j->pair)
+            nl_pair_end(j->pair, g, (double)v);
+        else
+            nl_write(j->log, "work.end", "guid=s value=l", g, v);
     }
     return NULL;
 }
 
-/* Run the jobs on `threads` threads (jobs spread round-robin); return the log's text. */
-static char *fold(const char *dir, const char *name, int threads)
+/* Run the jobs on `threads` threads (jobs spread round-robin), through nl_write or one
+ * shared pair handle; return the log's text. */
+static char *fold(const char *dir, const char *name, int threads, int use_pair)
 {
     const char *path = t_path(dir, name);
     nl_log_t *log = nl_open(path);
     assert_non_null(log);
     assert_int_equal(nl__set_clock(log, thread_clock, NULL), 0);
     assert_int_equal(nl_summarize(log, "work", NL_SUMM_SUMMARY, 0, NULL), 0);
+    nl_pair_t *pair = use_pair ? nl_pair(log, "work", "value", NULL) : NULL;
+    assert_true(!use_pair || pair);
     job_t jobs[THREADS];
-    for (int i = 0; i < THREADS; i++) jobs[i] = (job_t){log, i};
+    for (int i = 0; i < THREADS; i++) jobs[i] = (job_t){log, pair, i};
     if (threads == 1) {
         for (int i = 0; i < THREADS; i++) run(&jobs[i]);
     } else {
@@ -103,11 +114,12 @@ static void stats_of(char *text, int id, char *out, size_t cap)
     t_rb_free(&rb);
 }
 
-static void test_threads_equal_single(void **state)
+/* Threads through nl_write (use_pair 0) or one shared handle (1) against one thread
+ * through nl_write. */
+static void threads_equal_single(int use_pair)
 {
-    (void)state;
     const char *dir = t_tmpdir();
-    char *one = fold(dir, "one", 1), *many = fold(dir, "many", THREADS);
+    char *one = fold(dir, "one", 1, 0), *many = fold(dir, "many", THREADS, use_pair);
     for (int id = 0; id < THREADS; id++) {
         char a[1024], b[1024];
         stats_of(one, id, a, sizeof a);
@@ -122,10 +134,23 @@ static void test_threads_equal_single(void **state)
     t_rmtree(dir);
 }
 
+static void test_threads_equal_single(void **state)
+{
+    (void)state;
+    threads_equal_single(0);
+}
+
+static void test_threads_sharing_a_pair_handle(void **state)
+{
+    (void)state;
+    threads_equal_single(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_equal_single),
+        cmocka_unit_test(test_threads_sharing_a_pair_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

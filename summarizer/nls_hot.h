@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nls_hot.h — private to the summarizer: per thread, the identity used last for a few
+ * activities, so a loop's pairs find theirs without building a key, hashing or probing.
+ * Inline for the two hot paths (nls_event, nls_pair_event): a call and its register saves
+ * cost a few percent of a summarized call. The cache itself is nls_table.c's. */
+#ifndef NLKIT_NLS_HOT_H
+#define NLKIT_NLS_HOT_H
+
+#include "nl_hash.h"
+#include "nls_int.h"
+
+/* An entry is trusted only for the log it was made for (same address and same random seed,
+ * so a log freed and another opened at its address misses), and only after the identity is
+ * locked and found still live with the same activity and key. Indexed by activity id. */
+#define NLS_HOT 8
+typedef struct {
+    const nls_t *s;
+    uint64_t seed;
+    const nls_act_t *act;
+    nls_ident_t *e;
+} nls_hot_t;
+extern _Thread_local nls_hot_t nls__hot[NLS_HOT] __attribute__((visibility("hidden")));
+
+/* The thread's last identity for act, locked, if its key from byte `off` on is k (len
+ * bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
+static inline __attribute__((always_inline)) nls_ident_t *
+nls__hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
+{
+    nls_hot_t *h = &nls__hot[act->id & (NLS_HOT - 1)];
+    if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
+    nls_ident_t *e = h->e;
+    nls_lock(&e->lock);
+    if (e->live && e->act == act && e->key_len == off + len &&
+        (off == 0 || e->guid_len == e->key_len) && nl__key_eq(e->key + off, k, len))
+        return e;
+    nls_unlock(&e->lock);
+    return NULL;
+}
+
+/* The identity this thread used last for act, if its key is the guid g (gl bytes) alone:
+ * the key is not built for the common case of a loop's pairs without *.id fields.
+ * Returned locked, or NULL (then build the key and call nls_ident_get_cached). */
+static inline nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
+{
+    if (gl == NL_GUID_LEN) /* a constant length */
+        return nls__hot_match(s, act, 6, g, NL_GUID_LEN);
+    return nls__hot_match(s, act, 6, g, gl);
+}
+
+#endif
