@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_fork.c — fork() in an instrumented program. While three threads write raw lines and
  * summarized pairs as fast as they can (so locks are held at the moment of the fork), the
- * main thread forks twenty children that each write their own lines and pairs: no child
+ * main thread forks twenty children that each write their own lines and pairs (every other
+ * pair through a shared pair handle, nl_pair, the rest through nl_write): no child
  * may deadlock, no parent line may appear twice or go missing, and no summary may count the
  * parent's pairs twice. A child's first call restarts the flusher (its lines go out on the
  * flush period, carrying its own pid); a TCP child gets its own connection; parent and
@@ -50,6 +51,7 @@ static int wait_child(pid_t pid, int ms)
 
 typedef struct writer {
     nl_log_t *log;
+    nl_pair_t *pair; /* t.pair's handle, shared by every thread and inherited by the children */
     int id;
     _Atomic int *stop;
     long raw, pairs; /* how many this thread wrote */
@@ -67,22 +69,32 @@ static void *writer_main(void *arg)
     guid_of(g, 1, w->id);
     while (!atomic_load(w->stop)) {
         nl_write(w->log, "t.raw", "tid=i seq=l", w->id, (long long)w->raw++);
-        nl_write(w->log, "t.pair.start", "guid=s", g);
-        nl_write(w->log, "t.pair.end", "guid=s v=i", g, 1);
+        if (w->pairs & 1) {
+            nl_pair_start(w->pair, g);
+            nl_pair_end(w->pair, g, 1);
+        } else {
+            nl_write(w->log, "t.pair.start", "guid=s", g);
+            nl_write(w->log, "t.pair.end", "guid=s v=i", g, 1);
+        }
         w->pairs++;
     }
     return NULL;
 }
 
 /* The child's part: its own lines and pairs; exit status 0 if its counters are its own. */
-static void child_main(nl_log_t *log, int k)
+static void child_main(nl_log_t *log, nl_pair_t *pair, int k)
 {
     char g[40];
     guid_of(g, 2, k);
     for (int i = 0; i < CHILD_LINES; i++) {
         nl_write(log, "t.child", "kid=i seq=i", k, i);
-        nl_write(log, "t.pair.start", "guid=s", g);
-        nl_write(log, "t.pair.end", "guid=s v=i", g, 2);
+        if (i & 1) {
+            nl_pair_start(pair, g);
+            nl_pair_end(pair, g, 2);
+        } else {
+            nl_write(log, "t.pair.start", "guid=s", g);
+            nl_write(log, "t.pair.end", "guid=s v=i", g, 2);
+        }
     }
     nl_stats_t st;
     nl_stats(log, &st);
@@ -102,18 +114,20 @@ static void test_fork_while_writing(void **state)
     nl_log_t *log = nl_open(url);
     assert_non_null(log);
     assert_int_equal(nl_summarize(log, "t.pair", NL_SUMM_SUMMARY, 0, "v"), 0);
+    nl_pair_t *pair = nl_pair(log, "t.pair", "v", NULL);
+    assert_non_null(pair);
     _Atomic int stop = 0;
     writer_t w[WRITERS];
     pthread_t th[WRITERS];
     for (int i = 0; i < WRITERS; i++) {
-        w[i] = (writer_t){.log = log, .id = i, .stop = &stop};
+        w[i] = (writer_t){.log = log, .pair = pair, .id = i, .stop = &stop};
         pthread_create(&th[i], NULL, writer_main, &w[i]);
     }
     t_sleep_ms(20);
     for (int k = 0; k < CHILDREN; k++) {
         pid_t pid = fork();
         assert_true(pid >= 0);
-        if (pid == 0) child_main(log, k);
+        if (pid == 0) child_main(log, pair, k);
         assert_int_equal(wait_child(pid, 10000), 0);
         t_sleep_ms(3);
     }
