@@ -55,7 +55,7 @@ static void after_fork_child(void)
         nl__sink_fork_child(&log->sink);
         void *hook = atomic_load(&log->hook.ctx);
         if (hook) log->hook.ops->fork_child(hook);
-        atomic_store(&log->filtered, 0);
+        atomic_store(&log->gate.filtered, 0);
         atomic_store(&log->errors, 0);
         log->has_flusher = 0;
         /* the parent's flusher may have been waiting on fcond: a condition variable with
@@ -82,7 +82,7 @@ void nl__fork_register(nl_log_t *log)
 {
     pthread_once(&reg_once, install_handlers);
     pthread_mutex_lock(&reg_mu);
-    atomic_store(&log->fork_gen, atomic_load(&nl__fork_gen));
+    atomic_store(&log->gate.fork_gen, atomic_load(&nl__fork_gen));
     log->fork_prev = NULL;
     log->fork_next = reg_head;
     if (reg_head) reg_head->fork_prev = log;
@@ -107,11 +107,11 @@ void nl__fork_resume(nl_log_t *log)
     unsigned gen = atomic_load(&nl__fork_gen);
     int refresh = 0;
     pthread_mutex_lock(&log->fmu);
-    if (atomic_load(&log->fork_gen) != gen) {
+    if (atomic_load(&log->gate.fork_gen) != gen) {
         if (!log->stop && !log->has_flusher && nl__flusher_start(log) != 0)
             fprintf(stderr, "nlkit: no flusher thread in the forked child: lines go out when "
                             "a buffer fills, at nl_flush and at nl_close\n");
-        atomic_store(&log->fork_gen, gen);
+        atomic_store(&log->gate.fork_gen, gen);
         refresh = atomic_load(&log->std_pid);
     }
     pthread_mutex_unlock(&log->fmu);

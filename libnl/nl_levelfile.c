@@ -69,7 +69,7 @@ static int apply_levelfile(nl_log_t *log, int report)
         }
         return NL_ELEVEL;
     }
-    atomic_store(&log->level, lvl);
+    atomic_store(&log->gate.level, lvl);
     return 0;
 }
 

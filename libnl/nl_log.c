@@ -22,12 +22,12 @@
 #define TS_MIN_S (-62135596800.0)
 #define TS_MAX_S 253402300799.999999
 
-/* In a forked child, the first call on an inherited log restarts its flusher. Two relaxed
- * loads of values that change only at fork: bench-throughput shows no difference. */
+/* In a forked child, the first call on an inherited log restarts its flusher (calls that
+ * pass no level threshold: nl_flush). */
 static inline void fork_check(nl_log_t *log)
 {
     if (atomic_load_explicit(&nl__fork_gen, memory_order_relaxed) !=
-        atomic_load_explicit(&log->fork_gen, memory_order_relaxed))
+        atomic_load_explicit(&log->gate.fork_gen, memory_order_relaxed))
         nl__fork_resume(log);
 }
 
@@ -51,19 +51,7 @@ static uint32_t const_mask(nl_tmpl_t *t, const nl_head_t *h)
     return mask;
 }
 
-/* The gate of every write: a forked child's first call restarts the flusher; an event above
- * the threshold is counted as filtered. Inline for vwrite; nl__log_admit for pair handles. */
-static inline int admit(nl_log_t *log, int level)
-{
-    fork_check(log);
-    if (level > atomic_load_explicit(&log->level, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
-        return 0;
-    }
-    return 1;
-}
-
-int nl__log_admit(nl_log_t *log, int level) { return admit(log, level); }
+nl_gate_t *nl__log_gate(nl_log_t *log) { return &log->gate; }
 
 /* Whether the line is to be written after the hook (if any) has seen the event: 0 if the
  * hook folded it, or suppressed it (counted as filtered). */
@@ -75,7 +63,7 @@ static inline int hook_passes(nl_log_t *log, int level, const char *event, const
     int verdict = log->hook.ops->event(hook, event, level, t, args, h->guid);
     if (verdict == NL_HOOK_WRITE) return 1;
     if (verdict == NL_HOOK_SUPPRESS)
-        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&log->gate.filtered, 1, memory_order_relaxed);
     return 0;
 }
 
@@ -129,7 +117,7 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
     }
-    if (!admit(log, level)) return NL_OK;
+    if (!nl__gate_admit(log, &log->gate, level)) return NL_OK;
     nl_tmpl_t *t;
     int owned;
     int rc = nl__tcache_get(&log->tcache, fmt, &t, &owned);
@@ -197,8 +185,8 @@ int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
     }
-    if (level > atomic_load_explicit(&log->level, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&log->filtered, 1, memory_order_relaxed);
+    if (level > atomic_load_explicit(&log->gate.level, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&log->gate.filtered, 1, memory_order_relaxed);
         return NL_OK;
     }
     if (len - 1 > NL_LINE_MAX) {
@@ -214,13 +202,13 @@ int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
 int nl_set_level(nl_log_t *log, int level)
 {
     if (!log || level < NL_LVL_FATAL || level > NL_LVL_TRACE) return NL_EINVAL;
-    atomic_store(&log->level, level);
+    atomic_store(&log->gate.level, level);
     return 0;
 }
 
 int nl_get_level(const nl_log_t *log)
 {
-    return log ? atomic_load(&((nl_log_t *)log)->level) : NL_EINVAL;
+    return log ? atomic_load(&((nl_log_t *)log)->gate.level) : NL_EINVAL;
 }
 
 int nl_is_active(const nl_log_t *log)
@@ -238,7 +226,7 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
     nl_log_t *log = (nl_log_t *)clog;
     if (!log || !st) return NL_EINVAL;
     st->written = nl__sink_written(&log->sink);
-    st->filtered = atomic_load(&log->filtered);
+    st->filtered = atomic_load(&log->gate.filtered);
     st->dropped = atomic_load(&log->sink.dropped);
     st->errors = atomic_load(&log->errors);
     st->reconnects = atomic_load(&log->sink.reconnects);
@@ -280,7 +268,7 @@ nl_log_t *nl__log_open(const char *url, int *err)
     if ((*rc = nl__url_parse(url, &u)) != 0) return NULL;
     nl_log_t *log = calloc(1, sizeof *log);
     if (!log) return *rc = NL_ENOMEM, NULL;
-    atomic_init(&log->level, NL_LVL_INFO);
+    atomic_init(&log->gate.level, NL_LVL_INFO);
     pthread_mutex_init(&log->cfg_mu, NULL);
     /* NL_GUID is the parent's: this process gets a GUID of its own and links to it
      * (parent.guid, set below), so who called whom can be followed */

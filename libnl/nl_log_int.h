@@ -24,10 +24,10 @@ struct nl_log {
     nl_sink_t sink;
     nl_tcache_t tcache;
     _Atomic(nl_head_t *) head;
-    _Atomic int level;
-    _Atomic uint64_t filtered, errors; /* written: the sink counts it */
-    pthread_mutex_t cfg_mu;            /* serialises head replacement and the level file */
-    nl_watch_t level_file;             /* under cfg_mu */
+    nl_gate_t gate;          /* level threshold, fork generation, filtered count */
+    _Atomic uint64_t errors; /* written: the sink counts it */
+    pthread_mutex_t cfg_mu;  /* serialises head replacement and the level file */
+    nl_watch_t level_file;   /* under cfg_mu */
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;
@@ -36,9 +36,8 @@ struct nl_log {
     int has_flusher; /* under fmu: flusher is a running thread (not in a fresh child) */
     int kicked;      /* under fmu: a writer left a full buffer for the flusher to write */
     int flush_ms;
-    nl_hook_slot_t hook;       /* the summarizer, plugged in when the first rule arrives */
-    _Atomic int std_pid;       /* nl_const_std set "pid": refreshed in a forked child */
-    _Atomic unsigned fork_gen; /* nl__fork_gen when the flusher last started */
+    nl_hook_slot_t hook; /* the summarizer, plugged in when the first rule arrives */
+    _Atomic int std_pid; /* nl_const_std set "pid": refreshed in a forked child */
     struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
     char trace_flags[3]; /* under cfg_mu: the W3C trace flags handed on ("" until given) */
 };

@@ -15,6 +15,7 @@
 
 struct nl_pair {
     nl_log_t *log;
+    nl_gate_t *gate; /* the log's level threshold and fork generation */
     nls_t *s;
     nls_act_t *act;             /* NULL if the activity table was full: the general way */
     nl_tmpl_t *t_start, *t_end; /* "guid=s" and "guid=s VALUE_FIELD=d" (or "guid=s") */
@@ -45,6 +46,7 @@ nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int
     nl_pair_t *p = calloc(1, sizeof *p);
     if (!p) return *rc = NL_ENOMEM, NULL;
     p->log = log;
+    p->gate = nl__log_gate(log);
     p->s = s;
     p->act = nls_activity(s, name, len); /* NULL: counted as overflow by the general way */
     memcpy(p->start, name, len);
@@ -75,7 +77,7 @@ nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int
 static inline int pair_event(nl_pair_t *p, int kind, const char *guid, double v)
 {
     if (!p) return NL_EINVAL;
-    if (!nl__log_admit(p->log, NL_LVL_INFO)) return NL_OK;
+    if (!nl__gate_admit(p->log, p->gate, NL_LVL_INFO)) return NL_OK;
     int with_hook = 1;
     if (p->act) {
         const char *g = guid ? guid : nl__log_head(p->log)->guid;
