@@ -70,9 +70,13 @@ kill -0 "$(cat "$T/relay.bg")" 2>/dev/null || fail "the relay would not start"
 start host
 wait_for "$T/host.sock" "the host daemon's socket"
 
-run_workload() { # run_workload: PAIRS pairs, slow from 40% to 60%; no line may be dropped
+# run_workload: PAIRS pairs of ~20 us, ten times slower from 40% to 50% (~2 s, 40 summaries);
+# no line may be dropped. Ten times, not five: beside other tests on two CPUs the normal
+# summaries' mean.dur doubles now and then (the spin shares its CPU), and the history's
+# spread must not swallow the slowdown.
+run_workload() {
     NL_DEST="x-syslog://nl-sng-workload?socket=$T/host.sock" NL_SUMMARY='test.work=summary:0.05' \
-        "$WORKLOAD" $PAIRS $((PAIRS * 4 / 10)) $((PAIRS * 6 / 10)) 20 >"$T/work.out" ||
+        "$WORKLOAD" $PAIRS $((PAIRS * 4 / 10)) $((PAIRS * 5 / 10)) 20 10 >"$T/work.out" ||
         fail "the workload failed"
     grep -q "dropped=0$" "$T/work.out" || fail "the library dropped lines: $(cat "$T/work.out")"
 }
@@ -117,8 +121,9 @@ FILE_SUMS=$(cat "$T"/archive/nlkit-*.log | grep -c " event=test.work.summary ")
 echo "   $SUMS summaries, sum(n) = $PAIRS, each once; archive file agrees"
 same_fields
 # the slowdown was detected, and the report came back through syslog-ng into the archive
-wait_sql "SELECT count(*) > 0 FROM event WHERE event = 'nl.anomaly.start'" 1 20 \
-    "nl-detect's nl.anomaly.start archived"
+if ! NO_FAIL=1 wait_sql "SELECT count(*) > 0 FROM event WHERE event = 'nl.anomaly.start'" 1 60; then
+    fail "nl-detect's nl.anomaly.start not archived in 60 s; mean.dur (us) of the summaries, in order: $(sql "SELECT group_concat(m, ' ') FROM (SELECT round(dur_sum / n * 1e6, 1) AS m FROM summary WHERE event = 'test.work.summary' AND n > 0 ORDER BY ts)")"
+fi
 echo "   nl.anomaly.start archived: $(sql "SELECT count(*) FROM event WHERE event = 'nl.anomaly.start'")"
 
 echo "2. hostile lines straight into the central daemon, between two good events"
