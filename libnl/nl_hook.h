@@ -10,13 +10,11 @@
 #ifndef NLKIT_NL_HOOK_H
 #define NLKIT_NL_HOOK_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "nl_buf.h"
 #include "nl_fmt.h"
-#include "nl_fork.h"
 #include "nl_head.h"
 #include "nlkit/nl.h"
 
@@ -71,37 +69,9 @@ void *nl__hook_attach(nl_log_t *log, const nl_hook_ops_t *ops, nl_hook_make_fn m
  * its wait again. Takes the flusher's lock: call it holding no lock of the log or hook. */
 void nl__log_wake(nl_log_t *log);
 
-/* What every write of a log reads first: the level threshold, and the fork generation its
- * flusher was started in; and the count of events filtered out. Part of the log; a pair
- * handle (nl_pair) keeps a pointer to it, to pass the gate without a call. */
-typedef struct nl_gate {
-    _Atomic int level;
-    _Atomic unsigned fork_gen; /* nl__fork_gen when the flusher last started */
-    _Atomic uint64_t filtered;
-} nl_gate_t;
-
-/* The log's gate; valid until nl_close. */
-nl_gate_t *nl__log_gate(nl_log_t *log);
-
-/* The gate of every write, nl_write's and a pair handle's: in a forked child the first call
- * on the log restarts its flusher; an event above the level threshold is counted as
- * filtered. Returns 1 to go on, 0 if filtered. Two relaxed loads besides the level's: a
- * fork changes nl__fork_gen, and only a fork. */
-static inline int nl__gate_admit(nl_log_t *log, nl_gate_t *g, int level)
-{
-    if (atomic_load_explicit(&nl__fork_gen, memory_order_relaxed) !=
-        atomic_load_explicit(&g->fork_gen, memory_order_relaxed))
-        nl__fork_resume(log);
-    if (level > atomic_load_explicit(&g->level, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&g->filtered, 1, memory_order_relaxed);
-        return 0;
-    }
-    return 1;
-}
-
-/* nl_write after its arguments are read (for a caller that has them as a template and an
- * array, and has passed nl__gate_admit): the hook's verdict first if with_hook, then the
- * line, with nl_write's return codes and counting. */
+/* nl_write after its arguments are read, for a caller that has them as a template and an
+ * array and has passed the log's gate (nl_gate.h): the hook's verdict first if with_hook,
+ * then the line, with nl_write's return codes and counting. */
 int nl__log_write_args(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
                        const nl_arg_t *args, int with_hook);
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "nl_fmt.h"
+#include "nl_gate.h"
 #include "nl_head.h"
 #include "nl_hook.h"
 #include "nl_sink.h"

@@ -90,7 +90,6 @@ void nls_free(nls_t *s)
 {
     if (!s) return;
     nls_table_free(s);
-    nls_pairs_free(s);
     nls_names_free(s);
     nls_config_free(s);
     pthread_mutex_destroy(&s->cfg_mu);

@@ -28,9 +28,6 @@ typedef int64_t (*nl_clock_fn)(void *arg);
 /* The summarizer's procedures, as the log's hook calls them (nls_plug.c). */
 extern const nl_hook_ops_t nls_hook_ops;
 
-/* The log's summarizer, plugged in on first need (nls_plug.c); NULL and *rc if it cannot be. */
-nls_t *nls_attach(nl_log_t *log, int *rc);
-
 /* The activity of that name (len bytes), added if new; NULL if NLS_ACT_MAX are tracked. */
 nls_act_t *nls_activity(nls_t *s, const char *name, size_t len);
 

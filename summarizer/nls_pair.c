@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nls_pair.c — pair handles (nl_pair, nlkit/nl.h): a call site's start/end pair with its
- * activity, event names and templates resolved once. A summarized pair then costs the
+/* nls_pair.c — pair handles (nlkit/nl.h; nl_pair itself is in nls_plug.c, which plugs the
+ * summarizer in): a call site's start/end pair with its activity, event names and
+ * templates resolved once. A summarized pair then costs the
  * clock, the identity and the fold, without nl_write's general machinery (its variable
  * arguments, format and event-name caches, the hook's dispatch): ~10 ns of a ~30 ns call.
  * Whatever is not a summarized pair (mode full, off, count, dedup; a full activity table)
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "nl_enc.h"
+#include "nl_gate.h"
 #include "nl_line.h"
 #include "nls_int.h"
 
@@ -30,21 +32,22 @@ static int is_reserved(const char *f)
     return !strcmp(f, "ts") || !strcmp(f, "event") || !strcmp(f, "level") || !strcmp(f, "guid");
 }
 
-nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int *err)
+int nls_pair_check(const char *name, const char *value_field)
 {
-    int rc_store;
-    int *rc = err ? err : &rc_store;
-    if (!log || !name) return *rc = NL_EINVAL, NULL;
     size_t len = strlen(name), vl = value_field ? strlen(value_field) : 0;
     /* an identity field as the value would make the key more than the guid */
     if (!nl__name_ok(name, len) || len + 6 > NL_NAME_MAX ||
         (value_field && (!nl__name_ok(value_field, vl) || is_reserved(value_field) ||
                          nl__is_id_field(value_field, vl))))
-        return *rc = NL_ENAME, NULL;
-    nls_t *s = nls_attach(log, rc);
-    if (!s) return NULL;
+        return NL_ENAME;
+    return 0;
+}
+
+nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field, int *rc)
+{
     nl_pair_t *p = calloc(1, sizeof *p);
     if (!p) return *rc = NL_ENOMEM, NULL;
+    size_t len = strlen(name);
     p->log = log;
     p->gate = nl__log_gate(log);
     p->s = s;
@@ -68,7 +71,6 @@ nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int
     p->next = s->pairs;
     s->pairs = p;
     pthread_mutex_unlock(&s->cfg_mu);
-    *rc = 0;
     return p;
 }
 

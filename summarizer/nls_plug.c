@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nls_plug.c — how the summarizer gets into a log: through the log's hook (libnl/nl_hook.h),
- * attached on first need — by nl_summarize(), nl_summary_file(), or NL_SUMMARY /
+ * attached on first need — by nl_summarize(), nl_summary_file(), nl_pair(), or NL_SUMMARY /
  * NL_SUMMARY_FILE at nl_open. nl_open itself lives here: it is the one place that puts the
  * core's log and the summarizer together, so the core never names the summarizer. */
 #include <stdio.h>
@@ -37,7 +37,11 @@ static void hook_stats(void *ctx, nl_stats_t *st)
 static void hook_fork_prepare(void *ctx) { nls_fork_prepare(ctx); }
 static void hook_fork_parent(void *ctx) { nls_fork_parent(ctx); }
 static void hook_fork_child(void *ctx) { nls_fork_child(ctx); }
-static void hook_free(void *ctx) { nls_free(ctx); }
+static void hook_free(void *ctx)
+{
+    nls_pairs_free(ctx);
+    nls_free(ctx);
+}
 
 /* the summarizer as the log sees it */
 const nl_hook_ops_t nls_hook_ops = {
@@ -64,7 +68,11 @@ static int make(nl_log_t *log, void **ctx)
     return 0;
 }
 
-nls_t *nls_attach(nl_log_t *log, int *rc) { return nl__hook_attach(log, &nls_hook_ops, make, rc); }
+/* The log's summarizer, plugged in on first need. */
+static nls_t *summ_get(nl_log_t *log, int *rc)
+{
+    return nl__hook_attach(log, &nls_hook_ops, make, rc);
+}
 
 nl_log_t *nl_open_ex(const char *url, int *err)
 {
@@ -73,7 +81,7 @@ nl_log_t *nl_open_ex(const char *url, int *err)
     const char *a = getenv("NL_SUMMARY"), *b = getenv("NL_SUMMARY_FILE");
     if ((a && *a) || (b && *b)) { /* without rules, no summarizer is made at all */
         int rc;
-        if (!nls_attach(log, &rc))
+        if (!summ_get(log, &rc))
             fprintf(stderr, "nlkit: no summarizer (%s): events are written in full\n",
                     nl_strerror(rc));
     }
@@ -87,18 +95,28 @@ int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
 {
     if (!log || !glob) return NL_EINVAL;
     int rc;
-    nls_t *s = nls_attach(log, &rc);
+    nls_t *s = summ_get(log, &rc);
     if (!s) return rc;
     rc = nls_config_add(s, glob, mode, interval_s, value_field);
     if (rc == 0) nl__log_wake(log); /* a new rule may end an interval sooner */
     return rc;
 }
 
+nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int *err)
+{
+    int rc_store;
+    int *rc = err ? err : &rc_store;
+    if (!log || !name) return *rc = NL_EINVAL, NULL;
+    if ((*rc = nls_pair_check(name, value_field)) != 0) return NULL;
+    nls_t *s = summ_get(log, rc); /* a handle's activity lives in the summarizer */
+    return s ? nls_pair_new(s, log, name, value_field, rc) : NULL;
+}
+
 int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
 {
     if (!log || !path || !*path) return NL_EINVAL;
     int rc;
-    nls_t *s = nls_attach(log, &rc);
+    nls_t *s = summ_get(log, &rc);
     if (!s) return rc;
     rc = nls_config_file(s, path, err);
     if (rc == 0) nl__log_wake(log);
@@ -108,7 +126,7 @@ int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)
 int nl__set_clock(nl_log_t *log, nl_clock_fn fn, void *arg)
 {
     int rc;
-    nls_t *s = nls_attach(log, &rc);
+    nls_t *s = summ_get(log, &rc);
     if (!s) return rc;
     atomic_store_explicit(&s->clock_arg, arg, memory_order_relaxed);
     atomic_store_explicit(&s->clock, fn, memory_order_release);
@@ -125,7 +143,7 @@ void nl__summ_tick(nl_log_t *log)
 int nl__summ_clock_sample(nl_log_t *log, int restart, uint64_t tsc, int64_t ns)
 {
     int rc;
-    nls_t *s = nls_attach(log, &rc);
+    nls_t *s = summ_get(log, &rc);
     if (!s) return rc;
     pthread_mutex_lock(&s->emit_mu);
     if (restart) nl__tsc_init(&s->tsc, 1);
