@@ -6,7 +6,7 @@
  * handed to the library and what it could not deliver so the test can count them at the far end.
  * NL_TEST_HOST, when set, is the host= it writes (several "hosts" on one machine).
  *
- *   nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US [SLOW_FACTOR]]]   (SLOW_FACTOR default 5) */
+ *   nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,20 +18,20 @@ static void spin(double us)
 {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    do clock_gettime(CLOCK_MONOTONIC, &b);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
     while ((double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3 < us);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr,
-                "usage: nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US [SLOW_FACTOR]]]\n");
+        fprintf(stderr, "usage: nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US]]\n");
         return 2;
     }
     long pairs = atol(argv[1]);
     long slow_from = argc > 3 ? atol(argv[2]) : -1, slow_to = argc > 3 ? atol(argv[3]) : -1;
-    double us = argc > 4 ? atof(argv[4]) : 20, factor = argc > 5 ? atof(argv[5]) : 5;
+    double us = argc > 4 ? atof(argv[4]) : 20;
     int err;
     nl_log_t *log = nl_open_ex("-", &err);
     if (!log) {
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     }
     for (long i = 0; i < pairs; i++) {
         nl_write(log, "test.work.start", "i=l", (long long)i);
-        spin(i >= slow_from && i < slow_to ? factor * us : us);
+        spin(i >= slow_from && i < slow_to ? 5 * us : us);
         nl_write(log, "test.work.end", "i=l value=l", (long long)i, 262144LL);
     }
     nl_flush(log);
