@@ -4,6 +4,7 @@
  * start/end pair named as in the paper's Table II — disk.read and network.write on the
  * sender, network.read and disk.write on the receiver — with the byte count as the end
  * event's value and one GUID per transfer (the sender makes it and tells the receiver).
+ * The per-block pairs go through pair handles (nl_pair), made once per transfer.
  *
  *   nl-xfer recv PORT OUTFILE        accept one transfer on PORT (0: any, printed on
  *                                    stderr), write it to OUTFILE
@@ -146,24 +147,27 @@ static long long send_file(nl_log_t *log, int s, const char *path)
     long long total = -1;
     if (!buf || write_full(s, hdr, (size_t)hl)) goto out;
     total = 0;
+    /* the per-block pairs through handles: resolved once, not at every call */
+    nl_pair_t *rd = nl_pair(log, "disk.read", "value", NULL);
+    nl_pair_t *wr = nl_pair(log, "network.write", "value", NULL);
     nl_write(log, "xfer.send.start", "guid=s file=s size=l", guid, path, (long long)st.st_size);
     for (;;) {
-        nl_write(log, "disk.read.start", "guid=s", guid);
+        nl_pair_start(rd, guid);
         double t0 = now_s();
         ssize_t n = read_full(fd, buf, BLOCK);
         throttle(0, t0, n);
-        nl_write(log, "disk.read.end", "guid=s value=l", guid, (long long)(n > 0 ? n : 0));
+        nl_pair_end(rd, guid, (double)(n > 0 ? n : 0));
         if (n < 0) {
             fprintf(stderr, "nl-xfer: reading %s: %s\n", path, strerror(errno));
             total = -1;
             break;
         }
         if (n == 0) break;
-        nl_write(log, "network.write.start", "guid=s", guid);
+        nl_pair_start(wr, guid);
         t0 = now_s();
         int rc = write_full(s, buf, (size_t)n);
         throttle(1, t0, n);
-        nl_write(log, "network.write.end", "guid=s value=l", guid, rc ? 0LL : (long long)n);
+        nl_pair_end(wr, guid, rc ? 0.0 : (double)n);
         if (rc) {
             fprintf(stderr, "nl-xfer: sending: %s\n", strerror(errno));
             total = -1;
@@ -202,22 +206,24 @@ static long long recv_file(nl_log_t *log, int s, const char *path)
     }
     char *buf = malloc(BLOCK);
     long long total = buf ? 0 : -1;
+    nl_pair_t *rd = nl_pair(log, "network.read", "value", NULL);
+    nl_pair_t *wr = nl_pair(log, "disk.write", "value", NULL);
     nl_write(log, "xfer.recv.start", "guid=s file=s size=l", guid, path, size);
     while (buf) {
-        nl_write(log, "network.read.start", "guid=s", guid);
+        nl_pair_start(rd, guid);
         double t0 = now_s();
         ssize_t n = read_full(s, buf, BLOCK);
         throttle(2, t0, n);
-        nl_write(log, "network.read.end", "guid=s value=l", guid, (long long)(n > 0 ? n : 0));
+        nl_pair_end(rd, guid, (double)(n > 0 ? n : 0));
         if (n <= 0) {
             if (n < 0) total = -1;
             break;
         }
-        nl_write(log, "disk.write.start", "guid=s", guid);
+        nl_pair_start(wr, guid);
         t0 = now_s();
         int rc = write_full(fd, buf, (size_t)n);
         throttle(3, t0, n);
-        nl_write(log, "disk.write.end", "guid=s value=l", guid, rc ? 0LL : (long long)n);
+        nl_pair_end(wr, guid, rc ? 0.0 : (double)n);
         if (rc) {
             fprintf(stderr, "nl-xfer: writing %s: %s\n", path, strerror(errno));
             total = -1;

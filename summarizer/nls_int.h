@@ -189,8 +189,9 @@ void nls_names_free(nls_t *s);
 /* 0 if a handle may be made for activity `name` with this value field (NULL: none), else
  * NL_ENAME (nl_pair's rules, in nlkit/nl.h). */
 int nls_pair_check(const char *name, const char *value_field);
-/* A new handle of s for log, linked into s->pairs; NULL and *rc (NL_ENOMEM) if it cannot be
- * made. The names must have passed nls_pair_check. */
+/* The handle of s for this name and value field: the one made before, or a new one linked
+ * into s->pairs; NULL and *rc (NL_ENOMEM) if it cannot be made. The names must have passed
+ * nls_pair_check. */
 nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field,
                         int *rc);
 /* Free the handles made for this summarizer (at nl_close, before nls_free). */

@@ -43,11 +43,26 @@ int nls_pair_check(const char *name, const char *value_field)
     return 0;
 }
 
+/* The handle already made for this name and value field, or NULL (caller holds cfg_mu). */
+static nl_pair_t *pair_find(nls_t *s, const char *name, size_t len, const char *value_field)
+{
+    size_t vl = value_field ? strlen(value_field) : 0;
+    for (nl_pair_t *p = s->pairs; p; p = p->next)
+        if (!strncmp(p->start, name, len) && !strcmp(p->start + len, ".start") &&
+            (value_field ? p->vf && p->vf_len == vl && !memcmp(p->vf, value_field, vl) : !p->vf))
+            return p;
+    return NULL;
+}
+
 nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field, int *rc)
 {
-    nl_pair_t *p = calloc(1, sizeof *p);
-    if (!p) return *rc = NL_ENOMEM, NULL;
     size_t len = strlen(name);
+    pthread_mutex_lock(&s->cfg_mu);
+    nl_pair_t *p = pair_find(s, name, len, value_field);
+    pthread_mutex_unlock(&s->cfg_mu);
+    if (p) return *rc = 0, p; /* a function that asks each time it runs gets one handle */
+    p = calloc(1, sizeof *p);
+    if (!p) return *rc = NL_ENOMEM, NULL;
     p->log = log;
     p->gate = nl__log_gate(log);
     p->s = s;
@@ -68,9 +83,18 @@ nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *v
     }
     if (value_field) p->vf = nl__tmpl_name(p->t_end, 1, &p->vf_len);
     pthread_mutex_lock(&s->cfg_mu);
-    p->next = s->pairs;
-    s->pairs = p;
+    nl_pair_t *made = pair_find(s, name, len, value_field); /* by another thread meanwhile */
+    if (!made) {
+        p->next = s->pairs;
+        s->pairs = p;
+    }
     pthread_mutex_unlock(&s->cfg_mu);
+    if (made) {
+        free(p->t_start);
+        free(p->t_end);
+        free(p);
+        return made;
+    }
     return p;
 }
 

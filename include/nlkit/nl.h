@@ -215,7 +215,9 @@ typedef struct nl_pair nl_pair_t;
 
 /** A handle on activity `name` (NAME.start / NAME.end) whose end carries its value in field
  *  `value_field` (NULL: the end has no value field). The handle belongs to the log: valid
- *  until nl_close, which frees it; it may be used from any thread. It plugs the summarizer
+ *  until nl_close, which frees it; it may be used from any thread. Asking again for the
+ *  same name and value field returns the same handle (a function may ask each time it
+ *  runs). It plugs the summarizer
  *  into the log if it was not already. Returns NULL and sets *err (if err is not NULL) to
  *  NL_EINVAL (NULL log or name), NL_ENAME (a name that is not [A-Za-z0-9_.-], longer than
  *  NL_NAME_MAX with ".start", or a value field that is reserved (ts, event, level, guid) or

@@ -248,6 +248,24 @@ static void test_identity_too_long(void **state)
     close_fixture(&f);
 }
 
+/* One handle per name and value field: a function may ask for its handle each time. */
+static void test_asking_again(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    nl_pair_t *a = nl_pair(f.log, "h", "bytes", NULL), *none = nl_pair(f.log, "h", NULL, NULL);
+    assert_non_null(a);
+    assert_non_null(none);
+    assert_ptr_equal(nl_pair(f.log, "h", "bytes", NULL), a);
+    assert_ptr_equal(nl_pair(f.log, "h", NULL, NULL), none);
+    assert_ptr_not_equal(a, none);
+    assert_ptr_not_equal(nl_pair(f.log, "h", "byte", NULL), a);
+    assert_ptr_not_equal(nl_pair(f.log, "hh", "bytes", NULL), a);
+    assert_ptr_not_equal(nl_pair(f.log, "h.x", "bytes", NULL), a);
+    close_fixture(&f);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -291,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_rules_after_the_handle),
         cmocka_unit_test(test_no_value_field_and_level),
         cmocka_unit_test(test_identity_too_long),
+        cmocka_unit_test(test_asking_again),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
