@@ -42,7 +42,7 @@ void nl__fork_unregister(nl_log_t *log);
 
 /* In a child, the first call on an inherited log: start its flusher thread again and
  * refresh the pid constant set by nl_const_std. Cheap to test for: the log's generation
- * against nl__fork_gen, two relaxed loads (nl__gate_admit in nl_hook.h, on every call). */
+ * against nl__fork_gen, two relaxed loads (nl__gate_forked in nl_gate.h, on every call). */
 void nl__fork_resume(nl_log_t *log);
 
 #endif

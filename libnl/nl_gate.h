@@ -23,20 +23,31 @@ typedef struct nl_gate {
 /* The log's gate; valid until nl_close. */
 nl_gate_t *nl__log_gate(nl_log_t *log);
 
-/* The gate of every write, nl_write's and a pair handle's: in a forked child the first call
- * on the log restarts its flusher; an event above the level threshold is counted as
- * filtered. Returns 1 to go on, 0 if filtered. Two relaxed loads besides the level's: a
- * fork changes nl__fork_gen, and only a fork. */
-static inline int nl__gate_admit(nl_log_t *log, nl_gate_t *g, int level)
+/* In a forked child, the first call on an inherited log restarts its flusher. Two relaxed
+ * loads: a fork changes nl__fork_gen, and only a fork. */
+static inline void nl__gate_forked(nl_log_t *log, nl_gate_t *g)
 {
     if (atomic_load_explicit(&nl__fork_gen, memory_order_relaxed) !=
         atomic_load_explicit(&g->fork_gen, memory_order_relaxed))
         nl__fork_resume(log);
+}
+
+/* 1 if an event of this level passes the threshold; else 0, counted as filtered. */
+static inline int nl__gate_level(nl_gate_t *g, int level)
+{
     if (level > atomic_load_explicit(&g->level, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&g->filtered, 1, memory_order_relaxed);
         return 0;
     }
     return 1;
+}
+
+/* The gate of every write, nl_write's and a pair handle's: the fork check, then the level
+ * threshold. Returns 1 to go on, 0 if filtered. */
+static inline int nl__gate_admit(nl_log_t *log, nl_gate_t *g, int level)
+{
+    nl__gate_forked(log, g);
+    return nl__gate_level(g, level);
 }
 
 #endif

@@ -22,15 +22,6 @@
 #define TS_MIN_S (-62135596800.0)
 #define TS_MAX_S 253402300799.999999
 
-/* In a forked child, the first call on an inherited log restarts its flusher (calls that
- * pass no level threshold: nl_flush). */
-static inline void fork_check(nl_log_t *log)
-{
-    if (atomic_load_explicit(&nl__fork_gen, memory_order_relaxed) !=
-        atomic_load_explicit(&log->gate.fork_gen, memory_order_relaxed))
-        nl__fork_resume(log);
-}
-
 /* ---- writing ---------------------------------------------------------------------------- */
 
 /* Which constants a template overrides, cached in the template per head generation. */
@@ -113,7 +104,7 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
 {
     if (!log) return NL_EINVAL;
     if (!event || level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
-        fork_check(log);
+        nl__gate_forked(log, &log->gate);
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
     }
@@ -179,16 +170,13 @@ int nl_writel(nl_log_t *log, int level, const char *event, const char *fmt, ...)
 int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
 {
     if (!log) return NL_EINVAL;
-    fork_check(log);
+    nl__gate_forked(log, &log->gate);
     if (!line || len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1) ||
         level < NL_LVL_FATAL || level > NL_LVL_TRACE) {
         atomic_fetch_add_explicit(&log->errors, 1, memory_order_relaxed);
         return NL_EINVAL;
     }
-    if (level > atomic_load_explicit(&log->gate.level, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&log->gate.filtered, 1, memory_order_relaxed);
-        return NL_OK;
-    }
+    if (!nl__gate_level(&log->gate, level)) return NL_OK;
     if (len - 1 > NL_LINE_MAX) {
         nl__sink_drop(&log->sink, 1);
         return NL_ETOOBIG;
@@ -239,7 +227,7 @@ int nl_stats(const nl_log_t *clog, nl_stats_t *st)
 int nl_flush(nl_log_t *log)
 {
     if (!log) return NL_EINVAL;
-    fork_check(log);
+    nl__gate_forked(log, &log->gate);
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 0); /* the partial intervals: nothing waits unseen */
     return nl__sink_flush(&log->sink);
