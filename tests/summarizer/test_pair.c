@@ -248,6 +248,41 @@ static void test_identity_too_long(void **state)
     close_fixture(&f);
 }
 
+/* With the activity table full (NLS_ACT_MAX names seen), a new handle's pairs are written
+ * in full and counted as overflow, as nl_write's would be. */
+static void test_activity_table_full(void **state)
+{
+    (void)state;
+    fixture_t f;
+    open_log(&f);
+    assert_int_equal(nl_summarize(f.log, "*", NL_SUMM_SUMMARY, 1, NULL), 0);
+    char name[32];
+    for (int i = 0; i < 1024; i++) { /* NLS_ACT_MAX activities, each one pair */
+        snprintf(name, sizeof name, "a%d.start", i);
+        assert_int_equal(nl_write(f.log, name, "guid=s", G1), 0);
+    }
+    nl_stats_t st;
+    nl_stats(f.log, &st);
+    assert_int_equal(st.overflow, 0);
+    assert_int_equal(st.written, 0);
+    nl_pair_t *h = nl_pair(f.log, "late", "value", NULL);
+    assert_non_null(h);
+    assert_int_equal(nl_pair_start(h, G1), 0);
+    assert_int_equal(nl_pair_end(h, G1, 5), 0);
+    assert_int_equal(nl_write(f.log, "later.start", "guid=s", G1), 0);
+    nl_stats(f.log, &st);
+    assert_int_equal(st.overflow, 3);
+    assert_int_equal(st.written, 3);
+    t_readback_t rb;
+    t_rb_load(&rb, f.path);
+    size_t idx[4];
+    assert_int_equal(find(&rb, "late.start", idx, 4), 1);
+    assert_int_equal(find(&rb, "late.end", idx, 4), 1);
+    assert_string_equal(t_field(t_rb_rec(&rb, idx[0]), "value"), "5");
+    t_rb_free(&rb);
+    close_fixture(&f);
+}
+
 /* One handle per name and value field: a function may ask for its handle each time. */
 static void test_asking_again(void **state)
 {
@@ -309,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_rules_after_the_handle),
         cmocka_unit_test(test_no_value_field_and_level),
         cmocka_unit_test(test_identity_too_long),
+        cmocka_unit_test(test_activity_table_full),
         cmocka_unit_test(test_asking_again),
         cmocka_unit_test(test_bad_arguments),
     };
