@@ -40,6 +40,15 @@ static inline int nl__event_kind(const char *ev, size_t len, size_t *activity_le
     return NL_KIND_OTHER;
 }
 
+/* 1 if a field of this name is one of the four every line begins with (ts, event, level,
+ * guid): a constant or a pair's value field may not take their names, and a format only
+ * guid's (nl_write's own guid field). */
+static inline int nl__is_head_field(const char *name, size_t len)
+{
+    return (len == 2 && !memcmp(name, "ts", 2)) || (len == 4 && !memcmp(name, "guid", 4)) ||
+           (len == 5 && (!memcmp(name, "event", 5) || !memcmp(name, "level", 5)));
+}
+
 /* 1 if a field of this name is an identity field ("stream.id"; not a bare ".id"), or the
  * parent link parent.guid (nl_open writes it when NL_GUID handed a GUID down). guid is one
  * too, known by its own name. */

@@ -12,10 +12,10 @@
 #include "nl_hash.h"
 #include "nl_line.h"
 
+/* The head fields a format may not declare: all but guid (nl_write's guid field). */
 static int reserved(const char *name, size_t len)
 {
-    return (len == 2 && memcmp(name, "ts", 2) == 0) ||
-           (len == 5 && (memcmp(name, "event", 5) == 0 || memcmp(name, "level", 5) == 0));
+    return nl__is_head_field(name, len) && !(len == 4 && memcmp(name, "guid", 4) == 0);
 }
 
 int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)

@@ -12,6 +12,7 @@
 
 #include "nl_enc.h"
 #include "nl_guid.h"
+#include "nl_line.h"
 #include "nl_log_int.h"
 
 static void head_free_one(nl_head_t *h)
@@ -69,16 +70,11 @@ static void head_publish(nl_log_t *log, nl_head_t *h)
     atomic_store_explicit(&log->head, h, memory_order_release);
 }
 
-static int is_reserved(const char *name)
-{
-    return !strcmp(name, "ts") || !strcmp(name, "event") || !strcmp(name, "level") ||
-           !strcmp(name, "guid");
-}
-
 int nl_const_set(nl_log_t *log, const char *name, const char *value)
 {
     if (!log || !name) return NL_EINVAL;
-    if (!nl__name_ok(name, strlen(name)) || is_reserved(name)) return NL_ENAME;
+    size_t len = strlen(name);
+    if (!nl__name_ok(name, len) || nl__is_head_field(name, len)) return NL_ENAME;
     pthread_mutex_lock(&log->cfg_mu);
     nl_head_t *old = atomic_load(&log->head);
     char *names[NL_CONST_MAX], *values[NL_CONST_MAX];

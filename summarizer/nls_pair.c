@@ -27,17 +27,12 @@ struct nl_pair {
     char start[NL_NAME_MAX + 1], end[NL_NAME_MAX + 1];
 };
 
-static int is_reserved(const char *f)
-{
-    return !strcmp(f, "ts") || !strcmp(f, "event") || !strcmp(f, "level") || !strcmp(f, "guid");
-}
-
 int nls_pair_check(const char *name, const char *value_field)
 {
     size_t len = strlen(name), vl = value_field ? strlen(value_field) : 0;
     /* an identity field as the value would make the key more than the guid */
     if (!nl__name_ok(name, len) || len + 6 > NL_NAME_MAX ||
-        (value_field && (!nl__name_ok(value_field, vl) || is_reserved(value_field) ||
+        (value_field && (!nl__name_ok(value_field, vl) || nl__is_head_field(value_field, vl) ||
                          nl__is_id_field(value_field, vl))))
         return NL_ENAME;
     return 0;
