@@ -53,10 +53,9 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
     p.algos = algos;
     p.n = hist;
     if (as_default) {
-        p.threshold = NLD_DEFAULT_THRESHOLD;
-        p.relearn = NLD_DEFAULT_RELEARN;
-        p.relearn_s = NLD_DEFAULT_RELEARN_S;
-        p.season_s = NLD_DEFAULT_SEASON_S;
+        nld_default_params(&p);
+        p.algos = algos;
+        p.n = hist;
     }
     nld_bank_t *b = malloc((size_t)streams * sizeof *b);
     for (int k = 0; k < streams; k++)

@@ -37,9 +37,10 @@
 #include "realdata_bank.h"
 #include "realdata_csv.h"
 #include "realdata_replay.h"
+#include "realdata_set.h"
 
 #ifndef RD_DEFAULT_DATA
-#define RD_DEFAULT_DATA "../shared/datasets/cloud-monitoring"
+#define RD_DEFAULT_DATA "../shared/datasets"
 #endif
 
 static rd_series_t *ser;
@@ -65,19 +66,24 @@ static void free_scores(double **sc)
     free(sc);
 }
 
+static const rd_set_t *cur; /* the set the tables are about (use_set) */
+
 static void header(const char *what)
 {
-    printf("| %-44s | %8s | %8s | %8s | %10s | %6s |\n", what, "standard", "low-FP", "low-FN",
-           "FP/1k rows", "found");
-    printf("|%s|---------:|---------:|---------:|-----------:|-------:|\n",
+    printf("| %-44s | %8s | %8s | %8s | %6s | %6s | %10s | %8s |\n", what, "standard", "low-FP",
+           "low-FN", "found", "false", "FP/1k rows", "FP/day");
+    printf("|%s|---------:|---------:|---------:|-------:|-------:|-----------:|---------:|\n",
            "----------------------------------------------");
 }
 
+/* One row: the three profiles, then at the standard profile's threshold the windows found,
+ * the false reports, per 1,000 scored rows and per day of one stream. */
 static void print_results(const char *label, const nab_result_t r[3])
 {
-    printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% |\n", label, r[0].score,
-           r[1].score, r[2].score, 1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
-           100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1));
+    printf("| %-44s | %8.1f | %8.1f | %8.1f | %5.1f%% | %6zu | %10.2f | %8.3f |\n", label,
+           r[0].score, r[1].score, r[2].score,
+           100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1), r[0].fp,
+           rd_set_fp_per_1k(cur, r[0].fp), rd_set_fp_per_day(cur, r[0].fp));
     fflush(stdout);
 }
 
@@ -133,168 +139,48 @@ static double **replay_one(const char *words, const char *col, const char *tmp)
  * bench/README.md, "bench-realdata"); the table's per-algorithm rows use its history and
  * relearn. */
 #define DEFAULT_WORDS "combine=default"
-#define DEFAULT_ALGOS "cusum" /* NLD_DEFAULT_ALGOS by name */
-#define DEFAULT_RELEARN_TEXT "10m" /* NLD_DEFAULT_RELEARN(_S) as the grid writes it */
-#define DEFAULT_HISTORY NLD_DEFAULT_HISTORY
-#define DEFAULT_RELEARN NLD_DEFAULT_RELEARN
+/* what combine=default was until 2026-11-26, chosen on cloud-monitoring alone */
+#define BEFORE_WORDS                                                                          \
+    "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 holdoff=1h "   \
+    "calib=off floor=0"
 
-/* ---- the grid the two-fold procedure chooses from --------------------------------------- */
-static const char *const grid_algos[] = {"cdf-hu",       "msd-hu",        "cusum",
-                                         "relent",       "cdf-hu,msd-hu", "cdf-hu,cusum",
-                                         "cdf-hu,msd-hu,cusum,relent"};
-static const uint32_t grid_history[] = {150, 300, 600};
-static const char *const grid_relearn[] = {"1", "2", "5", "10m", "30m", "1h", "2h"}; /* values, or time */
-/* the seasonal baseline: off, or a day (its levels weighing about the last four days) */
-static const struct {
-    const char *text;
-    double period_s, alpha;
-} grid_season[] = {{"off", 0, 0.25}, {"1d", 86400, 0.25}};
-/* hold-offs: negative = that many values (holdoff=N), else event time in usec (holdoff=DUR) */
+/* NLD_DEFAULT_ALGOS by name, e.g. "cdf-hu" */
+static const char *default_algos(void)
+{
+    static char text[96];
+    size_t n = 0;
+    for (int a = 0; a < NLD_ALGOS; a++)
+        if (NLD_DEFAULT_ALGOS >> a & 1)
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? "," : "",
+                                  nld_algo_name(a));
+    return text;
+}
+
+/* The threshold combine=default's budget means (its rate is per value). */
+static double default_thr(void) { return nld_rate_threshold(NLD_DEFAULT_RATE); }
+
+/* hold-offs --try prints: negative = that many values (holdoff=N), else event time in usec */
 #define HOUR 3600000000LL
 static const int64_t grid_holdoff[] = {0, -3, HOUR, 3 * HOUR, 6 * HOUR};
 static const char *const grid_holdoff_text[] = {"0", "3", "1h", "3h", "6h"};
 #define NG(a) (sizeof(a) / sizeof(a)[0])
 
-typedef struct choice {
-    double train, held, t;
-    int a, hi, ri, si, oi;
-} choice_t;
-
-static int params_for(const char *algos, uint32_t hist, const char *relearn, size_t season,
+/* A bank's parameters as the tables name them; relearn is a count of values, or with m or
+ * h event time; season a period in seconds (0: off). */
+static int params_for(const char *algos, uint32_t hist, const char *relearn, double season_s,
                       nld_params_t *p)
 {
     nld_params_default(p);
-    p->season_s = grid_season[season].period_s;
-    p->season_alpha = grid_season[season].alpha;
+    p->season_s = season_s;
     p->n = hist;
     char *end;
-    double r = strtod(relearn, &end); /* a count of values, or with m / h event time */
+    double r = strtod(relearn, &end);
     if (*end == 'm' || *end == 'h')
         p->relearn_s = r * (*end == 'm' ? 60 : 3600);
     else
         p->relearn = (uint32_t)r;
     p->admit = 0;
     return nld_algo_parse(algos, &p->algos, NULL);
-}
-
-/* How well a configuration's threshold choice carries over inside one training half: for
- * each folder g of the half, the threshold is chosen on the half's other folders and the
- * starts on g are kept; the half is then scored with all of them (nested cross-validation,
- * so that a setting which fits a few folders by luck does not win). */
-static double nested_score(double *const *sc, const unsigned char *train, int64_t hold,
-                           double **tmp, double **det, unsigned char *rest)
-{
-    for (int g = 0; g < 64; g++) {
-        int any = 0;
-        for (int k = 0; k < nser; k++) {
-            rest[k] = train[k] && ser[k].folder != g;
-            any |= train[k] && ser[k].folder == g;
-        }
-        if (!any) continue;
-        double b, t = rd_best_start_threshold(&corpus, ser, nser, sc, rest, hold, &nab_standard,
-                                              tmp, &b);
-        for (int k = 0; k < nser; k++)
-            if (train[k] && ser[k].folder == g)
-                rd_starts_at(sc[k], ser[k].ts, ser[k].n, t, hold, det[k]);
-    }
-    nab_result_t r;
-    nab_score_at(&corpus, det, train, &nab_standard, 0.5, &r);
-    return r.score;
-}
-
-/* The two-fold choice over the grid; prints each fold's pick and its held-out score. On a
- * half, the configuration with the best nested score is chosen, then its threshold on the
- * whole half; both are scored on the other half. */
-static void two_fold(const unsigned char *half[2])
-{
-    choice_t best[2] = {{-1e9, 0, 0, 0, 0, 0, 0, 0}, {-1e9, 0, 0, 0, 0, 0, 0, 0}}, both = {0};
-    double nested_best[2] = {-1e9, -1e9}, both_best = -1e9, both_held[2] = {0, 0}, both_ns[2] = {0, 0}, cur[2][2], both_t[2] = {0, 0};
-    double **sc = alloc_scores(), **tmp = alloc_scores(), **det = alloc_scores();
-    unsigned char *rest = malloc((size_t)nser);
-    for (size_t a = 0; a < NG(grid_algos); a++)
-        for (size_t hi = 0; hi < NG(grid_history); hi++)
-            for (size_t ri = 0; ri < NG(grid_relearn); ri++)
-                for (size_t si = 0; si < NG(grid_season); si++) {
-                nld_params_t p;
-                params_for(grid_algos[a], grid_history[hi], grid_relearn[ri], si, &p);
-                for (int k = 0; k < nser; k++)
-                    if (rd_bank_scores(&ser[k], &p, sc[k])) {
-                        fprintf(stderr, "bench-realdata: out of memory\n");
-                        exit(1);
-                    }
-                for (size_t oi = 0; oi < NG(grid_holdoff); oi++)
-                    for (int f = 0; f < 2; f++) {
-                        int64_t hold = grid_holdoff[oi];
-                        double ns = nested_score(sc, half[f], hold, tmp, det, rest);
-                        double tr, t = rd_best_start_threshold(&corpus, ser, nser, sc, half[f],
-                                                               hold, &nab_standard, tmp, &tr);
-                        nab_result_t r;
-                        double held = rd_starts_score(&corpus, ser, nser, sc, half[!f], t, hold,
-                                                      &nab_standard, tmp, &r);
-                        if (getenv("RD_VERBOSE"))
-                            fprintf(stderr,
-                                    "%s h=%u r=%s season=%s o=%s fold=%d nested=%.1f train=%.1f "
-                                    "t=%.4f held=%.1f\n",
-                                    grid_algos[a], grid_history[hi], grid_relearn[ri],
-                                    grid_season[si].text, grid_holdoff_text[oi], f,
-                                    ns, tr, t, held);
-                        cur[f][0] = ns;
-                        cur[f][1] = held;
-                        /* the default must mean the same for hourly metrics and 1 s
-                         * summaries: its relearn and holdoff are given in event time */
-                        int scale_free = strpbrk(grid_relearn[ri], "mh") &&
-                                         strchr(grid_holdoff_text[oi], 'h');
-                        if (f == 0) both_t[0] = t;
-                        if (f == 1 && scale_free && cur[0][0] + cur[1][0] > both_best) {
-                            both_t[1] = both_t[0];
-                            both_best = cur[0][0] + cur[1][0];
-                            both = (choice_t){0, 0, 0, (int)a, (int)hi, (int)ri, (int)si, (int)oi};
-                            both_held[0] = cur[1][1]; /* half A, threshold from half B */
-                            both_held[1] = cur[0][1];
-                            both_ns[0] = cur[0][0];
-                            both_ns[1] = cur[1][0];
-                        }
-                        if (ns <= nested_best[f]) continue;
-                        nested_best[f] = ns;
-                        best[f] = (choice_t){tr, held, t, (int)a, (int)hi, (int)ri, (int)si, (int)oi};
-                    }
-            }
-    printf("\nTwo-fold choice over %zu configurations (algorithms x history x relearn x "
-           "season x holdoff; threshold swept), standard profile: on each half the configuration with "
-           "the best nested (leave-one-folder-out) score, its threshold chosen on that half, "
-           "then scored on the other half:\n\n",
-           NG(grid_algos) * NG(grid_history) * NG(grid_relearn) * NG(grid_season) *
-               NG(grid_holdoff));
-    printf("| chosen on | configuration | nested | threshold | score there | held-out half |\n");
-    printf("|---|---|---:|---:|---:|---:|\n");
-    for (int f = 0; f < 2; f++)
-        printf("| half %c | algo=%s history=%u relearn=%s season=%s holdoff=%s | %.1f | %.4f | "
-               "%.1f | %.1f |\n",
-               'A' + f, grid_algos[best[f].a], grid_history[best[f].hi],
-               grid_relearn[best[f].ri], grid_season[best[f].si].text,
-               grid_holdoff_text[best[f].oi], nested_best[f], best[f].t,
-               best[f].train, best[f].held);
-    /* its threshold: the best for the whole data set (what combine=default is given) */
-    nld_params_t p;
-    params_for(grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri], both.si, &p);
-    for (int k = 0; k < nser; k++)
-        if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
-    double whole, t = rd_best_start_threshold(&corpus, ser, nser, sc, NULL,
-                                              grid_holdoff[both.oi], &nab_standard, tmp, &whole);
-    printf("\nThe default: of the configurations whose relearn and holdoff are event time (so "
-           "that it means the same for hourly metrics and 1 s summaries), the best nested score "
-           "summed over both halves: algo=%s history=%u relearn=%s season=%s holdoff=%s (nested "
-           "%.1f + "
-           "%.1f); held out, with the threshold chosen on the other half: half A %.1f, half B "
-           "%.1f; threshold chosen on half A %.4f, on the whole data set %.4f (%.1f there); "
-           "combine=default has %g (see bench/README.md: the larger loses simulated faults).\n",
-           grid_algos[both.a], grid_history[both.hi], grid_relearn[both.ri],
-           grid_season[both.si].text, grid_holdoff_text[both.oi], both_ns[0], both_ns[1], both_held[0], both_held[1],
-           both_t[1], t, whole, NLD_DEFAULT_THRESHOLD);
-    free_scores(sc);
-    free_scores(tmp);
-    free_scores(det);
-    free(rest);
 }
 
 /* ---- the whole table ---------------------------------------------------------------- */
@@ -306,8 +192,8 @@ static const char *const algo_names[] = {"msd-ss", "msd-su", "msd-hs", "msd-hu",
 /* Each algorithm's per-value score at its own settings: history and relearn chosen on one
  * half (the best score there, threshold swept), scored on the other half with that
  * threshold, and for the table the setting best on both halves together. */
-static const uint32_t algo_history[] = {150, 300, 600};
-static const char *const algo_relearn[] = {"1", "2", "5", "10", "10m", "1h"};
+static const uint32_t algo_history[] = {300, 1000};
+static const char *const algo_relearn[] = {"5", "10m", "1h"};
 
 static void per_algorithm(double **wg, const unsigned char *half[2])
 {
@@ -315,16 +201,13 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
            "algorithm at its own history and relearn (of %zu x %zu), chosen on one half and "
            "scored on the other with the threshold from there:\n\n",
            NG(algo_history), NG(algo_relearn));
-    printf("| %-44s | %8s | %8s | %8s | %10s | %6s | %-17s | %7s | %7s |\n", "detector", "standard",
-           "low-FP", "low-FN", "FP/1k rows", "found", "setting", "held A", "held B");
-    printf("|%s|---------:|---------:|---------:|-----------:|-------:|---|--------:|--------:|\n",
-           "----------------------------------------------");
+    header("detector (setting, held A, held B after the row)");
     row_swept("windowed Gaussian (anchor)", wg, NULL);
     double **sc = alloc_scores(), **keep = alloc_scores();
     /* the ten, then the seasonal baseline under the algorithm combine=default uses */
     for (int a = 0; a < 11; a++) {
-        const char *algo = a < 10 ? algo_names[a] : DEFAULT_ALGOS;
-        size_t season = a < 10 ? 0 : 1;
+        const char *algo = a < 10 ? algo_names[a] : default_algos();
+        double season = a < 10 ? 0 : NLD_DEFAULT_SEASON_S;
         double best_sum = -1e9, held[2] = {0, 0};
         uint32_t bh = 0;
         const char *br = "";
@@ -350,11 +233,11 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
         nab_result_t r[3];
         for (int q = 0; q < 3; q++)
             if (nab_score(&corpus, keep, NULL, profiles[q], &r[q])) exit(1);
-        printf("| %-44s | %8.1f | %8.1f | %8.1f | %10.2f | %5.1f%% | history=%u relearn=%s | %7.1f "
-               "| %7.1f |\n",
-               a < 10 ? algo_names[a] : DEFAULT_ALGOS " season=1d", r[0].score, r[1].score,
-               r[2].score, 1000.0 * (double)r[0].fp / (double)(r[0].rows ? r[0].rows : 1),
-               100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1), bh, br,
+        printf("| %-44s | %8.1f | %8.1f | %8.1f | %5.1f%% | %6zu | %10.2f | %8.3f | history=%u "
+               "relearn=%s | %7.1f | %7.1f |\n",
+               a < 10 ? algo_names[a] : "the default's, season=1d", r[0].score, r[1].score,
+               r[2].score, 100.0 * (double)r[0].found / (double)(r[0].windows ? r[0].windows : 1),
+               r[0].fp, rd_set_fp_per_1k(cur, r[0].fp), rd_set_fp_per_day(cur, r[0].fp), bh, br,
                held[0], held[1]);
         fflush(stdout);
     }
@@ -411,16 +294,53 @@ static size_t rows_all(void)
     return n;
 }
 
-static int params_for(const char *algos, uint32_t hist, const char *relearn, size_t season,
-                      nld_params_t *p);
-
-/* combine=default's bank, as the grid writes it (its season is the grid's "1d" or "off") */
+/* combine=default's bank, as the engine configures it */
 static void default_params(nld_params_t *p)
 {
-    size_t si = 0;
-    for (size_t i = 0; i < NG(grid_season); i++)
-        if (grid_season[i].period_s == NLD_DEFAULT_SEASON_S && grid_season[i].alpha == 0.25) si = i;
-    params_for(DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT, si, p);
+    nld_params_default(p);
+    nld_default_params(p);
+    p->admit = 0; /* episode.min=1's */
+}
+
+/* What combine=default was before 2026-11-26 (BEFORE_WORDS), for the fast path: its
+ * bank, threshold and hold-off. */
+static void before_params(nld_params_t *p, double *thr, int64_t *hold)
+{
+    params_for("cusum", 300, "10m", 86400, p);
+    *thr = 0.86;
+    *hold = 3600000000LL;
+}
+
+/* A series' episode starts that are false (after probation, outside every window). */
+static size_t false_starts(int k, const double *start)
+{
+    const nab_series_t *ns = &corpus.s[k];
+    size_t fp = 0, w = 0;
+    for (size_t i = ns->probation; i < ser[k].n; i++) {
+        while (w < ns->nw && ns->w[w].e < i) w++;
+        if (start[i] != 0 && !(w < ns->nw && ns->w[w].s <= i)) fp++;
+    }
+    return fp;
+}
+
+/* The series without any labelled anomaly: their false reports per 10 days of rows (every
+ * report after probation is false there). */
+static void quiet_series(const char *who, double *const *det)
+{
+    int n = 0;
+    size_t fp = 0;
+    double days = 0;
+    for (int k = 0; k < nser; k++) {
+        const nab_series_t *ns = &corpus.s[k];
+        if (ns->nw) continue;
+        n++;
+        for (size_t i = ns->probation; i < ser[k].n; i++) fp += det[k][i] != 0;
+        if (ser[k].n > ns->probation + 1)
+            days += (double)(ser[k].ts[ser[k].n - 1] - ser[k].ts[ns->probation]) / 86400e6;
+    }
+    printf("|   %s, the %d series without anomalies: %zu false reports in %.0f days of rows, "
+           "%.2f per 10 days |\n",
+           who, n, fp, days, days > 0 ? 10 * (double)fp / days : 0);
 }
 
 /* The default as nl-detect reports it, on the whole set and each half. */
@@ -428,11 +348,13 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
 {
     double **st = replay_one(DEFAULT_WORDS, "start.default", tmp);
     double **sc = replay_one(DEFAULT_WORDS, "score.default", tmp);
-    printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%s season=%gs "
-           "threshold=%g holdoff=%gs episode.min=1), as nl-detect reports it, beside the anchor "
-           "in the same run:\n\n",
-           DEFAULT_WORDS, DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, DEFAULT_RELEARN_TEXT,
-           NLD_DEFAULT_SEASON_S, NLD_DEFAULT_THRESHOLD, NLD_DEFAULT_HOLDOFF_S);
+    printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%gs season=%gs "
+           "floor=%g calib=%u rate=%g (threshold %.4f) holdoff=%gs episode.min=1), as nl-detect "
+           "reports it, beside the anchor and the default before 2026-11-26 (`%s`) in the same "
+           "run:\n\n",
+           DEFAULT_WORDS, default_algos(), NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN_S,
+           NLD_DEFAULT_SEASON_S, NLD_DEFAULT_FLOOR, NLD_DEFAULT_CALIB, NLD_DEFAULT_RATE,
+           default_thr(), NLD_DEFAULT_HOLDOFF_S, BEFORE_WORDS);
     header("detector, series");
     const char *what[3] = {"whole data set", "half A (even folders)", "half B (odd folders)"};
     for (int h = 0; h < 3; h++) {
@@ -444,6 +366,17 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
         row_swept(label, sc, only);
         snprintf(label, sizeof label, "windowed Gaussian, %s", what[h]);
         row_swept(label, wg, only);
+        if (!h) {
+            double **old = replay_one(BEFORE_WORDS, "start.default", tmp);
+            row_fixed("before: reports, whole data set", old, NULL);
+            quiet_series("before", old);
+            if (getenv("RD_PER_SERIES"))
+                for (int k = 0; k < nser; k++)
+                    fprintf(stderr, "%s: false reports before %zu, now %zu\n", ser[k].name,
+                            false_starts(k, old[k]), false_starts(k, st[k]));
+            free_scores(old);
+            quiet_series("default", st);
+        }
     }
     /* the fast path used for choosing must be what the engine does: its scores from the
      * bank, and the starts it derives from the engine's scores (out of memory ends the run,
@@ -454,7 +387,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, NLD_DEFAULT_THRESHOLD, hold, sim[k]);
+        rd_starts_at(sc[k], ser[k].ts, ser[k].n, default_thr(), hold, sim[k]);
         if (rd_bank_scores(&ser[k], &p, bank[k])) {
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
@@ -472,8 +405,8 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
                                         &bw);
     free_scores(tmpb);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
-           "combine=default has %g).\n",
-           bt, bw, NLD_DEFAULT_THRESHOLD);
+           "combine=default's budget means %.4f).\n",
+           bt, bw, default_thr());
     printf("\nThe choosing procedure's fast path against nl-detect: of %zu rows, %zu scores "
            "differ; of nl-detect's %zu reports, %zu rows differ from the starts computed from "
            "its scores.\n",
@@ -498,7 +431,8 @@ static size_t spans_of(const rd_series_t *s, const double *sc, double t, int64_t
 }
 
 /* --plot NAME OUT.svg: one series, its labelled rows and windows, the default's episodes
- * and the anchor's flagged spans at its best threshold for the corpus. */
+ * now and before 2026-11-26, and the anchor's flagged spans at its best threshold for the
+ * corpus; then each one's windows found and false reports on that series. */
 static int plot(const char *name, const char *out, double **wg)
 {
     int k = 0;
@@ -509,12 +443,11 @@ static int plot(const char *name, const char *out, double **wg)
     }
     const rd_series_t *s = &ser[k];
     const nab_series_t *ns = &corpus.s[k];
-    double *y = malloc(s->n * sizeof *y), *sc = malloc(s->n * sizeof *sc);
-    em_span_t *inj = malloc((s->n + ns->nw) * sizeof *inj), *ep[2];
+    double *y = malloc(s->n * sizeof *y), **sc = alloc_scores(), **st = alloc_scores();
+    em_span_t *inj = malloc((s->n + ns->nw) * sizeof *inj), *ep[3];
     int *kind = malloc((s->n + ns->nw) * sizeof *kind);
-    ep[0] = malloc(s->n * sizeof *ep[0]);
-    ep[1] = malloc(s->n * sizeof *ep[1]);
-    if (!y || !sc || !inj || !kind || !ep[0] || !ep[1]) return 1;
+    for (int j = 0; j < 3; j++) ep[j] = malloc(s->n * sizeof *ep[j]);
+    if (!y || !inj || !kind || !ep[0] || !ep[1] || !ep[2]) return 1;
     size_t ninj = 0;
     for (size_t j = 0; j < ns->nw; j++) {
         inj[ninj] = (em_span_t){(double)ns->w[j].s, (double)ns->w[j].e + 1, 1};
@@ -527,52 +460,55 @@ static int plot(const char *name, const char *out, double **wg)
             kind[ninj++] = 0;
         }
     }
-    nld_params_t p;
-    default_params(&p);
-    if (rd_bank_scores(s, &p, sc)) return 1;
-    size_t nep[2];
-    int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
-    nep[0] = spans_of(s, sc, NLD_DEFAULT_THRESHOLD, hold, ep[0]);
-    nab_result_t r;
+    /* now and before: the bank's scores, their thresholds and hold-offs */
+    nld_params_t p[2];
+    double thr[2] = {default_thr(), 0};
+    int64_t hold[2] = {(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), 0};
+    default_params(&p[0]);
+    before_params(&p[1], &thr[1], &hold[1]);
+    size_t nep[3], found[3], fp[3];
+    unsigned char *only = calloc((size_t)nser, 1);
+    if (!only) return 1;
+    only[k] = 1;
+    for (int j = 0; j < 2; j++) {
+        if (rd_bank_scores(s, &p[j], sc[k])) return 1;
+        nep[j] = spans_of(s, sc[k], thr[j], hold[j], ep[j]);
+        nab_result_t r;
+        rd_starts_score(&corpus, ser, nser, sc, only, thr[j], hold[j], &nab_standard, st, &r);
+        found[j] = r.found;
+        fp[j] = false_starts(k, st[k]);
+    }
+    nab_result_t ra, r;
     if (nab_score(&corpus, wg, NULL, &nab_standard, &r)) return 1;
-    nep[1] = spans_of(s, wg[k], r.threshold, 0, ep[1]);
+    nep[2] = spans_of(s, wg[k], r.threshold, 0, ep[2]);
+    nab_score_at(&corpus, wg, only, &nab_standard, r.threshold, &ra);
+    found[2] = ra.found;
+    fp[2] = ra.fp;
     static const char *const kinds[] = {"labelled anomaly", "", "NAB window"};
-    static const char *const rows[] = {"nl-detect", "anchor"};
+    static const char *const rows[] = {"nl-detect now", "before", "anchor"};
     char title[256];
     snprintf(title, sizeof title,
-             "%s: labels and NAB windows; nl-detect combine=default; windowed Gaussian at its "
-             "best threshold",
+             "%s: labels and NAB windows; nl-detect combine=default now and before 2026-11-26; "
+             "windowed Gaussian at its best threshold",
              name);
-    const em_span_t *const eps[2] = {ep[0], ep[1]};
-    ep_plot_t pl = {title, "value", y, s->n, inj, kind, ninj, kinds, 3, eps, nep, rows, 2,
+    const em_span_t *const eps[3] = {ep[0], ep[1], ep[2]};
+    ep_plot_t pl = {title, "value", y, s->n, inj, kind, ninj, kinds, 3, eps, nep, rows, 3,
                     "d", 0, 0};
     /* one tick a day: rows per day from the series' own spacing */
     double step_s = s->n > 1 ? (double)(s->ts[s->n - 1] - s->ts[0]) / 1e6 / (double)(s->n - 1) : 3600;
     pl.per_unit = 86400.0 / (step_s > 0 ? step_s : 3600);
     pl.step = s->n / pl.per_unit > 20 ? 7 : 1;
     int rc = ep_svg(out, &pl);
-    /* windows found in this series, each at the threshold used for the picture */
-    unsigned char *only = calloc((size_t)nser, 1);
-    nab_result_t rd, ra;
-    if (!only) return 1;
-    only[k] = 1;
-    double **one = alloc_scores(), **tmpb = alloc_scores();
-    memcpy(one[k], sc, s->n * sizeof *sc);
-    rd_starts_score(&corpus, ser, nser, one, only, NLD_DEFAULT_THRESHOLD, hold, &nab_standard,
-                    tmpb, &rd);
-    nab_score_at(&corpus, wg, only, &nab_standard, r.threshold, &ra);
-    free_scores(one);
-    free_scores(tmpb);
+    printf("plot: %s; of %zu windows after probation found, and false reports (anchor: false "
+           "flagged rows): now %zu, %zu; before %zu, %zu; anchor %zu, %zu\n",
+           out, ra.windows, found[0], fp[0], found[1], fp[1], found[2], fp[2]);
     free(only);
-    printf("plot: %s (%zu nl-detect episodes, %zu anchor spans; windows found after probation: "
-           "nl-detect %zu of %zu, anchor %zu)\n",
-           out, nep[0], nep[1], rd.found, rd.windows, ra.found);
+    free_scores(sc);
+    free_scores(st);
     free(y);
-    free(sc);
     free(inj);
     free(kind);
-    free(ep[0]);
-    free(ep[1]);
+    for (int j = 0; j < 3; j++) free(ep[j]);
     return rc ? 1 : 0;
 }
 
@@ -621,14 +557,23 @@ static void try_words(const char *words, const char *tmp)
     free_scores(tmpb);
 }
 
+/* The globals the tables read, pointed at one set. */
+static void use_set(const rd_set_t *set)
+{
+    cur = set;
+    ser = set->ser;
+    nser = set->nser;
+    corpus = set->corpus;
+}
+
 int main(int argc, char **argv)
 {
-    const char *data = RD_DEFAULT_DATA, *tmp = "/tmp", *try = NULL, *plot_name = NULL,
+    const char *dirs[2] = {NULL, NULL}, *tmp = "/tmp", *try = NULL, *plot_name = NULL,
                *plot_out = NULL;
-    int quick = 0;
+    int quick = 0, ndirs = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--data") && i + 1 < argc)
-            data = argv[++i];
+        if (!strcmp(argv[i], "--data") && i + 1 < argc && ndirs < 2)
+            dirs[ndirs++] = argv[++i];
         else if (!strcmp(argv[i], "--tmp") && i + 1 < argc)
             tmp = argv[++i];
         else if (!strcmp(argv[i], "--try") && i + 1 < argc)
@@ -642,65 +587,72 @@ int main(int argc, char **argv)
             quick = 2;
         else {
             fprintf(stderr,
-                    "usage: bench-realdata [--data DIR] [--tmp DIR] [--quick | --select | --try WORDS |\n"
-                    "       --plot SERIES OUT.svg]\n");
+                    "usage: bench-realdata [--data DIR [--data DIR]] [--tmp DIR]\n"
+                    "       [--quick | --select | --try WORDS | --plot SERIES OUT.svg]\n");
             return 2;
         }
     }
+    if (!ndirs) {
+        dirs[ndirs++] = RD_DEFAULT_DATA "/cloud-monitoring";
+        dirs[ndirs++] = RD_DEFAULT_DATA "/server-asd";
+    }
     unsetenv("NL_DEST");
-    char err[1024];
-    int nfold = 0;
-    nser = rd_load_dir(data, &ser, &nfold, err, sizeof err);
-    if (nser <= 0) {
-        fprintf(stderr,
-                "bench-realdata: the labelled data set is absent (%s)%s%s; nothing measured\n",
-                data, nser < 0 ? ": " : "", nser < 0 ? err : "");
+    rd_set_t sets[2];
+    int nsets = 0;
+    for (int i = 0; i < ndirs; i++) {
+        char err[1024] = "";
+        int got = rd_set_load(&sets[nsets], dirs[i], err, sizeof err);
+        if (got < 0) {
+            fprintf(stderr, "bench-realdata: %s: %s\n", dirs[i], err);
+            return 2;
+        }
+        if (!got) {
+            fprintf(stderr, "bench-realdata: the labelled data set %s is absent; not measured\n",
+                    dirs[i]);
+            continue;
+        }
+        rd_set_t *st = &sets[nsets++];
+        printf("bench-realdata: %s: %d series in %d %s: %zu rows (%zu after probation, %.0f "
+               "stream-days; %zu empty values: the last value carried forward), %zu windows, "
+               "%zu after probation\n",
+               dirs[i], st->nser, st->nfold, rd_is_asd(dirs[i]) ? "servers" : "folders",
+               st->rows, st->scored, st->scored_days, st->empty,
+               nab_corpus_windows(&st->corpus, &st->scored_w), st->scored_w);
+    }
+    if (!nsets) {
+        fprintf(stderr, "bench-realdata: no labelled data set found; nothing measured\n");
         return 2;
     }
-    nab_corpus_init(&corpus);
-    size_t rows = 0, empty = 0;
-    unsigned char *half[2] = {calloc((size_t)nser, 1), calloc((size_t)nser, 1)};
-    for (int k = 0; k < nser; k++) {
-        if (nab_corpus_add(&corpus, ser[k].label, ser[k].n)) return 1;
-        rows += ser[k].n;
-        empty += ser[k].empty;
-        half[ser[k].folder % 2][k] = 1;
+    int rc = 0, plotted = 0;
+    for (int x = 0; x < nsets && !rc; x++) {
+        const rd_set_t *st = &sets[x];
+        use_set(st);
+        unsigned char *half[2] = {calloc((size_t)nser, 1), calloc((size_t)nser, 1)};
+        if (!half[0] || !half[1]) return 1;
+        for (int k = 0; k < nser; k++) half[ser[k].folder % 2][k] = 1;
+        const unsigned char *halves[2] = {half[0], half[1]};
+        if (try) {
+            printf("\n## %s\n\n", st->name);
+            try_words(try, tmp);
+        } else if (plot_name) {
+            int k = 0;
+            while (k < nser && strcmp(ser[k].name, plot_name)) k++;
+            if (k < nser) {
+                rc = plot(plot_name, plot_out, st->wg);
+                plotted = 1;
+            } else if (x == nsets - 1 && !plotted) {
+                fprintf(stderr, "bench-realdata: no series %s\n", plot_name);
+                rc = 2;
+            }
+        } else if (quick != 2) {
+            printf("\n## %s\n", st->name);
+            if (!quick) table(tmp, st->wg, halves);
+            default_rows(tmp, st->wg, halves);
+        }
+        free(half[0]);
+        free(half[1]);
     }
-    size_t scored_w, all_w = nab_corpus_windows(&corpus, &scored_w);
-    printf("bench-realdata: %d series in %d folders from %s: %zu rows (%zu empty values: the "
-           "last value carried forward), %zu windows, %zu after probation\n",
-           nser, nfold, data, rows, empty, all_w, scored_w);
-    int rc = 0;
-    double **wg = NULL;
-    if (try) {
-        try_words(try, tmp);
-        goto done;
-    }
-    wg = alloc_scores();
-    for (int k = 0; k < nser; k++) {
-        double *x = malloc(ser[k].n * sizeof *x), last = 0;
-        if (!x) return 1;
-        for (size_t i = 0; i < ser[k].n; i++)
-            x[i] = isnan(ser[k].v[i]) ? last : (last = ser[k].v[i]);
-        if (rd_windowed_gaussian(x, ser[k].n, wg[k])) return 1;
-        free(x);
-    }
-    const unsigned char *halves[2] = {half[0], half[1]};
-    if (plot_name) {
-        rc = plot(plot_name, plot_out, wg);
-    } else if (quick == 2) { /* the choice alone */
-        two_fold(halves);
-    } else {
-        if (!quick) table(tmp, wg, halves);
-        default_rows(tmp, wg, halves);
-        if (!quick) two_fold(halves);
-    }
-done:
-    free_scores(wg);
-    free(half[0]);
-    free(half[1]);
-    nab_corpus_free(&corpus);
-    for (int k = 0; k < nser; k++) rd_series_free(&ser[k]);
-    free(ser);
+    if (!try && !plot_name && quick != 1) rd_cross_choice(sets, nsets);
+    for (int x = 0; x < nsets; x++) rd_set_free(&sets[x]);
     return rc;
 }

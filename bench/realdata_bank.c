@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bench_util.h"
+#include "nld_tail.h"
 
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
 {
@@ -32,6 +33,20 @@ int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
     }
     nld_bank_free(&b);
     return 0;
+}
+
+void rd_per_day(const rd_series_t *s, double *score)
+{
+    size_t first = 0;
+    while (first < s->n && isnan(s->v[first])) first++;
+    for (size_t i = 0; i < s->n; i++) {
+        if (i <= first || s->ts[i] <= s->ts[first]) {
+            score[i] = -INFINITY;
+            continue;
+        }
+        double spacing = (double)(s->ts[i] - s->ts[first]) / 1e6 / (double)(i - first);
+        score[i] = nld_surprise_of(score[i]) + log10(spacing / 86400);
+    }
 }
 
 void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, int64_t hold,

@@ -18,6 +18,12 @@
  * combine=any scores). Returns 0 or -1 when out of memory. */
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out);
 
+/* Scores as an alarm budget in event time reads them (alarms=N/day): each row's surprise
+ * (nld_tail.h) plus log10 of the stream's mean spacing so far in days, as the bank
+ * computes it, so that a row reaches threshold t exactly when alarms=10^-t/day flags it.
+ * In place; rows before the second value get -inf. */
+void rd_per_day(const rd_series_t *s, double *score);
+
 /* 1 on the rows where a report would open an episode (threshold=t episode.min=1), else 0.
  * The hold-off `hold` is event time in usec (holdoff=DUR: an episode ends once its values
  * have stayed below t for that long), or, when negative, -hold values (holdoff=N; -1 and 0

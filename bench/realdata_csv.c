@@ -40,7 +40,7 @@ static char *field(char **p)
     return s;
 }
 
-static int parse_ts(const char *s, int64_t *usec)
+int rd_parse_ts(const char *s, int64_t *usec)
 {
     int y, mo, d, h, mi, sec, used = 0;
     char sep;
@@ -72,13 +72,17 @@ static int grow(rd_series_t *s, size_t *cap)
     return 0;
 }
 
-int rd_csv_read(const char *path, rd_series_t *s, char *err, size_t errlen)
+FILE *rd_fopen(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (!f) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return f;
+}
+
+int rd_csv_read(const char *path, rd_series_t *s, char *err, size_t errlen)
+{
+    FILE *f = rd_fopen(path, err, errlen);
+    if (!f) return -1;
     char line[4096];
     long ln = 0;
     size_t cap = 0;
@@ -98,7 +102,7 @@ int rd_csv_read(const char *path, rd_series_t *s, char *err, size_t errlen)
             rc = -1;
             break;
         }
-        if (parse_ts(t, &s->ts[s->n])) {
+        if (rd_parse_ts(t, &s->ts[s->n])) {
             snprintf(err, errlen, "%s:%ld: bad timestamp '%s'", path, ln, t);
             rc = -1;
             break;
@@ -174,6 +178,7 @@ static int is_csv(const char *dir, const char *name)
 
 int rd_load_dir(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen)
 {
+    if (rd_is_asd(dir)) return rd_load_asd(dir, out, nfolders, err, errlen);
     int nf = 0, count = 0, cap = 0, rc = 0;
     char **folders = list_dir(dir, is_dir, &nf);
     if (!folders) {

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* realdata_csv.h — reading the labelled series of ../shared/datasets (TimeStamp,Value,Label
- * with a header; fields may be quoted; timestamps ISO 8601 with a space or a T, with or
- * without Z, taken as UTC; an empty Value is kept as NaN). */
+/* realdata_csv.h — reading the labelled series of ../shared/datasets, in either of its two
+ * layouts: cloud-monitoring's folders of TimeStamp,Value,Label files (with a header; fields
+ * may be quoted; an empty Value is kept as NaN), and server-asd's omi-N.csv matrices with
+ * their omi-N.labels (realdata_asd.c: each non-constant metric one series, its anomalies the
+ * label lines that list it). Timestamps are ISO 8601 with a space or a T, with or without
+ * Z, taken as UTC. */
 #ifndef NLKIT_BENCH_REALDATA_CSV_H
 #define NLKIT_BENCH_REALDATA_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct rd_series {
@@ -23,8 +27,20 @@ typedef struct rd_series {
 int rd_csv_read(const char *path, rd_series_t *s, char *err, size_t errlen);
 void rd_series_free(rd_series_t *s);
 
-/* Every *.csv under dir's sub-folders, folders and files in name order. Returns the count
- * (0 if none) with *out allocated, or -1 with a reason in err. */
+/* The series of a data set: server-asd's layout when dir holds *.labels files (a "folder"
+ * is then a server), else every *.csv under dir's sub-folders, folders and files in name
+ * order. Returns the count (0 if none) with *out allocated, or -1 with a reason in err. */
 int rd_load_dir(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen);
+
+/* server-asd's layout (see above): whether dir has it, and its series, servers in numeric
+ * order (omi-1, omi-2, ... omi-12), metrics in column order, named "omi-N/mDD". */
+int rd_is_asd(const char *dir);
+int rd_load_asd(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen);
+
+/* fopen(path, "r"), or NULL with "path: reason" in err. */
+FILE *rd_fopen(const char *path, char *err, size_t errlen);
+
+/* "2020-01-01T00:05:00Z" (or a space for the T, without Z) as UTC usec: 0, or -1. */
+int rd_parse_ts(const char *s, int64_t *usec);
 
 #endif

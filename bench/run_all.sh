@@ -78,8 +78,10 @@ if [ $QUICK = 1 ]; then
     "$B/bench/bench-realdata" --quick --tmp "$OUT" || rc=$?
 else
     "$B/bench/bench-realdata" --tmp "$OUT" || rc=$?
-    "$B/bench/bench-realdata" --plot application-crash-rate-2/app2-05.csv "$OUT/realdata-app2-05.svg" ||
-        rc=$?
+    for s in app2-10 app2-07; do
+        "$B/bench/bench-realdata" --plot application-crash-rate-2/$s.csv "$OUT/realdata-$s.svg" ||
+            rc=$?
+    done
 fi
 [ $rc = 0 ] || [ $rc = 2 ] || exit $rc
 

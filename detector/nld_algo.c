@@ -58,11 +58,15 @@ int nld_params_check(const nld_params_t *p, const char **why)
         w = "unknown algorithm";
     else if (!(p->threshold >= 0 && p->threshold < 1))
         w = "threshold must lie in [0, 1)";
+    else if (!(p->rate >= 0 && p->rate <= 0.5) || !(p->alarms_per_s >= 0 && p->alarms_per_s < 1e6))
+        w = "rate must lie in (0, 0.5] and alarms= be a positive count per period";
     else if (!(p->cusum_k >= 0 && p->cusum_k < 4) || !(p->cusum_h > 0 && p->cusum_h < 1e6))
         w = "cusum.k must lie in [0, 4) and cusum.h in (0, 1e6)";
     else if (p->relent_w < 4 || p->relent_w > NLD_RELENT_W_MAX || p->relent_bins < 2 ||
              p->relent_bins > NLD_RELENT_B_MAX || !(p->relent_p > 0 && p->relent_p < 1))
         w = "relent.w must be 4..256, relent.bins 2..32, relent.p in (0, 1)";
+    else if (p->calib == 1 || p->calib > NLD_CALIB_MAX)
+        w = "calib must be 0 (off) or a window of 2 to 1000000 values";
     else if (!(p->season_s >= 0 && p->season_s <= 1e8) || p->season_slots < 2 ||
              p->season_slots > NLD_SEASON_SLOTS_MAX ||
              !(p->season_alpha > 0 && p->season_alpha <= 1))
@@ -108,6 +112,9 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
 {
     memset(b, 0, sizeof *b);
     b->p = *p;
+    b->res = INFINITY;
+    b->t_first = INT64_MIN;
+    b->thr = p->threshold;
     nl_ewma_init(&b->ew, p->alpha);
     for (int raw = 0; raw < 2; raw++) {
         unsigned msd = 1u << (0 + raw), cdf = 1u << (4 + raw); /* msd-s?, cdf-s? */
@@ -121,6 +128,8 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     for (int i = NLD_CUSUM; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && nld_hist_init(&b->cal[i - NLD_CUSUM], p->n, 1, 1)) goto oom;
     if (nld_season_init(&b->season, p->season_s, p->season_slots, p->season_alpha)) goto oom;
+    for (int i = 0; i < NLD_ALGOS; i++)
+        if ((p->algos >> i & 1) && p->calib && nld_calib_init(&b->calib[i], p->calib)) goto oom;
     return 0;
 oom:
     nld_bank_free(b);
@@ -132,6 +141,7 @@ void nld_bank_free(nld_bank_t *b)
     for (int i = 0; i < 2; i++) nld_hist_free(&b->stat[i]);
     for (int i = 0; i < NLD_ALGOS; i++) nld_hist_free(&b->heur[i]);
     for (int i = 0; i < 2; i++) nld_hist_free(&b->cal[i]);
+    for (int i = 0; i < NLD_ALGOS; i++) nld_calib_free(&b->calib[i]);
     nld_relent_free(&b->relent);
     nld_season_free(&b->season);
 }
@@ -142,6 +152,10 @@ void nld_bank_free(nld_bank_t *b)
 static double floor_spread(const nld_bank_t *b, double sd)
 {
     double f = 1e-6 * b->absmax;
+    /* a quantised series (counts, values rounded to 0.01) that sits still for a while has
+     * no spread at all, yet moves by its resolution as a matter of course */
+    if (b->p.res_floor > 0 && isfinite(b->res) && b->res * b->p.res_floor > f)
+        f = b->res * b->p.res_floor;
     return sd > f ? sd : f > 0 ? f : 1e-300;
 }
 
@@ -219,9 +233,23 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
     if (flag < 0) flag = cs > -log10(p->relent_p);
     double vs = nld_surprise_normal(z, p->side);
     if (vs > cs) cs = vs;
-    out->own = out->state = flag ? side_state(p, dir) : NLD_NORMAL;
+    out->side = side_state(p, dir);
+    out->own = out->state = flag ? out->side : NLD_NORMAL;
     out->score = nld_score_of(cs);
-    if (p->threshold > 0) out->state = out->score >= p->threshold ? side_state(p, dir) : NLD_NORMAL;
+    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+}
+
+/* The score judged against the stream's own recent surprises (calib=), and what
+ * threshold= reports from it; the own rule, which the histories learn from, stays. */
+static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
+{
+    double s = nld_calib_step(&b->calib[i], nld_surprise_of(out->score));
+    if (isnan(s)) {
+        *err = NL_ENOMEM;
+        return;
+    }
+    out->score = nld_score_of(s);
+    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
 }
 
 /* Test v against H for algorithm i; the centre is computed only for a flagged value, as
@@ -233,6 +261,7 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
     out->hist_n = h->n;
     out->centre = out->lo = out->hi = NAN;
     out->score = 0;
+    out->side = NLD_NORMAL;
     if (h->n < p->min) {
         out->own = out->state = NLD_WARMUP;
         return;
@@ -256,11 +285,11 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
     out->own = out->state = low ? NLD_LOW : high ? NLD_HIGH : NLD_NORMAL;
     /* the score costs a tail and, for CDF, three more tree descents: only when it is used
      * (threshold=, scores wanted, or a flag to report) */
-    if (p->threshold > 0 || p->want_scores || out->own != NLD_NORMAL) {
+    if (b->thr > 0 || p->want_scores || p->calib || out->own != NLD_NORMAL) {
         double dev = 0;
         out->score = nld_score_of(surprise_of(b, i, h, v, &dev));
-        if (p->threshold > 0)
-            out->state = out->score >= p->threshold ? side_state(p, dev) : NLD_NORMAL;
+        out->side = side_state(p, dev);
+        if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
     }
     if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
 }
@@ -325,6 +354,30 @@ static void season_step(nld_bank_t *b, double x_obs, double off, nld_verdict_t o
     }
 }
 
+double nld_rate_threshold(double rate)
+{
+    double s = -log10(rate);
+    return s / (s + 1);
+}
+
+/* The threshold an alarm budget means for this value: rate= as it is; alarms= in event
+ * time as a share of values that depends on how often the stream has them, its mean
+ * spacing so far (a stream that goes quiet for weeks spaces out, and its share grows with
+ * it); with both, the stricter. Until a second timed value, rate= or threshold= alone. */
+static void budget_threshold(nld_bank_t *b)
+{
+    double r = b->p.rate > 0 ? b->p.rate : 1;
+    if (b->p.alarms_per_s > 0 && b->now != INT64_MIN) {
+        if (b->t_first == INT64_MIN) b->t_first = b->now;
+        if (b->timed++ >= 1 && b->now > b->t_first) {
+            double spacing = (double)(b->now - b->t_first) / 1e6 / (double)(b->timed - 1);
+            double a = b->p.alarms_per_s * spacing;
+            if (a < r) r = a;
+        }
+    }
+    if (r < 1) b->thr = nld_rate_threshold(r < 0.5 ? r : 0.5);
+}
+
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
 {
     return nld_bank_step_at(b, x, INT64_MIN, out, err);
@@ -336,6 +389,12 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
     b->now = ts_usec;
     unsigned m = b->p.algos;
     if (fabs(x) > b->absmax && isfinite(x)) b->absmax = fabs(x);
+    if (b->seen++) {
+        double d = fabs(x - b->prev);
+        if (d > 0 && !(d >= b->res)) b->res = d;
+    }
+    b->prev = x;
+    budget_threshold(b);
     /* with a seasonal baseline the algorithms judge the value less its slot's offset */
     double x_obs = x, off = nld_season_offset(&b->season, ts_usec);
     x -= off;
@@ -348,6 +407,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         const nld_hist_t *h = IS_HEUR(i) ? &b->heur[i] : &b->stat[IS_RAW(i)];
         if (i == NLD_RELENT && nld_relent_push(&b->relent, b->p.relent_w, x)) *err = NL_ENOMEM;
         judge(b, i, h, v, &out[i]);
+        if (b->p.calib && out[i].state != NLD_WARMUP) calibrate(b, i, &out[i], err);
         if (IS_HEUR(i) && heur_update(b, i, v, out[i].own)) *err = NL_ENOMEM;
     }
     if (b->cal_err) *err = NL_ENOMEM;

@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "nld_calib.h"
 #include "nld_change.h"
 #include "nld_hist.h"
 #include "nld_season.h"
@@ -59,6 +60,11 @@ typedef struct nld_params {
     double relearn_s;      /* ... or a run lasting longer than this in event time, seconds (0) */
     int side;              /* enum nld_side */
     double threshold;      /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
+    double rate;           /* > 0: an alarm budget, flagged values per value: the threshold is
+                              the score of P = rate (with calib=, a share of the stream's own) */
+    double alarms_per_s;   /* > 0: an alarm budget per second of event time: rate = this times
+                              the stream's mean spacing of values so far (with rate= too,
+                              the smaller of the two) */
     double cusum_k;        /* CUSUM allowance in robust sds (0.5) */
     double cusum_h;        /* CUSUM decision interval (5) */
     uint32_t relent_w;     /* relative entropy: window of values (24) */
@@ -67,6 +73,10 @@ typedef struct nld_params {
     double season_s;       /* seasonal baseline: the period in seconds of event time (0: off) */
     uint32_t season_slots; /* ... slots per period (24: hours of a day) */
     double season_alpha;   /* ... weight of a new value in its slot's level (0.25) */
+    double res_floor;      /* > 0: no spread below this many steps of the data's resolution
+                              (the smallest change seen between values; 0: off) */
+    uint32_t calib;        /* > 0: each score judged against the stream's last `calib` raw
+                              surprises (nld_calib.h; 0: the model's own, as before) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
                               ones, unless threshold= needs them all): set by the engine when
                               scores are written or combined */
@@ -81,7 +91,10 @@ typedef struct nld_verdict {
     double centre;   /* mean (MSD) or median (CDF) of H; computed only when flagged */
     double lo, hi;   /* the bounds v was held to */
     double score;    /* how extreme v is against H, in [0, 1] (0 while warming up):
-                        S / (S + 1), S = -log10 P (see nld_tail.h and above) */
+                        S / (S + 1), S = -log10 P (see nld_tail.h and above); with
+                        calib=, P is the calibrated one */
+    int side;        /* the side v lies on as a state (NLD_LOW, NLD_HIGH; NLD_NORMAL for
+                        neither, or a side the stream does not watch) */
     uint32_t hist_n; /* values in H when tested */
 } nld_verdict_t;
 
@@ -91,12 +104,18 @@ typedef struct nld_bank {
     nld_hist_t stat[2];         /* static histories: [0] smoothed, [1] raw (used if cap != 0) */
     nld_hist_t heur[NLD_ALGOS]; /* heuristic histories, by algorithm (used if cap != 0) */
     double absmax;              /* largest |x| so far: the scale of last resort (nld_algo.c) */
+    double res, prev;           /* the smallest change seen between values, and the last value */
+    uint64_t seen;              /* values stepped */
+    int64_t t_first;            /* event time of the first value with one (INT64_MIN: none) */
+    uint64_t timed;             /* values with an event time since then */
+    double thr;                 /* the threshold in force for this value (threshold= or a budget) */
     int64_t now;                /* event time of the value being judged (INT64_MIN: unknown) */
     nld_hist_t cal[2];          /* cusum's and relent's recent statistics, to score against */
     int cal_err;
     nld_cusum_t cusum;
     nld_relent_t relent;
     nld_season_t season;
+    nld_calib_t calib[NLD_ALGOS]; /* per algorithm, with calib= */
     struct { /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;
@@ -124,6 +143,10 @@ int nld_algo_parse(const char *list, unsigned *mask, const char **bad);
 /* Start a bank for the parameters (already checked). Returns 0 or NL_ENOMEM. */
 int nld_bank_init(nld_bank_t *b, const nld_params_t *p);
 void nld_bank_free(nld_bank_t *b);
+/* The threshold an alarm budget of `rate` flagged values per value means: the score of
+ * P = rate (nld_tail.h), so that with calib= a stream flags about that share of its values. */
+double nld_rate_threshold(double rate);
+
 /* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
  * the EWMA value (with season=, of the values less their offsets, given back as observed:
  * plus the current offset). Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */

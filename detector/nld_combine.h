@@ -9,26 +9,31 @@
  *   presets (they also choose the algorithms, unless algo= is given):
  *   shifts     the static family (msd-ss, msd-su, cdf-ss, cdf-su), any of them
  *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
- *   default    the recommended setting for real metrics, chosen by bench-realdata's two-fold
- *              procedure on labelled operations series (bench/README.md): cusum over the
- *              last 300 values, relearn=10m, season=1d, threshold=NLD_DEFAULT_THRESHOLD,
- *              holdoff=1h, episode.min=1 — each unless given. The threshold is the largest
- *              below the one chosen there at which bench-eval still finds every simulated
- *              fault. (Until 2026-11 it was a majority of the paper's eight, chosen on the
- *              simulator; that is algo=all combine=majority.) */
+ *   default    the recommended setting for real metrics, chosen across two labelled data
+ *              sets of different character by bench-realdata (chosen on one, scored on the
+ *              other and the reverse; the best worse-of-the-two; bench/README.md): cdf-hu
+ *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
+ *              rate=NLD_DEFAULT_RATE, holdoff=3h, episode.min=1 — each unless given (a
+ *              threshold= or alarms= replaces the rate). The rate is the one whose worse
+ *              low-FP score over the two sets is best; bench-eval finds every simulated
+ *              fault with it. (Until 2026-11-26: cusum over 300 values, threshold=0.86,
+ *              holdoff=1h, no calibration, chosen on one data set; until 2026-11-23 a
+ *              majority of the paper's eight: algo=all combine=majority.) */
 #ifndef NLKIT_NLD_COMBINE_H
 #define NLKIT_NLD_COMBINE_H
 
 #include "nld_algo.h"
 
-/* What combine=default sets (see above). */
-#define NLD_DEFAULT_ALGOS (1u << NLD_CUSUM)
-#define NLD_DEFAULT_HISTORY 300
+/* What combine=default sets (see above; nld_default_params sets the bank's part). */
+#define NLD_DEFAULT_ALGOS (1u << 7) /* cdf-hu */
+#define NLD_DEFAULT_HISTORY 2000
 #define NLD_DEFAULT_RELEARN 0
 #define NLD_DEFAULT_RELEARN_S 600.0
-#define NLD_DEFAULT_THRESHOLD 0.86
-#define NLD_DEFAULT_HOLDOFF_S 3600.0
+#define NLD_DEFAULT_HOLDOFF_S 10800.0
 #define NLD_DEFAULT_SEASON_S 86400.0
+#define NLD_DEFAULT_CALIB 1000u
+#define NLD_DEFAULT_FLOOR 5.0
+#define NLD_DEFAULT_RATE 0.0056
 
 typedef struct nld_combine {
     int on;
@@ -37,6 +42,11 @@ typedef struct nld_combine {
     double quorum;            /* share of the enabled weight that must agree */
     int strict;               /* more than quorum (majority), not at least */
 } nld_combine_t;
+
+/* The bank's parameters combine=default sets (algorithms, history, relearn, season,
+ * calibration, resolution floor, alarm budget), on top of p's others; the stream's
+ * hold-off (NLD_DEFAULT_HOLDOFF_S) and episode.min (1) are the engine's. */
+void nld_default_params(nld_params_t *p);
 
 /* Set c from a combine= value; a preset also sets *algos unless algos_given. Returns 0
  * or NL_EINVAL (unknown name). */

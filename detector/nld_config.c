@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_config.c — the nl-detect configuration language (see nld_config.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -86,6 +87,23 @@ static int parse_num(const char *s, double *out, int allow_pct)
     if (*end) return -1;
     *out = v;
     return 0;
+}
+
+/* alarms=N/PERIOD: N alarms per PERIOD of event time (day, hour, week, or a duration such
+ * as 7d), as alarms per second. Returns 0, or 1 when malformed. */
+static int parse_alarms(const char *v, double *per_s)
+{
+    char *end;
+    double n = strtod(v, &end);
+    if (end == v || *end != '/' || !(n > 0) || !isfinite(n)) return 1;
+    const char *u = end + 1;
+    double period = !strcmp(u, "day")    ? 86400
+                    : !strcmp(u, "hour") ? 3600
+                    : !strcmp(u, "week") ? 7 * 86400
+                    : nl__parse_dur(isdigit((unsigned char)*u) ? u : "");
+    if (!(period > 0)) return 1;
+    *per_s = n / period;
+    return !(*per_s < 1e6);
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -180,7 +198,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     d->episode_min = 10;  /* bench-eval: shorter runs are mostly noise on 1 s summaries */
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
-        hold_set = 0, epmin_set = 0, season_set = 0;
+        hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
+        budget_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -220,6 +239,20 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "threshold")) {
             bad = parse_num(v, &d->p.threshold, 0);
             thr_set = 1;
+        } else if (!strcmp(o, "calib")) {
+            /* a window of the stream's own surprises, or off */
+            calib_set = 1;
+            d->p.calib = 0;
+            if (strcmp(v, "off")) bad = parse_u32(v, &d->p.calib) || d->p.calib < 2;
+        } else if (!strcmp(o, "floor")) {
+            floor_set = 1;
+            bad = parse_num(v, &d->p.res_floor, 0) || !(d->p.res_floor >= 0);
+        } else if (!strcmp(o, "rate")) {
+            bad = parse_num(v, &d->p.rate, 1) || !(d->p.rate > 0 && d->p.rate <= 0.5);
+            budget_set = 1;
+        } else if (!strcmp(o, "alarms")) {
+            bad = parse_alarms(v, &d->p.alarms_per_s);
+            budget_set = 1;
         } else if (!strcmp(o, "cusum.k")) {
             bad = parse_num(v, &d->p.cusum_k, 0);
         } else if (!strcmp(o, "cusum.h")) {
@@ -292,10 +325,12 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             d->p.relearn = NLD_DEFAULT_RELEARN;
             d->p.relearn_s = NLD_DEFAULT_RELEARN_S;
         }
-        if (!thr_set) d->p.threshold = NLD_DEFAULT_THRESHOLD;
+        if (!thr_set && !budget_set) d->p.rate = NLD_DEFAULT_RATE;
         if (!hold_set) d->holdoff_s = NLD_DEFAULT_HOLDOFF_S;
         if (!epmin_set) d->episode_min = 1;
         if (!season_set) d->p.season_s = NLD_DEFAULT_SEASON_S;
+        if (!calib_set) d->p.calib = NLD_DEFAULT_CALIB;
+        if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
     }
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */

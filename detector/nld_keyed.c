@@ -287,6 +287,9 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
         nl_enc_u64(&b, "hist.n", v->hist_n);
     }
     nl_enc_dbl(&b, "score", v->score);
+    /* what the score was held to: threshold=, or what the alarm budget means now */
+    if (k->kind == NLD_K_STREAM && k->u.s.bank.thr > 0)
+        nl_enc_dbl(&b, "threshold", k->u.s.bank.thr);
     if (agree) { /* the combined verdict: which algorithms it stands on */
         char list[NLD_ALGOS * 7 + 1];
         size_t n = 0;

@@ -609,7 +609,8 @@ static void test_default_preset(void **state)
                      0);
     assert_int_equal(c.s[0].p.algos, NLD_DEFAULT_ALGOS);
     assert_int_equal(c.s[0].p.n, NLD_DEFAULT_HISTORY);
-    assert_true(c.s[0].p.threshold == NLD_DEFAULT_THRESHOLD);
+    assert_true(c.s[0].p.threshold == 0 && c.s[0].p.rate == NLD_DEFAULT_RATE);
+    assert_true(c.s[0].p.calib == NLD_DEFAULT_CALIB && c.s[0].p.res_floor == NLD_DEFAULT_FLOOR);
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
     assert_int_equal(c.s[0].episode_min, 1);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
@@ -641,7 +642,10 @@ static void test_default_preset(void **state)
     assert_non_null(e);
     assert_string_equal(t_field(e, "algo"), "default");
     assert_string_equal(t_field(e, "ts"), "2026-11-22T12:04:10.000000Z");
-    assert_true(t_num(e, "score") >= NLD_DEFAULT_THRESHOLD);
+    /* the threshold the budget means, and the score reached it */
+    double thr = t_num(e, "threshold");
+    assert_true(fabs(thr - nld_rate_threshold(NLD_DEFAULT_RATE)) < 1e-9);
+    assert_true(t_num(e, "score") >= thr);
     /* every value after warm-up has a combined score; the spike and the 1e9 rank apart */
     double s250 = -1, s270 = -1, s100 = -1;
     int scored = 0;

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* realdata_cross.c — choosing the default across two data sets of different character
+ * (see realdata_set.h): a configuration is chosen on one set (its threshold swept there)
+ * and scored on the other, then the reverse; the default is the configuration whose worse
+ * held-out score is best, under the standard profile and under low-FP. A setting that fits
+ * one kind of series and not the other loses here, whatever it scores at home. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "realdata_bank.h"
+#include "realdata_set.h"
+
+
+/* The grid: each dimension's values, as the config words write them. RD_GRID_<DIM>
+ * (e.g. RD_GRID_ALGO="cusum;cdf-hu") replaces a dimension for exploring; not a result. */
+#define DIM_MAX 8
+typedef struct dim {
+    const char *env, *name;
+    int n;
+    char v[DIM_MAX][32];
+} dim_t;
+
+enum { D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_BUDGET, D_HOLDOFF, D_N };
+static dim_t dims[D_N] = {
+    {"RD_GRID_ALGO", "algo", 3, {"cusum", "cdf-hu", "cdf-hu,cusum"}},
+    {"RD_GRID_HISTORY", "history", 2, {"300", "2000"}},
+    {"RD_GRID_RELEARN", "relearn", 1, {"10m"}},
+    {"RD_GRID_SEASON", "season", 2, {"off", "1d"}},
+    {"RD_GRID_FLOOR", "floor", 2, {"0", "5"}},
+    {"RD_GRID_CALIB", "calib", 2, {"0", "1000"}},
+    /* the threshold per value (threshold=), or per day of the stream (alarms=N/day) */
+    {"RD_GRID_BUDGET", "per", 1, {"value", "day"}},
+    {"RD_GRID_HOLDOFF", "holdoff", 2, {"1h", "3h"}},
+};
+
+static void dims_from_env(void)
+{
+    for (int d = 0; d < D_N; d++) {
+        const char *e = getenv(dims[d].env);
+        if (!e || !*e) continue;
+        dims[d].n = 0;
+        while (*e && dims[d].n < DIM_MAX) {
+            size_t len = strcspn(e, ";");
+            snprintf(dims[d].v[dims[d].n++], sizeof dims[d].v[0], "%.*s", (int)len, e);
+            e += len + (e[len] == ';');
+        }
+    }
+}
+
+/* "10m", "1h", "1d" in seconds ("off" and "0" are 0). */
+static double secs(const char *t)
+{
+    char *end;
+    double v = strtod(t, &end);
+    return v * (*end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 1);
+}
+
+typedef struct cfg {
+    int i[D_N];
+} cfg_t;
+
+static void params_of(const cfg_t *c, nld_params_t *p)
+{
+    nld_params_default(p);
+    nld_algo_parse(dims[D_ALGO].v[c->i[D_ALGO]], &p->algos, NULL);
+    p->n = (uint32_t)atoi(dims[D_HISTORY].v[c->i[D_HISTORY]]);
+    p->relearn_s = secs(dims[D_RELEARN].v[c->i[D_RELEARN]]);
+    p->season_s = secs(dims[D_SEASON].v[c->i[D_SEASON]]);
+    p->res_floor = atof(dims[D_FLOOR].v[c->i[D_FLOOR]]);
+    p->calib = (uint32_t)atoi(dims[D_CALIB].v[c->i[D_CALIB]]);
+    p->admit = 0;
+}
+
+static int64_t holdoff_of(const cfg_t *c)
+{
+    return (int64_t)(secs(dims[D_HOLDOFF].v[c->i[D_HOLDOFF]]) * 1e6);
+}
+
+static void describe(const cfg_t *c, char *out, size_t len)
+{
+    size_t at = 0;
+    for (int d = 0; d < D_N && at < len; d++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s=%s", d ? " " : "", dims[d].name,
+                               dims[d].v[c->i[d]]);
+}
+
+/* The next configuration, the holdoff varying fastest (it needs no new bank run); 0 at
+ * the end. */
+static int next_cfg(cfg_t *c)
+{
+    for (int d = D_N - 1; d >= 0; d--) {
+        if (++c->i[d] < dims[d].n) return 1;
+        c->i[d] = 0;
+    }
+    return 0;
+}
+
+/* One configuration's scores on both sets (by profile p: 0 standard, 1 low-FP): own[x]
+ * at x's best threshold t[x], held[x] = the other set at x's threshold. */
+typedef struct cross {
+    double own[2][2], held[2][2], t[2][2];
+    nab_result_t res[2][2]; /* held-out results */
+} cross_t;
+
+static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
+
+/* The chosen configuration at one threshold for both sets, as the default must have one:
+ * rate= budgets from 3 in 100 values to 1 in a million; each set's three profiles,
+ * windows found and false reports. The rate whose worse standard score is best, and the
+ * one whose worse low-FP score is best, are marked. */
+static void rates(rd_set_t *sets, const cfg_t *c, double **sc[2], double **tmp[2])
+{
+    nld_params_t p;
+    params_of(c, &p);
+    int per_day = !strcmp(dims[D_BUDGET].v[c->i[D_BUDGET]], "day");
+    for (int x = 0; x < 2; x++) {
+        rd_set_bank(&sets[x], &p, sc[x]);
+        if (per_day)
+            for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
+    }
+    int64_t hold = holdoff_of(c);
+    enum { NR = 23 };
+    nab_result_t r[NR][2][3];
+    double budget[NR], worse[NR][2];
+    int best[2] = {0, 0};
+    for (int j = 0; j < NR; j++) {
+        double s = 1.5 + 0.25 * j; /* -log10 of the budget */
+        budget[j] = pow(10, -s);
+        double t = per_day ? s : s / (s + 1);
+        for (int x = 0; x < 2; x++)
+            for (int q = 0; q < 3; q++)
+                rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], NULL, t, hold,
+                                q == 0 ? &nab_standard : q == 1 ? &nab_low_fp : &nab_low_fn,
+                                tmp[x], &r[j][x][q]);
+        for (int q = 0; q < 2; q++) {
+            worse[j][q] = fmin(r[j][0][q].score, r[j][1][q].score);
+            if (worse[j][q] > worse[best[q]][q]) best[q] = j;
+        }
+    }
+    printf("\nThe chosen configuration at one budget for both sets (%s per %s; * best worse "
+           "standard score, + best worse low-FP):\n\n",
+           per_day ? "alarms" : "rate", per_day ? "day" : "value");
+    printf("| budget |");
+    for (int x = 0; x < 2; x++)
+        printf(" %s: standard | low-FP | low-FN | found | false | FP/1k rows | FP/day |",
+               sets[x].name);
+    printf("\n|---:|");
+    for (int x = 0; x < 2; x++) printf("---:|---:|---:|---:|---:|---:|---:|");
+    printf("\n");
+    for (int j = 0; j < NR; j++) {
+        printf("| %.2g%s%s |", budget[j], j == best[0] ? " *" : "", j == best[1] ? " +" : "");
+        for (int x = 0; x < 2; x++) {
+            const nab_result_t *q = r[j][x];
+            printf(" %.1f | %.1f | %.1f | %.1f%% | %zu | %.2f | %.3f |", q[0].score, q[1].score,
+                   q[2].score, 100.0 * (double)q[0].found / (double)(q[0].windows ? q[0].windows : 1),
+                   q[0].fp, rd_set_fp_per_1k(&sets[x], q[0].fp),
+                   rd_set_fp_per_day(&sets[x], q[0].fp));
+        }
+        printf("\n");
+    }
+}
+
+void rd_cross_choice(rd_set_t *sets, int nsets)
+{
+    if (nsets < 2) {
+        printf("\nThe cross-set choice needs both data sets; only %s is here.\n",
+               nsets ? sets[0].name : "none");
+        return;
+    }
+    double **sc[2], **tmp[2];
+    for (int x = 0; x < 2; x++) {
+        sc[x] = rd_set_scores(&sets[x]);
+        tmp[x] = rd_set_scores(&sets[x]);
+    }
+    dims_from_env();
+    cfg_t best = {{0}}, c = {{0}};
+    cross_t bx = {0};
+    double best_rank = -1e9;
+    size_t ncfg = 0;
+    do {
+        if (c.i[D_HOLDOFF] == 0) { /* the holdoff needs no new bank run */
+            nld_params_t p;
+            params_of(&c, &p);
+            for (int x = 0; x < 2; x++) rd_set_bank(&sets[x], &p, sc[x]);
+            if (!strcmp(dims[D_BUDGET].v[c.i[D_BUDGET]], "day"))
+                for (int x = 0; x < 2; x++)
+                    for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
+        }
+        int64_t hold = holdoff_of(&c);
+        cross_t r;
+        ncfg++;
+        for (int q = 0; q < 2; q++)
+            for (int x = 0; x < 2; x++) {
+                rd_set_t *a = &sets[x], *b = &sets[!x];
+                nab_result_t *res = &r.res[q][x];
+                r.t[q][x] = rd_best_start_threshold(&a->corpus, a->ser, a->nser, sc[x], NULL,
+                                                    hold, prof2[q], tmp[x], &r.own[q][x]);
+                r.held[q][x] = rd_starts_score(&b->corpus, b->ser, b->nser, sc[!x], NULL,
+                                               r.t[q][x], hold, prof2[q], tmp[!x], res);
+            }
+        double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
+        char d[200];
+        describe(&c, d, sizeof d);
+        if (getenv("RD_VERBOSE"))
+            fprintf(stderr,
+                    "%-70s std: own %5.1f %5.1f held %5.1f %5.1f t %.4f %.4f | lowFP: own %5.1f "
+                    "%5.1f held %5.1f %5.1f | rank %.1f | held std: found %.0f%% %.0f%% FP/1k %.2f %.2f\n",
+                    d, r.own[0][0], r.own[0][1], r.held[0][0], r.held[0][1], r.t[0][0],
+                    r.t[0][1], r.own[1][0], r.own[1][1], r.held[1][0], r.held[1][1], rank,
+                    100.0 * r.res[0][1].found / r.res[0][1].windows,
+                    100.0 * r.res[0][0].found / r.res[0][0].windows,
+                    rd_set_fp_per_1k(&sets[0], r.res[0][1].fp),
+                    rd_set_fp_per_1k(&sets[1], r.res[0][0].fp));
+        if (rank > best_rank) {
+            best_rank = rank;
+            best = c;
+            bx = r;
+        }
+    } while (next_cfg(&c));
+    char d[200];
+    describe(&best, d, sizeof d);
+    printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
+           "floor x calib x holdoff; threshold swept on the set it is chosen on): the best worse "
+           "held-out score under the standard profile plus the same under low-FP: %s\n\n",
+           ncfg, d);
+    printf("| profile | chosen on | threshold | score there | scored on | score there |\n");
+    printf("|---|---|---:|---:|---|---:|\n");
+    for (int q = 0; q < 2; q++)
+        for (int x = 0; x < 2; x++)
+            printf("| %s | %s | %.4f | %.1f | %s | %.1f |\n", prof2[q]->name, sets[x].name,
+                   bx.t[q][x], bx.own[q][x], sets[!x].name, bx.held[q][x]);
+    rates(sets, &best, sc, tmp);
+    for (int x = 0; x < 2; x++) {
+        rd_set_scores_free(&sets[x], sc[x]);
+        rd_set_scores_free(&sets[x], tmp[x]);
+    }
+}

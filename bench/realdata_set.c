@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* realdata_set.c — a labelled data set in memory (see realdata_set.h). */
+#include "realdata_set.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "realdata_anchor.h"
+#include "realdata_bank.h"
+
+static void oom(void)
+{
+    fprintf(stderr, "bench-realdata: out of memory\n");
+    exit(1);
+}
+
+int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
+{
+    memset(set, 0, sizeof *set);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    closedir(d);
+    const char *base = strrchr(dir, '/');
+    snprintf(set->name, sizeof set->name, "%s", base && base[1] ? base + 1 : dir);
+    set->nser = rd_load_dir(dir, &set->ser, &set->nfold, err, errlen);
+    if (set->nser <= 0) return set->nser;
+    nab_corpus_init(&set->corpus);
+    set->wg = rd_set_scores(set);
+    for (int k = 0; k < set->nser; k++) {
+        rd_series_t *s = &set->ser[k];
+        if (nab_corpus_add(&set->corpus, s->label, s->n)) oom();
+        const nab_series_t *ns = &set->corpus.s[k];
+        set->rows += s->n;
+        set->scored += s->n - ns->probation;
+        set->empty += s->empty;
+        if (s->n > ns->probation + 1)
+            set->scored_days += (double)(s->ts[s->n - 1] - s->ts[ns->probation]) / 86400e6 *
+                                (double)(s->n - ns->probation) /
+                                (double)(s->n - ns->probation - 1);
+        double *x = malloc((s->n ? s->n : 1) * sizeof *x), last = 0;
+        if (!x) oom();
+        for (size_t i = 0; i < s->n; i++) x[i] = isnan(s->v[i]) ? last : (last = s->v[i]);
+        if (rd_windowed_gaussian(x, s->n, set->wg[k])) oom();
+        free(x);
+    }
+    nab_corpus_windows(&set->corpus, &set->scored_w);
+    return 1;
+}
+
+void rd_set_free(rd_set_t *set)
+{
+    if (set->wg) rd_set_scores_free(set, set->wg);
+    if (set->nser > 0) nab_corpus_free(&set->corpus);
+    for (int k = 0; k < set->nser; k++) rd_series_free(&set->ser[k]);
+    free(set->ser);
+    memset(set, 0, sizeof *set);
+}
+
+double **rd_set_scores(const rd_set_t *set)
+{
+    double **sc = calloc((size_t)set->nser, sizeof *sc);
+    if (!sc) oom();
+    for (int k = 0; k < set->nser; k++)
+        if (!(sc[k] = calloc(set->ser[k].n ? set->ser[k].n : 1, sizeof(double)))) oom();
+    return sc;
+}
+
+void rd_set_scores_free(const rd_set_t *set, double **sc)
+{
+    for (int k = 0; sc && k < set->nser; k++) free(sc[k]);
+    free(sc);
+}
+
+void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc)
+{
+    for (int k = 0; k < set->nser; k++)
+        if (rd_bank_scores(&set->ser[k], p, sc[k])) oom();
+}
+
+double rd_set_fp_per_1k(const rd_set_t *set, size_t fp)
+{
+    return set->scored ? 1000.0 * (double)fp / (double)set->scored : 0;
+}
+
+double rd_set_fp_per_day(const rd_set_t *set, size_t fp)
+{
+    return set->scored_days > 0 ? (double)fp / set->scored_days : 0;
+}

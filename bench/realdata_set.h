@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* realdata_set.h — one labelled data set of bench-realdata in memory: its series, their
+ * NAB windows, the anchor's scores, and the sizes the tables divide by. bench-realdata
+ * judges on two sets of different character (../shared/datasets/README.md) and chooses
+ * across them (realdata_cross.c). */
+#ifndef NLKIT_BENCH_REALDATA_SET_H
+#define NLKIT_BENCH_REALDATA_SET_H
+
+#include <stddef.h>
+
+#include "nab.h"
+#include "nld_algo.h"
+#include "realdata_csv.h"
+
+typedef struct rd_set {
+    char name[64];       /* the folder's last component, e.g. "server-asd" */
+    rd_series_t *ser;
+    int nser, nfold;
+    nab_corpus_t corpus;
+    double **wg;         /* the windowed Gaussian's scores, per series */
+    size_t rows, scored; /* rows, and rows after probation */
+    size_t scored_w;     /* windows that count */
+    double scored_days;  /* stream-days after probation (each series' own spacing) */
+    size_t empty;        /* rows with an empty value */
+} rd_set_t;
+
+/* Read dir's series and derive everything above. Returns 1, 0 when dir is absent or holds
+ * no series, or -1 with a reason in err. */
+int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen);
+void rd_set_free(rd_set_t *set);
+
+/* Per-series score arrays of the set's sizes (exits on out of memory), and their free. */
+double **rd_set_scores(const rd_set_t *set);
+void rd_set_scores_free(const rd_set_t *set, double **sc);
+/* Every series' bank scores under p (rd_bank_scores); exits on out of memory. */
+void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc);
+
+/* False reports per 1,000 scored rows, and per day of one stream. */
+double rd_set_fp_per_1k(const rd_set_t *set, size_t fp);
+double rd_set_fp_per_day(const rd_set_t *set, size_t fp);
+
+/* The cross-set choice (realdata_cross.c): every configuration of its grid chosen on each
+ * set (threshold swept there) and scored on the other; prints the cross table and the
+ * configuration with the best worse-of-the-two. */
+void rd_cross_choice(rd_set_t *sets, int nsets);
+
+#endif

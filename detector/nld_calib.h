@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nld_calib.h — a threshold that means a false-alarm rate.
+ *
+ * An algorithm's raw surprise S = -log10 P (nld_tail.h) is P under the algorithm's own
+ * model of normal: a normal tail, a robust one. Real series are heavy-tailed, bursty,
+ * quantised and autocorrelated, so one P gives very different alarm rates on different
+ * series. The calibration stage judges each raw surprise against the stream's own recent
+ * raw surprises instead, as conformal p-values do (Vovk et al.): the calibrated P of s is
+ * the share of the last `window` surprises at least as large. Alarms are asked for far in
+ * that tail (1e-4 of values and less), beyond what a window of a few thousand holds, so
+ * the top tenth of the window is modelled as a generalised Pareto tail of the surprises —
+ * peaks over a threshold, as in SPOT (Siffer et al., KDD 2017), shape and scale from
+ * Pickands' estimator: a model that is right has P(S >= u + x | S >= u) = 10^-x (shape 0,
+ * scale 1 / ln 10), one with heavy tails a power-law decay, which is what is fitted. The
+ * fit is shrunk towards the model's own tail by a prior worth `NLD_CALIB_PRIOR` tail
+ * values, so a new stream starts from its model and moves to its data as they come; and
+ * its scale is never smaller than the model's, so calibration does not make a stream that
+ * is quieter than its model more alarming than the model says. A surprise that comes out
+ * rarer than 1 in 100 is learnt as the surprise of 1 in 100 (its number counts, its size
+ * does not), so a long anomaly does not fill the tail and hide the next one; while such
+ * values are more than a twentieth of the recent ones (a fault that recurs or lasts), they
+ * are not learnt at all.
+ *
+ * The calibrated surprise -log10 P_cal goes back on the same scale as before (score =
+ * S / (S + 1)), so threshold=, combine= and the scores written mean what they did, only
+ * now relative to the stream. O(log window) per value (an order-statistic multiset). */
+#ifndef NLKIT_NLD_CALIB_H
+#define NLKIT_NLD_CALIB_H
+
+#include <stdint.h>
+
+#include "nld_hist.h"
+
+#define NLD_CALIB_TAIL 0.1   /* the share of recent surprises modelled as the tail */
+#define NLD_CALIB_PRIOR 10.0 /* the model's own scale weighs this many tail values */
+#define NLD_CALIB_CENSOR 2.0 /* calibrated surprises above this (P < 1e-2) are learnt as it */
+#define NLD_CALIB_RECUR 0.05  /* ... unless they come more often than this: then not at all */
+#define NLD_CALIB_MAX 1000000u
+
+typedef struct nld_calib {
+    nld_hist_t h;   /* the last `window` raw surprises (finite ones), with quantiles */
+    uint32_t fresh; /* surprises added since the tail was fitted */
+    double capped;  /* the recent share of surprises over the censor (a moving average) */
+    double u, xi, beta; /* the fitted tail, s >= u: P(S >= s) = TAIL (1 + xi (s - u) / beta)
+                           ^ (-1 / xi), or TAIL exp(-(s - u) / beta) for xi = 0 */
+} nld_calib_t;
+
+/* Start with room for the last `window` (>= 2) surprises. 0 or NL_ENOMEM. */
+int nld_calib_init(nld_calib_t *c, uint32_t window);
+void nld_calib_free(nld_calib_t *c);
+/* The calibrated surprise of raw surprise s (s >= 0; +inf stays +inf), judged against
+ * the surprises before it; then s joins them. Returns it, or NAN (NL_ENOMEM). */
+double nld_calib_step(nld_calib_t *c, double s);
+
+#endif

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_calib.c — a threshold that means a false-alarm rate (nld_calib.h, alarms=, rate=,
+ * floor=): on generated anomaly-free series of every kind a real metric has (white noise,
+ * heavy tails, bursty counts, values rounded to 0.01 that sit still for hours, a daily
+ * cycle whose phase is not the clock's, a stream quiet for weeks, level shifts that
+ * last), combine=default raises about as many alarms as its budget allows, and no more
+ * than a few times that; the model's own P (no calibration, no resolution floor: what
+ * combine=default was until 2026-11) raises many times more on the quantised and bursty
+ * ones. The budget itself is read the way the options say. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_test.h"
+#include "nld.h"
+#include "nld_algo.h"
+#include "nld_calib.h"
+#include "nld_combine.h"
+#include "nld_tail.h"
+
+#define MIN5 300000000LL
+#define DAY 86400000000LL
+#define PI 3.14159265358979323846
+
+enum kind { K_NOISE, K_HEAVY, K_BURSTY, K_QUANTISED, K_CYCLE, K_QUIET, K_SHIFTS, K_N };
+static const char *const kind_name[K_N] = {"white noise", "heavy tails", "bursty counts",
+                                           "quantised, runs of equal values",
+                                           "daily cycle, phase 7h13m", "quiet for three weeks",
+                                           "level shifts that last"};
+
+static double normal(uint64_t *rs)
+{
+    double u = t_unit(rs), v = t_unit(rs);
+    return sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(2 * PI * v);
+}
+
+static double poisson(uint64_t *rs, double lambda)
+{
+    double l = exp(-lambda), p = 1;
+    int k = 0;
+    do {
+        k++;
+        p *= t_unit(rs);
+    } while (p > l);
+    return k - 1;
+}
+
+/* The i-th value of a series of kind k and its event time (5-minute rows). */
+static double gen(int k, int i, uint64_t *rs, double *state, int64_t *ts)
+{
+    *ts = (int64_t)i * MIN5;
+    switch (k) {
+    case K_NOISE:
+        return 100 + 5 * normal(rs);
+    case K_HEAVY: { /* Student's t with 3 degrees of freedom */
+        double c = 0;
+        for (int j = 0; j < 3; j++) {
+            double z = normal(rs);
+            c += z * z;
+        }
+        return 100 + 5 * normal(rs) / sqrt(c / 3);
+    }
+    case K_BURSTY: /* message counts: mostly a few, now and then a burst of tens */
+        return poisson(rs, t_unit(rs) < 0.03 ? 25 : 2);
+    case K_QUANTISED: /* a utilisation in [0, 1], 2 decimals, still for hours at a time */
+        if (t_unit(rs) < 0.1) *state += 0.02 * normal(rs) - 0.05 * (*state - 0.4);
+        return round(fmin(1, fmax(0, *state)) * 100) / 100;
+    case K_CYCLE: {
+        double h = fmod((double)*ts / 3.6e9 + 7 + 13.0 / 60, 24);
+        return 100 + 50 * sin(2 * PI * h / 24) + 3 * normal(rs);
+    }
+    case K_QUIET: /* 10 days, then nothing for 21, then on as before */
+        if (i >= 2880) *ts += 21 * DAY;
+        return 100 + 5 * normal(rs);
+    case K_SHIFTS: /* a new level every 5 days, 8 sd from the last, kept */
+        if (i && i % 1440 == 0) *state += (t_unit(rs) < 0.5 ? -40 : 40);
+        return 100 + *state + 5 * normal(rs);
+    }
+    return 0;
+}
+
+/* Episode starts of a bank over n values of kind k: a value flagged by the stream's
+ * threshold opens one unless it comes within `hold` of the last flagged one. */
+static int alarms(const nld_params_t *p, int k, int n, int64_t hold, double *days)
+{
+    nld_bank_t b;
+    assert_int_equal(nld_bank_init(&b, p), 0);
+    uint64_t rs = 1000 + (uint64_t)k;
+    double st = 0;
+    int starts = 0;
+    int64_t last = INT64_MIN / 2, t0 = 0, ts = 0;
+    for (int i = 0; i < n; i++) {
+        double x = gen(k, i, &rs, &st, &ts);
+        if (!i) t0 = ts;
+        nld_verdict_t v[NLD_ALGOS];
+        int err;
+        nld_bank_step_at(&b, x, ts, v, &err);
+        assert_int_equal(err, 0);
+        int flag = 0;
+        for (int a = 0; a < NLD_ALGOS; a++)
+            if ((p->algos >> a & 1) && (v[a].state == NLD_LOW || v[a].state == NLD_HIGH)) flag = 1;
+        if (!flag) continue;
+        if (ts - last > hold) starts++;
+        last = ts;
+    }
+    *days = (double)(ts - t0) / DAY - (k == K_QUIET ? 21 : 0);
+    nld_bank_free(&b);
+    return starts;
+}
+
+/* A stream's parameters as nl-detect reads them from its configuration words. */
+static void params(const char *words, nld_params_t *p, double *hold_s)
+{
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char text[512], err[256] = "";
+    snprintf(text, sizeof text, "stream s event=m value=x %s\n", words);
+    if (nld_cfg_parse(&c, text, "test", err, sizeof err)) fail_msg("%s: %s", words, err);
+    *p = c.s[0].p;
+    *hold_s = c.s[0].holdoff_s;
+    nld_cfg_free(&c);
+}
+
+/* Every kind, 60 days of 5-minute values (17,280; the quiet one with three weeks without
+ * any in the middle): at most three times the budget of 1 alarm a day (the level shifts
+ * may each give one more, the alarms they are for), where the same budget read as the
+ * model's own P (no calibration, no resolution floor) gives many more on some kinds. */
+static void test_budget_holds_on_every_kind(void **state)
+{
+    (void)state;
+    nld_params_t p, old;
+    double hold, hold_old;
+    params("combine=default alarms=1/day", &p, &hold);
+    params("combine=default alarms=1/day calib=off floor=0", &old, &hold_old);
+    int n = 60 * 288, worse = 0;
+    for (int k = 0; k < K_N; k++) {
+        double days, days_old;
+        int a = alarms(&p, k, n, (int64_t)(hold * 1e6), &days);
+        int o = alarms(&old, k, n, (int64_t)(hold_old * 1e6), &days_old);
+        double allowed = 3 * days + (k == K_SHIFTS ? n / 1440 : 0);
+        print_message("%-32s %6.1f days: %4d alarms (%.2f/day) with alarms=1/day; %4d (%.2f/day) "
+                      "as the model's P\n",
+                      kind_name[k], days, a, a / days, o, o / days_old);
+        if (a > allowed) fail_msg("%s: %d alarms in %.1f days, budget 1/day", kind_name[k], a, days);
+        worse += o > 3 * a + 10;
+    }
+    /* the test can tell: without calibration some kinds go far over */
+    assert_true(worse >= 2);
+}
+
+/* A smaller budget gives fewer alarms on the same series, never more. */
+static void test_budget_orders(void **state)
+{
+    (void)state;
+    const char *budgets[] = {"alarms=10/day", "alarms=1/day", "alarms=1/week", "rate=1e-6"};
+    for (int k = 0; k < K_N; k++) {
+        int prev = 1 << 30;
+        for (int j = 0; j < 4; j++) {
+            char words[96];
+            nld_params_t p;
+            double hold, days;
+            snprintf(words, sizeof words, "combine=default %s", budgets[j]);
+            params(words, &p, &hold);
+            int a = alarms(&p, k, 30 * 288, (int64_t)(hold * 1e6), &days);
+            if (a > prev) fail_msg("%s: %s gave %d alarms, a larger budget %d", kind_name[k],
+                                   budgets[j], a, prev);
+            prev = a;
+        }
+    }
+}
+
+/* The words: alarms=N/PERIOD per second of event time, rate= per value, calib=, floor=;
+ * combine=default sets a budget only when neither threshold= nor a budget is given. */
+static void test_words(void **state)
+{
+    (void)state;
+    nld_params_t p;
+    double hold;
+    params("alarms=2/day algo=cusum", &p, &hold);
+    assert_true(fabs(p.alarms_per_s - 2.0 / 86400) < 1e-15 && p.rate == 0);
+    params("alarms=2/day rate=1e-3 algo=cusum", &p, &hold); /* both: the stricter applies */
+    assert_true(fabs(p.alarms_per_s - 2.0 / 86400) < 1e-15 && p.rate == 1e-3);
+    params("alarms=3/hour algo=cusum", &p, &hold);
+    assert_true(fabs(p.alarms_per_s - 3.0 / 3600) < 1e-15);
+    params("alarms=1/7d algo=cusum", &p, &hold);
+    assert_true(fabs(p.alarms_per_s - 1.0 / 604800) < 1e-18);
+    params("rate=0.01% algo=cusum calib=500 floor=2", &p, &hold);
+    assert_true(fabs(p.rate - 1e-4) < 1e-18 && p.alarms_per_s == 0 && p.calib == 500 &&
+                p.res_floor == 2);
+    params("combine=default", &p, &hold);
+    nld_params_t want;
+    nld_params_default(&want);
+    nld_default_params(&want);
+    assert_true(p.rate == NLD_DEFAULT_RATE && p.alarms_per_s == 0 && p.threshold == 0 &&
+                p.calib == NLD_DEFAULT_CALIB && p.res_floor == NLD_DEFAULT_FLOOR);
+    assert_true(p.algos == want.algos && p.n == want.n && p.relearn_s == want.relearn_s &&
+                p.season_s == want.season_s && p.rate == want.rate && p.calib == want.calib);
+    params("combine=default threshold=0.9", &p, &hold);
+    assert_true(p.rate == 0 && p.alarms_per_s == 0 && p.threshold == 0.9);
+    params("combine=default alarms=1/day", &p, &hold);
+    assert_true(p.rate == 0 && p.alarms_per_s > 0);
+    params("combine=default calib=off", &p, &hold);
+    assert_int_equal(p.calib, 0);
+    /* the threshold a rate means: the score of P = rate */
+    assert_true(fabs(nld_rate_threshold(1e-4) - 0.8) < 1e-12);
+    const char *bad[] = {"alarms=1", "alarms=0/day", "alarms=1/fortnight", "rate=0.6",
+                         "rate=0", "calib=1", "floor=-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nld_cfg_t c;
+        nld_cfg_init(&c);
+        char text[128], err[256] = "";
+        snprintf(text, sizeof text, "stream s event=m value=x algo=cusum %s\n", bad[i]);
+        if (!nld_cfg_parse(&c, text, "t", err, sizeof err)) fail_msg("%s accepted", bad[i]);
+        assert_non_null(strstr(err, "t:1:"));
+        nld_cfg_free(&c);
+    }
+}
+
+/* The calibration stage alone: a model that is right (P(S >= s) = 10^-s) is left nearly
+ * as it is; one whose surprises run ten times too large is brought back to scale. */
+static void test_calib_scale(void **state)
+{
+    (void)state;
+    for (int scale = 1; scale <= 10; scale += 9) {
+        nld_calib_t c;
+        assert_int_equal(nld_calib_init(&c, 2000), 0);
+        uint64_t rs = 5;
+        int over3 = 0, n = 200000;
+        for (int i = 0; i < n; i++) {
+            double u = t_unit(&rs);
+            double s = -log10(u > 1e-300 ? u : 1e-300) * scale; /* P(S >= s) = 10^(-s/scale) */
+            double out = nld_calib_step(&c, s);
+            assert_false(isnan(out));
+            if (i > 2000) over3 += out >= 3;
+        }
+        /* a calibrated surprise of 3 is about one value in a thousand */
+        double share = (double)over3 / (n - 2001);
+        print_message("scale %d: share of calibrated surprises >= 3: %.5f\n", scale, share);
+        assert_true(share > 0.0003 && share < 0.002);
+        nld_calib_free(&c);
+    }
+}
+
+/* floor=: a history that sits still has no spread; a step of the data's resolution is
+ * then not a billion-sigma surprise. */
+static void test_resolution_floor(void **state)
+{
+    (void)state;
+    for (int fl = 0; fl <= 1; fl++) {
+        nld_params_t p;
+        double hold;
+        params(fl ? "algo=cdf-hu floor=3" : "algo=cdf-hu floor=0", &p, &hold);
+        p.want_scores = 1;
+        nld_bank_t b;
+        assert_int_equal(nld_bank_init(&b, &p), 0);
+        nld_verdict_t v[NLD_ALGOS];
+        int err;
+        /* it moved in steps of 0.01, then sat still for a whole history */
+        for (int i = 0; i < 100; i++) nld_bank_step(&b, 0.40 + 0.01 * (i % 4), v, &err);
+        for (int i = 0; i < 400; i++) nld_bank_step(&b, 0.42, v, &err);
+        nld_bank_step(&b, 0.43, v, &err);
+        double s = nld_surprise_of(v[7].score);
+        print_message("floor=%d: a step of 0.01 after a still history: S = %g\n", fl, s);
+        if (fl)
+            assert_true(s < 2);
+        else
+            assert_true(s > 100);
+        nld_bank_free(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_words),
+        cmocka_unit_test(test_calib_scale),
+        cmocka_unit_test(test_resolution_floor),
+        cmocka_unit_test(test_budget_orders),
+        cmocka_unit_test(test_budget_holds_on_every_kind),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
