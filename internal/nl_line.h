@@ -40,6 +40,16 @@ static inline int nl__event_kind(const char *ev, size_t len, size_t *activity_le
     return NL_KIND_OTHER;
 }
 
+/* 1 if an event of this name is one of the tools' reports (nl.anomaly.*, nl.alert.*,
+ * nl.missing*, nl.peer.*, ...: every nl.* name but the library's own nl.log.* and
+ * nl.summary.*), which a collector archives only from its own reports socket
+ * (syslog-ng.conf.d/nlkit-central.conf holds the same rule as a syslog-ng filter). */
+static inline int nl__is_report_event(const char *ev, size_t len)
+{
+    return len > 3 && !memcmp(ev, "nl.", 3) && !(len >= 7 && !memcmp(ev + 3, "log.", 4)) &&
+           !(len >= 11 && !memcmp(ev + 3, "summary.", 8));
+}
+
 /* 1 if a field of this name is one of the four every line begins with (ts, event, level,
  * guid): a constant or a pair's value field may not take their names, and a format only
  * guid's (nl_write's own guid field). */

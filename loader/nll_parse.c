@@ -209,6 +209,27 @@ static int summary_kind(const nl_field_t *f, int *slot, int64_t *i, double *d, u
     return 0;
 }
 
+/* Whether the event is one of the tools' reports whose name was written with escapes. The
+ * tools write report names plain, so such a line is a forgery made to pass a filter that
+ * does not decode escapes (syslog-ng's kv-parser sees nl\x2ealert.start where the archive
+ * would store nl.alert.start): whatever decides "is this a report" must see the name the
+ * archive stores. An escaped value is decoded outside the line; a plain one points into it. */
+static int escaped_report(const nl_field_t *ev, const char *line, size_t len)
+{
+    uintptr_t v = (uintptr_t)ev->value, l0 = (uintptr_t)line;
+    return (v < l0 || v > l0 + len) && nl__is_report_event(ev->value, ev->value_len);
+}
+
+/* The 1-based column of the value of the first field `name=` (with "=") at a word's start
+ * in the line, or 1. */
+static int field_col(const char *line, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i + n <= len; i++)
+        if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, name, n)) return (int)(i + n + 1);
+    return 1;
+}
+
 int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, long lineno,
                    nll_batch_t *b, nl_perr_t *perr)
 {
@@ -223,6 +244,14 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
         perr->code = NL_ETS;
         snprintf(perr->msg, sizeof perr->msg, "unreadable ts, cannot archive the event");
         return NL_ETS;
+    }
+    if (escaped_report(ev, line, len)) {
+        perr->line = lineno;
+        perr->col = field_col(line, len, "event=");
+        perr->code = NL_EPARSE;
+        snprintf(perr->msg, sizeof perr->msg,
+                 "report name written with escapes, refused (nlkit's tools write it plain)");
+        return NL_EPARSE;
     }
     const nl_field_t *lv = rec->i_level >= 0 ? &rec->f[rec->i_level] : NULL;
     /* a level name in the archive's spelling ("info", "WARNING": Info, Warn); others as

@@ -512,6 +512,42 @@ static void test_bad_lines_reported_and_rejected(void **state)
     t_rmtree(dir);
 }
 
+/* A report's name written with escapes is refused (forged past a filter that does not
+ * decode them, README "Deployment"), counted as a bad line with where; the same name
+ * plain, and other escaped names, load. */
+static void test_escaped_report_names_refused(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "esc.log")), *db = archive(dir, "esc.db");
+    const char *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    fputs("ts=2026-11-22T12:00:00Z event=\"nl\\x2ealert.start\" level=Warn tag=forged\n", f);
+    fputs("ts=2026-11-22T12:00:01Z event=\"\\x6el.anomaly.start\" level=Warn tag=forged\n", f);
+    fputs("ts=2026-11-22T12:00:02Z event=nl.alert.start level=Warn tag=plain\n", f);
+    fputs("ts=2026-11-22T12:00:03Z event=\"nl.log\\x2edropped\" level=Warn tag=lib\n", f);
+    fputs("ts=2026-11-22T12:00:04Z event=\"a\\x2eb\" level=Info tag=other\n", f);
+    fclose(f);
+    const char *args[] = {"-d", db, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event WHERE event IN "
+                               "('nl.alert.start', 'nl.log.dropped', 'a.b')"),
+                     3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE value = 'forged'"), 0);
+    char *msg = t_slurp(err, NULL);
+    char where[512];
+    snprintf(where, sizeof where, "%s:1:31: report name written with escapes", in);
+    if (!strstr(msg, where)) fprintf(stderr, "missing %s in:\n%s", where, msg);
+    assert_non_null(strstr(msg, where));
+    snprintf(where, sizeof where, "%s:2:31:", in);
+    assert_non_null(strstr(msg, where));
+    assert_non_null(strstr(msg, "2 bad lines"));
+    free(msg);
+    t_rmtree(dir);
+}
+
 static void test_stdin_commits_while_open(void **state)
 {
     (void)state;
@@ -916,6 +952,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_trace_across_programs),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
+        cmocka_unit_test(test_escaped_report_names_refused),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
         cmocka_unit_test(test_read_only_and_full_database),
@@ -931,6 +968,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
+        cmocka_unit_test(test_escaped_report_names_refused),
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_detect_starts_from_archive),
     };

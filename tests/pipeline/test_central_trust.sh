@@ -8,6 +8,9 @@
 #   - a report (nl.alert.start) arriving over the network is refused: not archived, not
 #     loaded, kept aside with the sender's host in nlkit-refused-DATE.log, while the good
 #     events and the library's own events (nl.log.*) beside it are archived;
+#   - a report whose name is written with escapes (event="nl\x2ealert.start"), which
+#     syslog-ng's kv-parser does not decode, is refused too: sent by uid 65534 into a host
+#     daemon's socket (0666) and over TCP, it is kept aside, never archived or loaded;
 #   - the per-day files and the SQLite archive are 0640.
 #
 #   test_central_trust.sh NL-LOAD NL-DETECT CONF_DIR
@@ -75,7 +78,43 @@ else
     echo "   (not root: the uid 65534 half needs root to change user; left out)"
 fi
 
-echo "5. the archive is 0640: per-day files and the SQLite database"
+echo "5. a report name written with escapes is refused, from the host socket (uid 65534) and TCP"
+cat >"$T/host.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-host.conf"
+nlkit_host(socket("$T/host.sock") local_port($((PORT + 1))) central("127.0.0.1") port($PORT)
+           buffer_dir("$T/buf") reopen(1));
+EOF
+mkdir -p "$T/buf"
+start host
+wait_for "$T/host.sock" "the host daemon's socket"
+as_other=()
+[ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+for ev in 'nl\x2ealert.start' 'nl.alert\x2estart' '\x6el.anomaly.start'; do
+    "${as_other[@]}" logger --socket-errors=on -u "$T/host.sock" -t nl-detect \
+        "ts=2026-11-22T12:00:04.000001Z event=\"$ev\" level=Warning tag=esc name=slow-disk key.host=gw3" ||
+        fail "could not send into the host socket"
+done
+printf '<14>Nov 22 12:00:04 evilhost app: %s\n' \
+    'ts=2026-11-22T12:00:04.000003Z event="\x6el.anomaly.start" level=Warning tag=esc' \
+    'ts=2026-11-22T12:00:04.000004Z event="nl\x2emissing" level=Warning tag=esc' \
+    >"/dev/tcp/127.0.0.1/$PORT" || fail "could not send to the central daemon"
+# a sure barrier: good events sent after them, the same two ways, are archived
+"${as_other[@]}" logger -u "$T/host.sock" -t app \
+    "ts=2026-11-22T12:00:05.000001Z event=test.after level=Info tag=esc"
+printf '<14>Nov 22 12:00:05 evilhost app: %s\n' \
+    'ts=2026-11-22T12:00:05.000002Z event=test.after level=Info tag=esc' >"/dev/tcp/127.0.0.1/$PORT"
+wait_sql "SELECT count(*) FROM event WHERE event = 'test.after'" 2 30 "the good events after the forgeries"
+forged=$(sql "SELECT group_concat(event, ' ') FROM event WHERE id IN
+              (SELECT event_id FROM value WHERE name = 'tag' AND value = 'esc') AND event <> 'test.after'")
+[ -z "$forged" ] || fail "reports with escaped names archived: $forged"
+n=$(cat "$T"/archive/nlkit-refused-*.log | grep -c 'tag=esc' || true)
+[ "$n" = 5 ] || fail "wanted the 5 escaped reports in the refused file, found $n"
+cat "$T"/archive/nlkit-2*.log | grep 'tag=esc' | grep -v test.after &&
+    fail "an escaped report is in the per-day archive file"
+echo "   5 reports with escaped names refused and kept aside; the good events after them archived"
+
+echo "6. the archive is 0640: per-day files and the SQLite database"
 for f in "$T"/archive/nlkit-*.log "$T/archive.db"; do
     mode=$(stat -c %a "$f")
     [ "$mode" = 640 ] || fail "$f is $mode, wanted 640"
