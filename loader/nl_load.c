@@ -78,12 +78,12 @@ typedef struct load {
     int progress;
     int quiet;
     /* counted when their transaction commits */
-    uint64_t events, bad, blank, untyped, recovered, recovered_lines;
+    uint64_t events, bad, blank, untyped, unindexed, recovered, recovered_lines;
     /* the open transaction: begun at the first line to store, so an idle loader (a quiet
      * syslog-ng feed) holds no write lock and other writers (a prune, a second nl-load)
      * get their turn */
     int in_tx;
-    uint64_t t_events, t_bad, t_blank, t_untyped, t_recovered, t_recovered_lines;
+    uint64_t t_events, t_bad, t_blank, t_untyped, t_unindexed, t_recovered, t_recovered_lines;
     long t_first_line; /* first line number read in it */
     double t_started;  /* when its first line was read */
     uint64_t reported;
@@ -132,7 +132,7 @@ static int begin(load_t *ld, const nll_pos_t *at)
         return -1;
     }
     ld->in_tx = 1;
-    ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
+    ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = ld->t_unindexed = 0;
     ld->t_recovered = ld->t_recovered_lines = 0;
     ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
@@ -158,10 +158,11 @@ static int commit(load_t *ld, source_t *src, const nll_pos_t *at)
         ld->events += ld->t_events;
         ld->bad += ld->t_bad;
         ld->untyped += ld->t_untyped;
+        ld->unindexed += ld->t_unindexed;
         ld->recovered += ld->t_recovered;
         ld->recovered_lines += ld->t_recovered_lines;
         ld->blank += ld->t_blank;
-        ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = 0;
+        ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = ld->t_unindexed = 0;
         ld->t_recovered = ld->t_recovered_lines = 0;
         ld->t_first_line = at->lines + 1;
         ld->t_started = 0;
@@ -214,6 +215,7 @@ static int store_chunk(load_t *ld, source_t *src, const nll_chunk_t *c, nll_pos_
         if (l->kind == NLL_L_EVENT) {
             nll_err_t err;
             ld->t_untyped += nll_rec_untyped(&c->recs, rec);
+            ld->t_unindexed += nll_rec_unindexed(&c->recs, rec);
             unsigned skipped = nll_rec_recovered(&c->recs, rec);
             ld->t_recovered += skipped;
             ld->t_recovered_lines += skipped > 0;
@@ -535,6 +537,11 @@ int main(int argc, char **argv)
                 "(inf, nan, text): kept as written in `value`, left out of the summary columns "
                 "and baselines\n",
                 ld.db_path, (unsigned long long)ld.untyped);
+    if (ld.unindexed)
+        fprintf(stderr,
+                "nl-load: %s: %llu identity value(s) (guid, *.id) longer than %d bytes: kept as "
+                "written in `value`, not in `ident` (whose values are indexed)\n",
+                ld.db_path, (unsigned long long)ld.unindexed, NLL_IDENT_MAX);
     if (ld.recovered)
         fprintf(stderr,
                 "nl-load: %s: %llu line(s) loaded without %llu piece(s) the %s reading skipped or "

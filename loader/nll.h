@@ -91,10 +91,22 @@ typedef struct nll_batch {
 int nll_parse_line(nl_rec_t *rec, unsigned parse_flags, const char *line, size_t len, long lineno,
                    nll_batch_t *b, nl_perr_t *perr);
 
+/* The longest event name and host of one summary together, in bytes: the archive indexes
+ * them (summary_event_host_ts), and a PostgreSQL index entry holds at most about 2.7 KB. A
+ * longer summary is refused as a bad line, in both archives alike (LIMITS.md). */
+#define NLL_SUM_KEY_MAX 2048
+/* The longest identity value (guid, *.id) filed in `ident`, whose values are indexed; a
+ * longer one is kept exactly in `value` instead, counted and reported. */
+#define NLL_IDENT_MAX 2048
+
 /* How many summary fields of the record at b->p + pos had a column but a value that does
  * not fit it ("inf", "nan", text): kept in `value` as written, left out of the summary
  * columns, so of every baseline; nl-load counts and reports them. */
 unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos);
+/* How many identity values (guid, *.id) of that record were longer than NLL_IDENT_MAX
+ * (nll_rec.h): kept as written in `value`, not in the indexed `ident`; nl-load counts and
+ * reports them. */
+unsigned nll_rec_unindexed(const nll_batch_t *b, size_t pos);
 /* How many pieces of that record's line a lenient or NetLogger reading skipped or replaced
  * (junk, a duplicate name's earlier value); nl-load counts and reports them. */
 unsigned nll_rec_recovered(const nll_batch_t *b, size_t pos);

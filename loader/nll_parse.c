@@ -168,7 +168,7 @@ static void put(nll_batch_t *b, const void *v, size_t n)
 /* One field: kind, summary slot, name, and its value as the kind says. */
 static void put_field(nll_batch_t *b, int kind, int slot, const nl_field_t *f, int64_t i, double d)
 {
-    nll_fhdr_t h = {(uint8_t)kind, (uint8_t)slot, (uint16_t)f->name_len, f->value_len};
+    nll_fhdr_t h = {(uint8_t)kind, (uint8_t)slot, f->name_len, f->value_len};
     put(b, &h, sizeof h);
     put(b, f->name, f->name_len);
     if (kind == NLL_K_VALUE_INT || kind == NLL_K_SUM_INT)
@@ -265,13 +265,23 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
     if (nll_batch_reserve(b, need)) return NL_ENOMEM;
     size_t start = b->len;
     nll_rhdr_t h = {.ts = (double)usec / 1e6,
-                    .event_len = (uint16_t)ev->value_len,
-                    .level_len = (uint16_t)level_len,
+                    .event_len = ev->value_len,
+                    .level_len = (uint32_t)level_len,
                     .has_level = lv != NULL,
                     .recovered = (uint16_t)(rec->recovered > 65535 ? 65535 : rec->recovered)};
     size_t alen;
     int ek = nl__event_kind(ev->value, ev->value_len, &alen);
     h.summary = ek == NL_KIND_SUMMARY;
+    const nl_field_t *host = h.summary ? nl_rec_get(rec, "host") : NULL;
+    if (h.summary && (size_t)ev->value_len + (host ? host->value_len : 0) > NLL_SUM_KEY_MAX) {
+        perr->line = lineno;
+        perr->col = field_col(line, len, "event=");
+        perr->code = NL_EPARSE;
+        snprintf(perr->msg, sizeof perr->msg,
+                 "summary event and host longer than %d bytes together (%zu), refused",
+                 NLL_SUM_KEY_MAX, (size_t)ev->value_len + (host ? host->value_len : 0));
+        return NL_EPARSE;
+    }
     h.startend = ek == NL_KIND_START ? 0 : ek == NL_KIND_END ? 1 : 2;
     const nl_field_t *status = nl_rec_get(rec, "status");
     double unused;
@@ -288,7 +298,11 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
         int64_t i = 0;
         double d = 0;
         int slot = 0, kind;
-        if (k == rec->i_guid)
+        if ((k == rec->i_guid || nl__is_id_field(f->name, f->name_len)) &&
+            f->value_len > NLL_IDENT_MAX) {
+            kind = NLL_K_VALUE_TEXT; /* too long to index: in `value`, as written */
+            h.unindexed++;
+        } else if (k == rec->i_guid)
             kind = NLL_K_GUID;
         else if (h.summary && NAME_IS(f, "host"))
             kind = NLL_K_SUM_HOST; /* lives in summary.host only: a row fewer per summary */
@@ -308,6 +322,7 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
     uint32_t total = (uint32_t)(b->len - start); /* records are not aligned: no pointer to one */
     memcpy(b->p + start + offsetof(nll_rhdr_t, nfields), &nfields, sizeof nfields);
     memcpy(b->p + start + offsetof(nll_rhdr_t, untyped), &h.untyped, sizeof h.untyped);
+    memcpy(b->p + start + offsetof(nll_rhdr_t, unindexed), &h.unindexed, sizeof h.unindexed);
     memcpy(b->p + start + offsetof(nll_rhdr_t, total), &total, sizeof total);
     return 1;
 }
@@ -322,6 +337,13 @@ unsigned nll_rec_recovered(const nll_batch_t *b, size_t pos)
 {
     uint16_t u;
     memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, recovered), sizeof u);
+    return u;
+}
+
+unsigned nll_rec_unindexed(const nll_batch_t *b, size_t pos)
+{
+    uint16_t u;
+    memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, unindexed), sizeof u);
     return u;
 }
 

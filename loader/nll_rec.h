@@ -30,10 +30,11 @@ typedef struct nll_rhdr {
     uint32_t nfields;
     double ts;      /* Unix seconds */
     int64_t status; /* if has_status */
-    uint16_t event_len, level_len;
+    uint32_t event_len, level_len; /* up to NL_LINE_MAX each */
     uint8_t startend, summary, has_level, has_status;
     uint16_t untyped;   /* summary fields with a column whose value did not fit it (inf, nan,
                            text): kept in `value` as written, counted and reported */
+    uint16_t unindexed; /* identity values longer than NLL_IDENT_MAX: kept in `value` */
     uint16_t recovered; /* --lenient/--netlogger: pieces of the line skipped or replaced
                            (junk, a duplicate name's earlier value), counted and reported */
 } nll_rhdr_t;
@@ -42,7 +43,7 @@ typedef struct nll_rhdr {
  * bytes of text. */
 typedef struct nll_fhdr {
     uint8_t kind, slot;
-    uint16_t name_len;
+    uint32_t name_len; /* NL_NAME_MAX, but lenient readings are bounded by the line only */
     uint32_t value_len;
 } nll_fhdr_t;
 

@@ -548,6 +548,82 @@ static void test_escaped_report_names_refused(void **state)
     t_rmtree(dir);
 }
 
+/* n bytes of a name no compression shortens much (a database may compress what it stores;
+ * an index entry must not fit by luck), from seed. */
+static char *long_name(size_t n, unsigned seed, const char *suffix)
+{
+    static const char a[] = "abcdefghijklmnopqrstuvwxyz0123456789._-";
+    size_t sl = strlen(suffix);
+    char *s = malloc(n + sl + 1);
+    assert_non_null(s);
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        s[i] = a[(seed >> 16) % (sizeof a - 1)];
+    }
+    memcpy(s + n, suffix, sl + 1);
+    return s;
+}
+
+/* Event and level names of 64 KiB and more (the loader's records once held their lengths
+ * in 16 bits: a summary crashed nl-load, other events were stored cut modulo 65536) are
+ * stored exactly, up to the line limit; a summary whose event and host are too long for
+ * the summary index is refused and counted, and the loader goes on to the next line. */
+static void test_long_names_exact_or_refused(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "long.log")), *db = archive(dir, "long.db");
+    const char *err = keep(t_path(dir, "err"));
+    char *ev = long_name(70000, 1, ""), *lv = long_name(66000, 2, "");
+    char *big = long_name(NL_LINE_MAX - 100, 3, ".end");
+    char *sum = long_name(70000, 4, ".summary");
+    FILE *f = fopen(in, "w");
+    fprintf(f, "ts=2026-11-22T12:00:00Z event=%s level=Info tag=a\n", ev);     /* 1 */
+    fprintf(f, "ts=2026-11-22T12:00:01Z event=x.y level=%s tag=b\n", lv);      /* 2 */
+    fprintf(f, "ts=2026-11-22T12:00:02Z event=%s level=Info\n", big);          /* 3 */
+    fprintf(f, "ts=2026-11-22T12:00:03Z event=%s level=Info host=h n=3 dur.sum=1 tag=c\n",
+            sum); /* 4: refused */
+    fputs("ts=2026-11-22T12:00:04Z event=good.summary level=Info host=h n=1 tag=d\n", f);
+    char *edge = long_name(2048 - 8 - 40, 5, ".summary"), *host = long_name(40, 6, "");
+    char *id = long_name(10000, 7, "");
+    fprintf(f, "ts=2026-11-22T12:00:05Z event=%s level=Info host=%s n=1\n", edge, host); /* 6 */
+    fprintf(f, "ts=2026-11-22T12:00:06Z event=x.y level=Info x.id=%s\n", id);           /* 7 */
+    fclose(f);
+    const char *args[] = {"-d", db, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    char *msg = t_slurp(err, NULL);
+    char sql[256];
+    assert_int_equal(q_int(db, "SELECT count(*) FROM event"), 6);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM event WHERE length(event) = 70000 AND "
+                              "substr(event, 1, 20) = '%.20s' AND substr(event, 69981) = '%s'",
+             ev, ev + 69980);
+    assert_int_equal(q_int(db, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM event WHERE length(level) = 66000 AND "
+                              "substr(level, 65981) = '%s'", lv + 65980);
+    assert_int_equal(q_int(db, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM event WHERE length(event) = %d",
+             (int)strlen(big));
+    assert_int_equal(q_int(db, sql), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE event = 'good.summary'"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM summary WHERE length(event) = 2048 - 40"), 1);
+    /* an identity value too long for the ident index: in value, exactly */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name = 'x.id'"), 0);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM value WHERE name = 'x.id' AND "
+                              "length(value) = 10000 AND substr(value, 9981) = '%s'", id + 9980);
+    assert_int_equal(q_int(db, sql), 1);
+    assert_non_null(strstr(msg, "1 identity value(s) (guid, *.id) longer than 2048 bytes"));
+    char where[512];
+    snprintf(where, sizeof where, "%s:4:31: summary event and host longer than", in);
+    if (!strstr(msg, where)) fprintf(stderr, "missing %s in:\n%s", where, msg);
+    assert_non_null(strstr(msg, where));
+    assert_non_null(strstr(msg, "1 bad lines"));
+    free(msg);
+    free(ev), free(lv), free(big), free(sum), free(edge), free(host), free(id);
+    t_rmtree(dir);
+}
+
 static void test_stdin_commits_while_open(void **state)
 {
     (void)state;
@@ -953,6 +1029,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trace_across_programs),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
+        cmocka_unit_test(test_long_names_exact_or_refused),
         cmocka_unit_test(test_stdin_commits_while_open),
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
         cmocka_unit_test(test_read_only_and_full_database),
@@ -969,6 +1046,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
+        cmocka_unit_test(test_long_names_exact_or_refused),
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_detect_starts_from_archive),
     };

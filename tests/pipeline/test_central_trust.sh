@@ -11,6 +11,8 @@
 #   - a report whose name is written with escapes (event="nl\x2ealert.start"), which
 #     syslog-ng's kv-parser does not decode, is refused too: sent by uid 65534 into a host
 #     daemon's socket (0666) and over TCP, it is kept aside, never archived or loaded;
+#   - a 70,000-byte event name sent by uid 65534 is archived exactly (the loader once
+#     crashed on names of 64 KiB and more), and the event after it too;
 #   - the per-day files and the SQLite archive are 0640.
 #
 #   test_central_trust.sh NL-LOAD NL-DETECT CONF_DIR
@@ -114,7 +116,19 @@ cat "$T"/archive/nlkit-2*.log | grep 'tag=esc' | grep -v test.after &&
     fail "an escaped report is in the per-day archive file"
 echo "   5 reports with escaped names refused and kept aside; the good events after them archived"
 
-echo "6. the archive is 0640: per-day files and the SQLite database"
+echo "6. a 70,000-byte event name from any local user: archived exactly, the loader goes on"
+long=$(head -c 52500 /dev/urandom | base64 -w0 | tr '+/=' '._-' | head -c 70000)
+"${as_other[@]}" logger --socket-errors=on --size 200000 -u "$T/host.sock" -t app \
+    "ts=2026-11-22T12:00:06.000001Z event=$long level=Info tag=long" ||
+    fail "could not send the long name into the host socket"
+"${as_other[@]}" logger -u "$T/host.sock" -t app \
+    "ts=2026-11-22T12:00:06.000002Z event=test.after.long level=Info tag=long"
+wait_sql "SELECT count(*) FROM event WHERE event = 'test.after.long'" 1 30 "the good event after the long name"
+[ "$(sql "SELECT count(*) FROM event WHERE event = '$long'")" = 1 ] ||
+    fail "the 70,000-byte name is not archived exactly: $(sql "SELECT length(event) FROM event WHERE id IN (SELECT event_id FROM value WHERE value = 'long')")"
+echo "   archived with its 70,000 bytes; the next event archived after it"
+
+echo "7. the archive is 0640: per-day files and the SQLite database"
 for f in "$T"/archive/nlkit-*.log "$T/archive.db"; do
     mode=$(stat -c %a "$f")
     [ "$mode" = 640 ] || fail "$f is $mode, wanted 640"
