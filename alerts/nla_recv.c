@@ -37,6 +37,7 @@ struct nla_recv {
     size_t n;
     nla_note_t *busy; /* being attempted: never dropped from under the thread */
     int stop;
+    _Atomic int abort; /* set at exit, past drain=: the attempt in flight ends now */
     int changed;
     int failing; /* the last attempt failed (messages say so once per streak) */
     nla_recv_counts_t c;
@@ -95,6 +96,13 @@ static void note_line(nla_recv_t *r, const char *event, int level, const nla_not
     nl_buf_free(&b);
 }
 
+/* libcurl's progress callback: a non-zero return ends the transfer (nl-detect is exiting). */
+static int xfer_abort(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt, (void)dn, (void)ut, (void)un;
+    return ((nla_recv_t *)ctx)->abort != 0;
+}
+
 static size_t discard(char *p, size_t size, size_t n, void *ctx)
 {
     (void)p;
@@ -123,6 +131,9 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n->json_len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(r->def.timeout * 1000));
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_abort);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, r);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "nl-detect (nlkit)");
@@ -142,17 +153,21 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
     return 0;
 }
 
-/* Write all of len bytes to fd by `until` (monotonic); 0, or -1 (time out, or the program
- * stopped reading: EPIPE). */
-static int write_all(int fd, const char *p, size_t len, double until)
+/* Write all of len bytes to fd (non-blocking: a pipe's free space can be smaller than what
+ * is left to write, and a blocking write would wait for a reader that never reads, past
+ * any time limit) by `until` (monotonic), or until the receiver is stopped; 0, or -1 (time
+ * out, stopped, or the program stopped reading: EPIPE). Polls in slices of at most 100 ms
+ * so a stop is seen. */
+static int write_all(nla_recv_t *r, int fd, const char *p, size_t len, double until)
 {
     while (len) {
         double left = until - mono();
-        if (left <= 0) return -1;
+        if (left <= 0 || r->abort) return -1;
         struct pollfd pf = {.fd = fd, .events = POLLOUT};
-        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
+        int pr = poll(&pf, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR) continue;
-        if (pr <= 0) return -1;
+        if (pr == 0) continue;
+        if (pr < 0) return -1;
         ssize_t w = write(fd, p, len);
         if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (w < 0) return -1;
@@ -199,7 +214,7 @@ static int deliver_exec(nla_recv_t *r, const nla_note_t *n, char *err, size_t er
         envp[k++] = own[i];
     }
     int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC)) {
+    if (pipe2(pfd, O_CLOEXEC) || fcntl(pfd[1], F_SETFL, O_NONBLOCK)) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         goto out;
     }
@@ -220,11 +235,11 @@ static int deliver_exec(nla_recv_t *r, const nla_note_t *n, char *err, size_t er
     }
     close(pfd[0]);
     double until = mono() + r->def.timeout;
-    int wrote = write_all(pfd[1], n->json, n->json_len, until);
+    int wrote = write_all(r, pfd[1], n->json, n->json_len, until);
     close(pfd[1]);
     int st = 0;
     pid_t w;
-    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && mono() < until) {
+    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && mono() < until && !r->abort) {
         struct timespec ts = {0, 10 * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -232,7 +247,10 @@ static int deliver_exec(nla_recv_t *r, const nla_note_t *n, char *err, size_t er
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
         waitpid(pid, &st, 0);
-        snprintf(err, errlen, "'%s' ran longer than %g s: killed", prog, r->def.timeout);
+        if (r->abort)
+            snprintf(err, errlen, "'%s' still running at exit: killed", prog);
+        else
+            snprintf(err, errlen, "'%s' ran longer than %g s: killed", prog, r->def.timeout);
     } else if (w < 0) {
         snprintf(err, errlen, "waitpid: %s", strerror(errno));
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
@@ -302,6 +320,7 @@ static void *run(void *arg)
         pthread_mutex_lock(&r->mu);
         r->busy = NULL;
         r->changed = 1;
+        if (rc && r->abort) break; /* stopped mid-attempt: it stays queued (state file) */
         if (rc == 0) {
             if (r->failing && r->diag)
                 fprintf(r->diag, "nl-detect: receiver %s: delivering again\n", r->def.name);
@@ -426,6 +445,7 @@ nla_note_t *nla__recv_stop(nla_recv_t *r)
     if (r->started) {
         pthread_mutex_lock(&r->mu);
         r->stop = 1;
+        r->abort = 1;
         pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
         pthread_join(r->th, NULL);

@@ -336,6 +336,87 @@ def test_exec_and_file():
           f"and given up, a file receiver with the detector's lines ({time.time() - t:.1f} s)")
 
 
+def gone(pid):
+    """The process has ended: no such process, or a zombie (sh -c may fork the program;
+    killed with its group, an orphan waits for PID 1 to reap it, which in a container may
+    never come)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_hung_exec_receiver():
+    """An exec: program that never reads its input, handed a notification larger than a
+    pipe holds (a 1000-host group): the attempt ends at its timeout, the program is killed
+    and nl-detect exits. Then, with a ten-minute timeout and input still open, SIGTERM ends
+    nl-detect after drain= (1 s): the program is killed and the notification said lost.
+    Both bounds (60 s) are far above what it takes, and far below 'never'."""
+    mark = os.path.join(T, "hung.pids")
+    hung = os.path.join(T, "hung.sh")
+    open(hung, "w").write(f"#!/bin/sh\necho $$ >> {mark}\nexec sleep 600\n")
+    os.chmod(hung, 0o755)
+    lines = dip_lines(1000, 5, 8, True, 12)
+    for timeout, signalled in (("1s", False), ("600s", True)):
+        if os.path.exists(mark):
+            os.unlink(mark)
+        cf = os.path.join(T, "hung.conf")
+        open(cf, "w").write(f"receiver hung exec:{hung} timeout={timeout} retries=0\n"
+                            "alerts drain=1s\n"
+                            "when m x below 50 name=dip key=host\n"
+                            "route kind=alert notify hung group.by=name group.wait=2s\n")
+        errp = os.path.join(T, "hung.err")
+        p = subprocess.Popen([DETECT, "-c", cf, "--stats", "-o", os.path.join(T, "hung.out")],
+                             stdin=subprocess.PIPE, stderr=open(errp, "w"))
+        procs.append(p)
+        t = time.time()
+        p.stdin.write("".join(lines).encode())
+        p.stdin.flush()
+        if signalled:  # input stays open: only the signal ends the run
+            wait_for(lambda: os.path.exists(mark), 60, "the hung receiver to start")
+            time.sleep(0.2)
+            p.send_signal(signal.SIGTERM)
+        else:
+            p.stdin.close()
+        try:
+            rc = p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            fail(f"nl-detect hung on an exec: receiver that does not read (timeout={timeout}"
+                 f"{', SIGTERM sent' if signalled else ''})")
+        took = time.time() - t
+        err = open(errp).read()
+        check(rc == 0, f"nl-detect failed: {err}")
+        pids = [int(x) for x in open(mark).read().split()]
+        check(all(gone(x) for x in pids), f"the receiving program was left running: {pids}")
+        if signalled:
+            check("not delivered within 1 s: lost" in err, "the cut delivery is said: " + err)
+        else:
+            check(stat(err, "given.up") >= 1, "a timed-out attempt is given up: " + err)
+            check("ran longer than 1 s: killed" in err, "said why: " + err)
+        print(f"ok: exec: receiver that never reads a {'SIGTERM' if signalled else 'timeout'}"
+              f" run: killed, nl-detect out in {took:.1f} s")
+
+
+def test_exit_cuts_slow_webhook():
+    """drain=1s with a webhook that answers after 60 s and a 60 s timeout: the attempt in
+    flight is cut when drain= ends, not waited for (it was: up to the timeout)."""
+    p, port, rec = sink("stuck", delay=60)
+    conf = (f"receiver stuck http://127.0.0.1:{port}/ timeout=60s\n"
+            "alerts drain=1s\n"
+            "when m x below 50 name=d key=host\n"
+            "route notify stuck\n")
+    t = time.time()
+    rc, err, out, _, _ = run(conf, alert_lines(1, 4))
+    took = time.time() - t
+    check(rc == 0, "nl-detect failed: " + err)
+    check(took < 30, f"nl-detect waited {took:.1f} s for a webhook past drain=1s")
+    check(stat(err, "pending") == 2 and stat(err, "delivered") == 0,
+          "the cut notification and the one behind it are counted as not delivered: " + err)
+    p.terminate()
+    print(f"ok: drain=1s cuts a webhook attempt in flight (out in {took:.1f} s)")
+
+
 def test_silence():
     """Hosts h00-h04 silenced until t=75 (event time) during a dip from 60 to 90: the
     others notified at once, the five only once the silence ends, still firing."""
@@ -478,6 +559,8 @@ try:
     test_slow_receiver_never_stalls_input()
     test_down_then_back()
     test_exec_and_file()
+    test_hung_exec_receiver()
+    test_exit_cuts_slow_webhook()
     test_silence()
     test_restart_state()
 finally:
