@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -103,6 +104,14 @@ static int xfer_abort(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
     return ((nla_recv_t *)ctx)->abort != 0;
 }
 
+/* A timeout in seconds as libcurl's milliseconds, rounded up: 0 would mean no time limit,
+ * so a positive timeout under a millisecond is one. */
+static long timeout_ms(double secs)
+{
+    double ms = ceil(secs * 1000);
+    return ms < 1 ? 1 : ms > (double)LONG_MAX ? LONG_MAX : (long)ms;
+}
+
 static size_t discard(char *p, size_t size, size_t n, void *ctx)
 {
     (void)p;
@@ -130,7 +139,7 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, n->json);
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n->json_len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(r->def.timeout * 1000));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms(r->def.timeout));
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_abort);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, r);

@@ -398,6 +398,24 @@ def test_hung_exec_receiver():
               f" run: killed, nl-detect out in {took:.1f} s")
 
 
+def test_sub_ms_timeout():
+    """timeout=0.0005 (half a millisecond) is a time limit, not libcurl's 'no limit' (0 ms):
+    a receiver that answers after 20 s fails every attempt at once and is given up."""
+    p, port, rec = sink("submillis", delay=20)
+    conf = (f"receiver slow http://127.0.0.1:{port}/ timeout=0.0005 retries=0\n"
+            "alerts drain=30s\n"
+            "when m x below 50 name=d key=host\n"
+            "route notify slow\n")
+    t = time.time()
+    rc, err, out, _, _ = run(conf, alert_lines(1, 4))
+    took = time.time() - t
+    check(rc == 0, "nl-detect failed: " + err)
+    check(stat(err, "given.up") == 2 and stat(err, "delivered") == 0,
+          f"both attempts timed out at once ({took:.1f} s): " + err)
+    p.terminate()
+    print(f"ok: a sub-millisecond timeout is one (2 attempts given up in {took:.1f} s)")
+
+
 def test_exit_cuts_slow_webhook():
     """drain=1s with a webhook that answers after 60 s and a 60 s timeout: the attempt in
     flight is cut when drain= ends, not waited for (it was: up to the timeout)."""
@@ -561,6 +579,7 @@ try:
     test_exec_and_file()
     test_hung_exec_receiver()
     test_exit_cuts_slow_webhook()
+    test_sub_ms_timeout()
     test_silence()
     test_restart_state()
 finally:
