@@ -70,6 +70,7 @@ typedef struct load {
     nll_db_t *db;
     nll_rows_t *rows;
     const char *db_path;
+    char db_name[512]; /* db_path for messages: a PostgreSQL URI's password hidden */
     FILE *reject;
     const char *reject_path;
     long batch;
@@ -396,7 +397,7 @@ static int prune(load_t *ld, double before)
     char when[NL_TS_LEN + 1];
     nl_ts_format((int64_t)(before * 1e6), when);
     fprintf(stderr, "nl-load: %s: deleted %lld raw events older than %s (summaries kept)\n",
-            ld->db_path, (long long)n, when);
+            ld->db_name, (long long)n, when);
     return 0;
 }
 
@@ -503,6 +504,7 @@ int main(int argc, char **argv)
      * counter update on every malloc) buy nothing here. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     nll_err_t err;
+    nll_db_display_name(ld.db_path, ld.db_name, sizeof ld.db_name);
     int open_failed = nll_db_open(ld.db_path, NLL_OPEN_WRITE, 0, &ld.db, &err);
     if (!open_failed) {
         if (nll_db_sqlite(ld.db)) sqlite3_busy_timeout(nll_db_sqlite(ld.db), (int)busy_ms);
@@ -526,7 +528,7 @@ int main(int argc, char **argv)
         failed |= load_path(&ld, argv[i], reload) != 0;
     if (keep >= 0 && !failed) failed |= prune(&ld, wall - keep) != 0;
     if (!quiet || ld.bad || failed)
-        fprintf(stderr, "nl-load: %s: %llu events loaded, %llu bad lines%s%s%s\n", ld.db_path,
+        fprintf(stderr, "nl-load: %s: %llu events loaded, %llu bad lines%s%s%s\n", ld.db_name,
                 (unsigned long long)ld.events, (unsigned long long)ld.bad,
                 ld.bad && ld.reject_path ? " (copied to " : "",
                 ld.bad && ld.reject_path ? ld.reject_path : "",
@@ -536,25 +538,25 @@ int main(int argc, char **argv)
                 "nl-load: %s: %llu summary field(s) not a finite number of their column's kind "
                 "(inf, nan, text): kept as written in `value`, left out of the summary columns "
                 "and baselines\n",
-                ld.db_path, (unsigned long long)ld.untyped);
+                ld.db_name, (unsigned long long)ld.untyped);
     if (ld.unindexed)
         fprintf(stderr,
                 "nl-load: %s: %llu identity value(s) (guid, *.id) longer than %d bytes: kept as "
                 "written in `value`, not in `ident` (whose values are indexed)\n",
-                ld.db_path, (unsigned long long)ld.unindexed, NLL_IDENT_MAX);
+                ld.db_name, (unsigned long long)ld.unindexed, NLL_IDENT_MAX);
     if (ld.recovered)
         fprintf(stderr,
                 "nl-load: %s: %llu line(s) loaded without %llu piece(s) the %s reading skipped or "
                 "replaced (words that are no name=value, an empty value, a name given twice: "
                 "its last value kept)\n",
-                ld.db_path, (unsigned long long)ld.recovered_lines,
+                ld.db_name, (unsigned long long)ld.recovered_lines,
                 (unsigned long long)ld.recovered,
                 ld.parse_flags == NL_PARSE_NETLOGGER ? "NetLogger" : "lenient");
     if (nll_rows_escaped(ld.rows))
         fprintf(stderr,
                 "nl-load: %s: %llu text(s) held bytes the database cannot store (a NUL, or not "
                 "UTF-8): stored with those bytes written \\xHH, as an nlkit line writes them\n",
-                ld.db_path, (unsigned long long)nll_rows_escaped(ld.rows));
+                ld.db_name, (unsigned long long)nll_rows_escaped(ld.rows));
     if (ld.reject && fclose(ld.reject)) failed = 1;
     nll_rows_free(ld.rows);
     nll_db_close(ld.db);

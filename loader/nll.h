@@ -35,6 +35,9 @@ typedef struct nll_db nll_db_t;
  * upgrade at that version (tests make old databases with it); 0 means the newest. On
  * success *out is the connection. */
 int nll_db_open(const char *path, unsigned flags, int upto, nll_db_t **out, nll_err_t *err);
+/* The name for messages of the archive at `path` before (or without) opening it: a
+ * PostgreSQL URI with its password hidden, in user:password@ and ?password= alike. */
+void nll_db_display_name(const char *path, char *out, size_t cap);
 /* Whether `path` names a PostgreSQL archive (a connection URI). */
 int nll_db_is_pg(const char *path);
 /* The schema version of an open archive (0 for an empty database). */

@@ -151,9 +151,11 @@ int main(int argc, char **argv)
     sqlite3 *db = rc ? NULL : nll_db_sqlite(archive);
     r.archive = archive;
     if (!rc && !db) {
+        char name[512];
+        nll_db_display_name(o.db, name, sizeof name);
         snprintf(err.msg, sizeof err.msg,
                  "%s: nl-report reads SQLite archives; a PostgreSQL one is not supported yet",
-                 o.db);
+                 name);
         rc = NL_EINVAL;
     }
     if (!rc) rc = nlr_charts_read(db, &r, &err);

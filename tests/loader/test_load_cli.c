@@ -624,6 +624,47 @@ static void test_long_names_exact_or_refused(void **state)
     t_rmtree(dir);
 }
 
+/* A PostgreSQL password, as user:password@ or ?password=, appears in no message: not in
+ * nl-load's end-of-run summary, nor in a connection failure of nl-load or nl-baseline (the
+ * test server trusts its socket, so any password connects). */
+static void test_pg_password_hidden(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "p.log")), *err = keep(t_path(dir, "err"));
+    write_events(in, 0, 3);
+    const char *db = archive(dir, "pw.db");
+    const char *at = strstr(db, "nlkit@");
+    assert_non_null(at);
+    char uri[900], bad[900];
+    snprintf(uri, sizeof uri, "%.*snlkit:Secret1@%s&password=Secret2", (int)(at - db), db,
+             at + 6);
+    snprintf(bad, sizeof bad, "%.*snlkit:Secret1@/no_such_db?host=/nonexistent&password=Secret2",
+             (int)(at - db), db);
+    const char *load_ok[] = {"-d", uri, in, NULL};
+    const char *load_bad[] = {"-d", bad, in, NULL};
+    const char *base_bad[] = {"--db", bad, "--event", "x", NULL};
+    struct {
+        const char *prog;
+        const char **args;
+        int rc;
+    } runs[] = {{load_prog, load_ok, 0}, {load_prog, load_bad, 1}, {base_prog, base_bad, 1}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        t_child_t c = {.err = err};
+        int rc = t_run(runs[i].prog, &c, runs[i].args);
+        char *msg = t_slurp(err, NULL);
+        if (strstr(msg, "Secret") || rc != runs[i].rc || !strstr(msg, "nlkit:***@"))
+            fprintf(stderr, "run %zu (exit %d):\n%s", i, rc, msg);
+        assert_int_equal(rc, runs[i].rc);
+        assert_null(strstr(msg, "Secret"));
+        assert_non_null(strstr(msg, "nlkit:***@"));
+        assert_non_null(strstr(msg, "password=***"));
+        free(msg);
+    }
+    expect_exactly(db, 3);
+    t_rmtree(dir);
+}
+
 static void test_stdin_commits_while_open(void **state)
 {
     (void)state;
@@ -1047,6 +1088,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
         cmocka_unit_test(test_long_names_exact_or_refused),
+        cmocka_unit_test(test_pg_password_hidden),
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_detect_starts_from_archive),
     };
