@@ -17,8 +17,10 @@
 
 typedef struct nld nld_t;
 
-/* Event time jumps further than this only when two events in a row agree (nld_run.c). */
+/* Event time jumps further than this only when NLD_CLOCK_CONFIRM events in a row lie beyond
+ * it (nld_run.c): a host with a wrong clock sends bursts, which the others interrupt. */
 #define NLD_CLOCK_JUMP_US ((int64_t)600 * 1000000)
+#define NLD_CLOCK_CONFIRM 64
 
 /* Counters, for the exit report and for tests. */
 typedef struct nld_counts {
@@ -29,8 +31,8 @@ typedef struct nld_counts {
     uint64_t novalue;        /* selected lines without a usable value (absent, not a number,
                                 undefined rate) */
     uint64_t nonfinite;      /* values refused for being inf, -inf or nan (a 1e400 is inf) */
-    uint64_t clock_outliers; /* events stamped over NLD_CLOCK_JUMP_US ahead, alone: event
-                                time did not jump to them */
+    uint64_t clock_outliers; /* events stamped over NLD_CLOCK_JUMP_US ahead, fewer than
+                                NLD_CLOCK_CONFIRM in a row: event time did not jump to them */
     uint64_t flags;          /* values flagged, over all algorithms */
     uint64_t episodes;       /* anomaly episodes reported (nl.anomaly.start written) */
     uint64_t short_runs;     /* runs of flags shorter than episode.min: counted, not written */

@@ -74,7 +74,9 @@ struct nld {
     nld_opts_t opts;
     nl_rec_t rec;
     int64_t now;     /* largest event time seen (usec), or INT64_MIN */
-    int64_t jump_at; /* an event time too far ahead of now, waiting for a second to agree */
+    int64_t jump_at; /* the earliest of jump_n event times in a row too far ahead of now,
+                        waiting for NLD_CLOCK_CONFIRM of them (0: none) */
+    uint32_t jump_n;
     nl__map_t keyed;
     nld_keyed_t *lru_head, *lru_tail;
     size_t nkeyed;

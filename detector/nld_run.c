@@ -49,26 +49,27 @@ static void move_now(nld_t *d, int64_t t)
     nld__keyed_expire(d);
 }
 
-/* Event time follows the events, but one line stamped far ahead (a wrong clock) must not
- * drag it there: every pending start would be reported missing at once, and the clock would
- * then stand still for everything stamped right. A jump of more than NLD_CLOCK_JUMP_US is
- * believed when the next event also lies beyond it (a real gap in the input); else the
- * outlier is counted and time goes on from the others. */
+/* Event time follows the events, but lines stamped far ahead (a wrong clock) must not drag
+ * it there: every pending start would be reported missing at once, and the clock would then
+ * stand still for everything stamped right. A wrong clock sends bursts (every line of that
+ * host), so a jump of more than NLD_CLOCK_JUMP_US is believed only when NLD_CLOCK_CONFIRM
+ * events in a row lie beyond it (a real gap in the input); an event back within reach ends
+ * the run: its events are counted as outliers and time goes on from the others. */
 static void set_now(nld_t *d, int64_t t)
 {
     if (d->now != INT64_MIN && t > d->now && t - d->now > NLD_CLOCK_JUMP_US) {
-        if (!d->jump_at) {
-            d->jump_at = t;
-            return;
-        }
-        int64_t to = t < d->jump_at ? t : d->jump_at; /* the two agree: the gap is real */
+        if (!d->jump_n || t < d->jump_at) d->jump_at = t;
+        if (++d->jump_n < NLD_CLOCK_CONFIRM) return;
+        int64_t to = d->jump_at; /* they agree: the gap is real */
         d->jump_at = 0;
+        d->jump_n = 0;
         move_now(d, to);
         move_now(d, t);
         return;
     }
-    if (d->jump_at) d->n.clock_outliers++; /* the line that jumped was alone */
+    d->n.clock_outliers += d->jump_n; /* the lines that jumped were a burst */
     d->jump_at = 0;
+    d->jump_n = 0;
     move_now(d, t);
 }
 
@@ -143,7 +144,7 @@ void nld_finish(nld_t *d)
     if (d->n.bad)
         fprintf(d->opts.diag, "nl-detect: %llu bad input line(s) skipped (%llu shown)\n",
                 (unsigned long long)d->n.bad, (unsigned long long)d->diag_shown);
-    if (d->jump_at) d->n.clock_outliers++;
+    d->n.clock_outliers += d->jump_n;
     if (d->n.clock_outliers)
         fprintf(d->opts.diag,
                 "nl-detect: %llu event(s) stamped more than %d min ahead of the others: event "

@@ -165,8 +165,43 @@ static void test_missing_fixed(void **state)
 
 /* One start stamped 50 min ahead (a host with a wrong clock) neither reports every pending
  * start at once nor stops the clock for the rest: event time does not follow it, the
- * others are reported on time, and it is counted. A gap that two events in a row agree on
- * is believed. */
+ * others are reported on time, and it is counted. A gap that NLD_CLOCK_CONFIRM events in a
+ * row agree on is believed. */
+/* A host with a clock a year ahead sends a burst (here 2, then NLD_CLOCK_CONFIRM - 1 lines
+ * in a row) among 100 pending starts: no start is reported missing, no end is an orphan,
+ * and the burst's lines are counted as outliers. (Two lines in a row once made event time
+ * jump a year: 100 missing, 100 orphan ends.) */
+static void test_missing_clock_burst(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "missing xfer timeout=600\n");
+    char rest[128];
+    for (int i = 0; i < 100; i++) {
+        snprintf(rest, sizeof rest, "event=xfer.start level=Info guid=g%d", i);
+        feed(&r, line_at(i, rest));
+    }
+    const int bursts[] = {2, NLD_CLOCK_CONFIRM - 1};
+    for (int b = 0; b < 2; b++) {
+        for (int k = 0; k < bursts[b]; k++) { /* a year ahead */
+            snprintf(rest, sizeof rest,
+                     "ts=2027-11-22T12:%02d:%02d.000000Z event=tick level=Info host=wrong", k / 60,
+                     k % 60);
+            feed(&r, rest);
+        }
+        for (int i = 0; i < 50; i++) {
+            snprintf(rest, sizeof rest, "event=xfer.end level=Info guid=g%d", b * 50 + i);
+            feed(&r, line_at(100 + b * 50 + i, rest));
+        }
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.missing, 0);
+    assert_int_equal(c.orphan_end, 0);
+    assert_int_equal(c.clock_outliers, 2 + NLD_CLOCK_CONFIRM - 1);
+    run_free(&r);
+}
+
 static void test_missing_clock_outlier(void **state)
 {
     (void)state;
@@ -185,9 +220,10 @@ static void test_missing_clock_outlier(void **state)
     nld_counts(r.d, &c);
     assert_int_equal(c.missing, 2); /* a at 10 s, c at 60 s: the clock went on */
     assert_int_equal(c.clock_outliers, 1);
-    /* a real gap: two events in a row 40 min on; z (start 3000 s) is due at 3010 s */
-    feed(&r, line_at(2500, "event=tick level=Info"));
-    feed(&r, line_at(3100, "event=tick level=Info"));
+    /* a real gap: NLD_CLOCK_CONFIRM events in a row 40 min on; z (start 3000 s) is due at
+     * 3010 s */
+    for (int i = 0; i < NLD_CLOCK_CONFIRM; i++)
+        feed(&r, line_at(2500 + 10 * i, "event=tick level=Info"));
     run_end(&r, &c);
     assert_int_equal(c.missing, 3);
     assert_int_equal(c.clock_outliers, 1);
@@ -870,6 +906,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_fixed),
         cmocka_unit_test(test_missing_clock_outlier),
+        cmocka_unit_test(test_missing_clock_burst),
         cmocka_unit_test(test_missing_learned),
         cmocka_unit_test(test_subscription),
         cmocka_unit_test(test_subscription_baseline),
