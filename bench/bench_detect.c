@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_detect.c — how fast the detector judges values: each of the ten algorithms
  * alone, the bank of the paper's eight, of all ten, and combine=default's as configured
- * (cusum over 300 values, threshold, relearn, the daily season; one value a minute);
+ * (its algorithm, history, calibration, floor, budget, relearn and daily season, as
+ * nld_default_params sets them; one value a minute);
  * history N = 1800 unless said, on VALUES values (default 1M) of a noisy series with
  * spikes and a dip; beside the obvious implementation a user would write instead (re-sum
  * the window for MSD, sort it for CDF, for every value), in the same run; the same values
@@ -43,8 +44,8 @@ static double *make_series(long n)
 }
 
 /* Seconds to run the bank (history `hist`) over the series; flags into *flags. With
- * as_default, combine=default's other settings too (threshold, relearn, the daily season),
- * the values one a minute in event time. */
+ * as_default, combine=default's other settings too (nld_default_params), the values one a
+ * minute in event time. */
 static double run_bank(unsigned algos, uint32_t hist, int as_default, const double *x, long n,
                        int streams, long *flags)
 {

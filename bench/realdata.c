@@ -201,7 +201,11 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
            "algorithm at its own history and relearn (of %zu x %zu), chosen on one half and "
            "scored on the other with the threshold from there:\n\n",
            NG(algo_history), NG(algo_relearn));
-    header("detector (setting, held A, held B after the row)");
+    printf("| %-44s | %8s | %8s | %8s | %6s | %6s | %10s | %8s | setting | held A | held B |\n",
+           "detector", "standard", "low-FP", "low-FN", "found", "false", "FP/1k rows", "FP/day");
+    printf("|%s|---------:|---------:|---------:|-------:|-------:|-----------:|---------:|---|---:|"
+           "---:|\n",
+           "----------------------------------------------");
     row_swept("windowed Gaussian (anchor)", wg, NULL);
     double **sc = alloc_scores(), **keep = alloc_scores();
     /* the ten, then the seasonal baseline under the algorithm combine=default uses */

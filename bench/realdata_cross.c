@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "realdata_bank.h"
+#include "nld_combine.h"
 #include "realdata_set.h"
 
 
@@ -110,17 +111,15 @@ static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
  * rate= budgets from 3 in 100 values to 1 in a million; each set's three profiles,
  * windows found and false reports. The rate whose worse standard score is best, and the
  * one whose worse low-FP score is best, are marked. */
-static void rates(rd_set_t *sets, const cfg_t *c, double **sc[2], double **tmp[2])
+static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, int64_t hold,
+                  int per_day, double **sc[2], double **tmp[2])
 {
-    nld_params_t p;
-    params_of(c, &p);
-    int per_day = !strcmp(dims[D_BUDGET].v[c->i[D_BUDGET]], "day");
+    nld_params_t p = *pp;
     for (int x = 0; x < 2; x++) {
         rd_set_bank(&sets[x], &p, sc[x]);
         if (per_day)
             for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
     }
-    int64_t hold = holdoff_of(c);
     enum { NR = 23 };
     nab_result_t r[NR][2][3];
     double budget[NR], worse[NR][2];
@@ -139,9 +138,9 @@ static void rates(rd_set_t *sets, const cfg_t *c, double **sc[2], double **tmp[2
             if (worse[j][q] > worse[best[q]][q]) best[q] = j;
         }
     }
-    printf("\nThe chosen configuration at one budget for both sets (%s per %s; * best worse "
-           "standard score, + best worse low-FP):\n\n",
-           per_day ? "alarms" : "rate", per_day ? "day" : "value");
+    printf("\n%s at one budget for both sets (%s per %s; * best worse standard score, + best "
+           "worse low-FP):\n\n",
+           what, per_day ? "alarms" : "rate", per_day ? "day" : "value");
     printf("| budget |");
     for (int x = 0; x < 2; x++)
         printf(" %s: standard | low-FP | low-FN | found | false | FP/1k rows | FP/day |",
@@ -231,7 +230,18 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
         for (int x = 0; x < 2; x++)
             printf("| %s | %s | %.4f | %.1f | %s | %.1f |\n", prof2[q]->name, sets[x].name,
                    bx.t[q][x], bx.own[q][x], sets[!x].name, bx.held[q][x]);
-    rates(sets, &best, sc, tmp);
+    nld_params_t p;
+    params_of(&best, &p);
+    rates(sets, "The chosen configuration", &p, holdoff_of(&best),
+          !strcmp(dims[D_BUDGET].v[best.i[D_BUDGET]], "day"), sc, tmp);
+    /* combine=default's own bank and hold-off (its rate is marked where it falls) */
+    nld_params_default(&p);
+    nld_default_params(&p);
+    p.admit = 0;
+    printf("\ncombine=default has rate=%g and holdoff=%gs.\n", NLD_DEFAULT_RATE,
+           NLD_DEFAULT_HOLDOFF_S);
+    rates(sets, "combine=default's bank and hold-off", &p,
+          (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), 0, sc, tmp);
     for (int x = 0; x < 2; x++) {
         rd_set_scores_free(&sets[x], sc[x]);
         rd_set_scores_free(&sets[x], tmp[x]);

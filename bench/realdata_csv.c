@@ -178,7 +178,6 @@ static int is_csv(const char *dir, const char *name)
 
 int rd_load_dir(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen)
 {
-    if (rd_is_asd(dir)) return rd_load_asd(dir, out, nfolders, err, errlen);
     int nf = 0, count = 0, cap = 0, rc = 0;
     char **folders = list_dir(dir, is_dir, &nf);
     if (!folders) {

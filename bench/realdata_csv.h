@@ -27,13 +27,13 @@ typedef struct rd_series {
 int rd_csv_read(const char *path, rd_series_t *s, char *err, size_t errlen);
 void rd_series_free(rd_series_t *s);
 
-/* The series of a data set: server-asd's layout when dir holds *.labels files (a "folder"
- * is then a server), else every *.csv under dir's sub-folders, folders and files in name
+/* cloud-monitoring's layout: every *.csv under dir's sub-folders, folders and files in name
  * order. Returns the count (0 if none) with *out allocated, or -1 with a reason in err. */
 int rd_load_dir(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen);
 
-/* server-asd's layout (see above): whether dir has it, and its series, servers in numeric
- * order (omi-1, omi-2, ... omi-12), metrics in column order, named "omi-N/mDD". */
+/* server-asd's layout (realdata_asd.c): whether dir has it (it holds *.labels files), and
+ * its series, servers in numeric order (omi-1, omi-2, ... omi-12; a server is then a
+ * "folder"), metrics in column order, named "omi-N/mDD". Same returns as rd_load_dir. */
 int rd_is_asd(const char *dir);
 int rd_load_asd(const char *dir, rd_series_t **out, int *nfolders, char *err, size_t errlen);
 

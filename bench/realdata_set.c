@@ -25,7 +25,8 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
     closedir(d);
     const char *base = strrchr(dir, '/');
     snprintf(set->name, sizeof set->name, "%s", base && base[1] ? base + 1 : dir);
-    set->nser = rd_load_dir(dir, &set->ser, &set->nfold, err, errlen);
+    set->nser = rd_is_asd(dir) ? rd_load_asd(dir, &set->ser, &set->nfold, err, errlen)
+                               : rd_load_dir(dir, &set->ser, &set->nfold, err, errlen);
     if (set->nser <= 0) return set->nser;
     nab_corpus_init(&set->corpus);
     set->wg = rd_set_scores(set);

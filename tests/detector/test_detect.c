@@ -627,9 +627,11 @@ static void test_holdoff(void **state)
     }
 }
 
-/* combine=default: the recommended setting as a whole (cusum, history 300, relearn 10m,
- * a daily season, threshold, holdoff 1h, episode.min 1), each part overridable; one report for a
- * spike, with the combined score on nl.anomaly.score lines; ranking scores far into the tail. */
+/* combine=default: the recommended setting as a whole (nld_combine.h: algorithm, history,
+ * relearn, a daily season, calibration, resolution floor, an alarm budget, holdoff,
+ * episode.min 1), each part overridable; one report for a spike, with the threshold its
+ * budget means and the combined score on nl.anomaly.score lines; ranking scores far into
+ * the tail. */
 static void test_default_preset(void **state)
 {
     (void)state;
