@@ -16,7 +16,8 @@
 /* Servers are numbered omi-1 ... omi-12: numeric order, so omi-10 is not second. */
 static int server_cmp(const void *a, const void *b)
 {
-    return *(const int *)a - *(const int *)b;
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
 int rd_is_asd(const char *dir)
@@ -31,6 +32,13 @@ int rd_is_asd(const char *dir)
     }
     closedir(d);
     return found;
+}
+
+/* The next comma-separated field of *p (an empty one is "", not skipped), or NULL at the
+ * end of the line. */
+static char *next_field(char **p)
+{
+    return *p ? strsep(p, ",") : NULL;
 }
 
 /* One server's matrix: rows of times and m columns of values. */
@@ -53,10 +61,10 @@ static int read_matrix(const char *path, asd_matrix_t *x, char *err, size_t errl
         ln++;
         line[strcspn(line, "\r\n")] = 0;
         if (!*line) continue;
-        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        char *rest = line, *tok = next_field(&rest);
         if (ln == 1) { /* header: TimeStamp,m01,...: count the metrics */
             x->m = 0;
-            while ((tok = strtok_r(NULL, ",", &save))) x->m++;
+            while ((tok = next_field(&rest))) x->m++;
             if (x->m < 1 || x->m > ASD_METRICS_MAX) {
                 snprintf(err, errlen, "%s:1: expected TimeStamp and 1..%d metric columns", path,
                          ASD_METRICS_MAX);
@@ -83,8 +91,14 @@ static int read_matrix(const char *path, asd_matrix_t *x, char *err, size_t errl
             rc = -1;
             break;
         }
+        if (x->n && x->ts[x->n] <= x->ts[x->n - 1]) {
+            snprintf(err, errlen, "%s:%ld: timestamp '%s' not after the row before", path, ln,
+                     tok);
+            rc = -1;
+            break;
+        }
         int j = 0;
-        for (; j < x->m && (tok = strtok_r(NULL, ",", &save)); j++) {
+        for (; j < x->m && (tok = next_field(&rest)); j++) {
             char *end;
             double v = strtod(tok, &end);
             if (end == tok || *end || !isfinite(v)) {
@@ -95,7 +109,7 @@ static int read_matrix(const char *path, asd_matrix_t *x, char *err, size_t errl
             x->v[x->n * (size_t)x->m + (size_t)j] = v;
         }
         if (rc) break;
-        if (j < x->m || strtok_r(NULL, ",", &save)) {
+        if (j < x->m || next_field(&rest)) {
             snprintf(err, errlen, "%s:%ld: expected %d values", path, ln, x->m);
             rc = -1;
             break;
@@ -114,10 +128,11 @@ static int read_labels(const char *path, const asd_matrix_t *x, uint8_t **label,
 {
     FILE *f = rd_fopen(path, err, errlen);
     if (!f) return -1;
-    char line[4096];
+    char *line = NULL;
+    size_t lcap = 0;
     long ln = 0;
     int rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
+    while (!rc && getline(&line, &lcap, f) > 0) {
         ln++;
         if (line[strspn(line, " \r\n")] == 0) continue;
         long first, last;
@@ -143,6 +158,7 @@ static int read_labels(const char *path, const asd_matrix_t *x, uint8_t **label,
             p = end + (*end == ',');
         }
     }
+    free(line);
     fclose(f);
     return rc;
 }
@@ -219,6 +235,11 @@ int rd_load_asd(const char *dir, rd_series_t **out, int *nfolders, char *err, si
     }
     closedir(d);
     qsort(srv, (size_t)ns, sizeof *srv, server_cmp);
+    for (int i = 1; i < ns; i++)
+        if (srv[i] == srv[i - 1]) { /* omi-1.csv and omi-01.csv */
+            snprintf(err, errlen, "%s: two files for server omi-%d", dir, srv[i]);
+            return -1;
+        }
     rd_series_t *all = NULL;
     int count = 0, cap = 0;
     for (int i = 0; i < ns; i++)

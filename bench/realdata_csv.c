@@ -49,7 +49,9 @@ int rd_parse_ts(const char *s, int64_t *usec)
         return -1;
     const char *rest = s + used;
     if (*rest == 'Z' || *rest == 'z') rest++;
-    if (*rest) return -1;
+    if (*rest || y < 1900 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+        sec > 60 || h < 0 || mi < 0 || sec < 0)
+        return -1;
     struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
                     .tm_hour = h, .tm_min = mi, .tm_sec = sec};
     time_t t = timegm(&tm);

@@ -65,8 +65,8 @@ int nld_params_check(const nld_params_t *p, const char **why)
     else if (p->relent_w < 4 || p->relent_w > NLD_RELENT_W_MAX || p->relent_bins < 2 ||
              p->relent_bins > NLD_RELENT_B_MAX || !(p->relent_p > 0 && p->relent_p < 1))
         w = "relent.w must be 4..256, relent.bins 2..32, relent.p in (0, 1)";
-    else if (p->calib == 1 || p->calib > NLD_CALIB_MAX)
-        w = "calib must be 0 (off) or a window of 2 to 1000000 values";
+    else if ((p->calib && p->calib < NLD_CALIB_MIN) || p->calib > NLD_CALIB_MAX)
+        w = "calib must be off or a window of 20 to 1000000 values";
     else if (!(p->season_s >= 0 && p->season_s <= 1e8) || p->season_slots < 2 ||
              p->season_slots > NLD_SEASON_SLOTS_MAX ||
              !(p->season_alpha > 0 && p->season_alpha <= 1))
@@ -113,7 +113,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     memset(b, 0, sizeof *b);
     b->p = *p;
     b->res = INFINITY;
-    b->t_first = INT64_MIN;
+    b->t_prev = INT64_MIN;
     b->thr = p->threshold;
     nl_ewma_init(&b->ew, p->alpha);
     for (int raw = 0; raw < 2; raw++) {
@@ -361,21 +361,36 @@ double nld_rate_threshold(double rate)
 }
 
 /* The threshold an alarm budget means for this value: rate= as it is; alarms= in event
- * time as a share of values that depends on how often the stream has them, its mean
- * spacing so far (a stream that goes quiet for weeks spaces out, and its share grows with
- * it); with both, the stricter. Until a second timed value, rate= or threshold= alone. */
+ * time as a share of values that depends on how often the stream has them: its typical
+ * spacing, the geometric mean of the gaps between its values (each held to 1 us .. 30 days,
+ * a gap backwards left out), so that one wrong timestamp or one long silence moves it
+ * little. With both, the stricter; with threshold= too, the stricter of all. Until a
+ * stream has had one gap, rate= or threshold= alone. */
 static void budget_threshold(nld_bank_t *b)
 {
     double r = b->p.rate > 0 ? b->p.rate : 1;
+    int budget = b->p.rate > 0;
     if (b->p.alarms_per_s > 0 && b->now != INT64_MIN) {
-        if (b->t_first == INT64_MIN) b->t_first = b->now;
-        if (b->timed++ >= 1 && b->now > b->t_first) {
-            double spacing = (double)(b->now - b->t_first) / 1e6 / (double)(b->timed - 1);
-            double a = b->p.alarms_per_s * spacing;
+        if (b->t_prev != INT64_MIN && b->now > b->t_prev) {
+            double gap = (double)(b->now - b->t_prev) / 1e6;
+            b->log_gaps += log(gap < 1e-6 ? 1e-6 : gap > 30 * 86400.0 ? 30 * 86400.0 : gap);
+            b->gaps++;
+        }
+        b->t_prev = b->now;
+        if (b->gaps) {
+            double a = b->p.alarms_per_s * exp(b->log_gaps / (double)b->gaps);
             if (a < r) r = a;
+            budget = 1;
         }
     }
-    if (r < 1) b->thr = nld_rate_threshold(r < 0.5 ? r : 0.5);
+    if (!budget) {
+        /* alarms= alone before the stream's spacing is known: nothing but an infinite
+         * surprise reaches it (never the algorithms' own rules, which flag far more) */
+        if (b->p.alarms_per_s > 0 && !(b->p.threshold > 0)) b->thr = 1;
+        return;
+    }
+    double t = nld_rate_threshold(r < 0.5 ? r : 0.5);
+    b->thr = t > b->p.threshold ? t : b->p.threshold;
 }
 
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)

@@ -61,10 +61,11 @@ typedef struct nld_params {
     int side;              /* enum nld_side */
     double threshold;      /* > 0: flag values whose score reaches it (0: each algorithm's rule) */
     double rate;           /* > 0: an alarm budget, flagged values per value: the threshold is
-                              the score of P = rate (with calib=, a share of the stream's own) */
+                              the score of P = rate (with calib=, a share of the stream's own;
+                              with threshold= too, the stricter of the two) */
     double alarms_per_s;   /* > 0: an alarm budget per second of event time: rate = this times
-                              the stream's mean spacing of values so far (with rate= too,
-                              the smaller of the two) */
+                              the stream's typical spacing of values (with rate= too, the
+                              smaller of the two; with threshold= too, the stricter) */
     double cusum_k;        /* CUSUM allowance in robust sds (0.5) */
     double cusum_h;        /* CUSUM decision interval (5) */
     uint32_t relent_w;     /* relative entropy: window of values (24) */
@@ -106,8 +107,9 @@ typedef struct nld_bank {
     double absmax;              /* largest |x| so far: the scale of last resort (nld_algo.c) */
     double res, prev;           /* the smallest change seen between values, and the last value */
     uint64_t seen;              /* values stepped */
-    int64_t t_first;            /* event time of the first value with one (INT64_MIN: none) */
-    uint64_t timed;             /* values with an event time since then */
+    int64_t t_prev;             /* event time of the last value with one (INT64_MIN: none) */
+    double log_gaps;            /* sum of the logs of the gaps between values, in seconds */
+    uint64_t gaps;              /* ... and how many */
     double thr;                 /* the threshold in force for this value (threshold= or a budget) */
     int64_t now;                /* event time of the value being judged (INT64_MIN: unknown) */
     nld_hist_t cal[2];          /* cusum's and relent's recent statistics, to score against */

@@ -13,9 +13,12 @@
  * Pickands' estimator: a model that is right has P(S >= u + x | S >= u) = 10^-x (shape 0,
  * scale 1 / ln 10), one with heavy tails a power-law decay, which is what is fitted. The
  * fit is shrunk towards the model's own tail by a prior worth `NLD_CALIB_PRIOR` tail
- * values, so a new stream starts from its model and moves to its data as they come; and
- * its scale is never smaller than the model's, so calibration does not make a stream that
- * is quieter than its model more alarming than the model says. A surprise that comes out
+ * values, so a new stream starts from its model and moves to its data as they come; its
+ * scale is never smaller than the model's. (The tail starts at the window's own top tenth,
+ * so on a stream whose surprises are all small the same raw surprise can come out larger
+ * than the model's: a stream that is quieter than its model is judged by its own quiet.)
+ * Below the tail the calibrated surprise is a straight line from 0 to 1 (P = 0.1), never
+ * an alarm. A surprise that comes out
  * rarer than 1 in 100 is learnt as the surprise of 1 in 100 (its number counts, its size
  * does not), so a long anomaly does not fill the tail and hide the next one; while such
  * values are more than a twentieth of the recent ones (a fault that recurs or lasts), they
@@ -35,6 +38,7 @@
 #define NLD_CALIB_PRIOR 10.0 /* the model's own scale weighs this many tail values */
 #define NLD_CALIB_CENSOR 2.0 /* calibrated surprises above this (P < 1e-2) are learnt as it */
 #define NLD_CALIB_RECUR 0.05  /* ... unless they come more often than this: then not at all */
+#define NLD_CALIB_MIN 20u /* 2 / TAIL: fewer held and the model's own word stands */
 #define NLD_CALIB_MAX 1000000u
 
 typedef struct nld_calib {
@@ -45,7 +49,7 @@ typedef struct nld_calib {
                            ^ (-1 / xi), or TAIL exp(-(s - u) / beta) for xi = 0 */
 } nld_calib_t;
 
-/* Start with room for the last `window` (>= 2) surprises. 0 or NL_ENOMEM. */
+/* Start with room for the last `window` (NLD_CALIB_MIN .. MAX) surprises. 0 or NL_ENOMEM. */
 int nld_calib_init(nld_calib_t *c, uint32_t window);
 void nld_calib_free(nld_calib_t *c);
 /* The calibrated surprise of raw surprise s (s >= 0; +inf stays +inf), judged against

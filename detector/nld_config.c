@@ -103,7 +103,7 @@ static int parse_alarms(const char *v, double *per_s)
                     : nl__parse_dur(isdigit((unsigned char)*u) ? u : "");
     if (!(period > 0)) return 1;
     *per_s = n / period;
-    return !(*per_s < 1e6);
+    return !(*per_s > 0 && *per_s < 1e6);
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -243,7 +243,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             /* a window of the stream's own surprises, or off */
             calib_set = 1;
             d->p.calib = 0;
-            if (strcmp(v, "off")) bad = parse_u32(v, &d->p.calib) || d->p.calib < 2;
+            if (strcmp(v, "off"))
+                bad = parse_u32(v, &d->p.calib) || d->p.calib < NLD_CALIB_MIN ||
+                      d->p.calib > NLD_CALIB_MAX;
         } else if (!strcmp(o, "floor")) {
             floor_set = 1;
             bad = parse_num(v, &d->p.res_floor, 0) || !(d->p.res_floor >= 0);
