@@ -8,7 +8,8 @@ value hovering at the threshold is one alert with `clear`; every notification is
 exactly once after recovery, in order per group; nl-detect's input never stalls on a
 receiver (each alert line is written within a second of the input that caused it, while
 deliveries lag); silences hold back and then let go; a restart with the state file neither
-repeats nor forgets an alert, and undelivered notifications are sent by the next run.
+repeats nor forgets an alert, and undelivered notifications are sent by the next run; a
+state file cut short at any line is refused.
 
   test_alerts_receivers.py NL_DETECT WEBHOOK_SINK
 """
@@ -502,6 +503,87 @@ def test_restart_state():
           "notifications are sent by the next run")
 
 
+def state_records(data):
+    """The (kind, end offset) of each record of a state file (format 1 or 2), parsed as
+    alerts/nla_state.c writes them: a header of numbers, then the bytes it counts, then \\n."""
+    first = data.index(b"\n") + 1
+    out, p = [], first
+    while p < len(data):
+        nl = data.index(b"\n", p)
+        h = data[p:nl].split()
+        p = nl + 1
+        kind = h[0].decode()
+        if kind == "E":
+            out.append(("E", p))
+            continue
+        lens = {"G": h[5:6], "A": h[7:10], "N": h[1:6] + h[8:10]}[kind]
+        p += sum(int(x) for x in lens) + 1
+        out.append((kind, p))
+    return first, out
+
+
+def test_state_cut():
+    """A state file cut short is refused, wherever the cut: three hosts' alerts open and
+    three notifications undelivered (the receiver is down) make the file; every prefix of it
+    ending in a newline (each record boundary among them) stops nl-detect with exit 2, naming
+    the file and the record. The whole file is read (the notifications kept again), and the
+    same records in format 1 (an earlier nlkit: no end record) are read, saying so."""
+    port = free_port()  # nobody listens: nothing is delivered
+    state = os.path.join(T, "state-cut")
+    conf = (f"receiver ops http://127.0.0.1:{port}/ backoff=0.2s\n"
+            "when m x below 50 name=dip key=host\n"
+            "route notify ops\n"
+            f"alerts state={state} drain=0.3s\n")
+    rc, err, out, _, _ = run(conf, dip_lines(3, 30, 200, True, 60))
+    check(rc == 0, "nl-detect failed: " + err)
+    check(stat(err, "saved") == 3, "three notifications kept: " + err)
+    data = open(state, "rb").read()
+    first, recs = state_records(data)
+    kinds = [k for k, _ in recs]
+    check(kinds.count("N") == 3 and kinds.count("A") == 3 and kinds[-1] == "E" and
+          data.endswith(b"E %d\n" % (len(recs) - 1)), f"records {kinds}, end record counts them")
+    cut = os.path.join(T, "state-cut-short")
+    cf = os.path.join(T, "cut.conf")
+    open(cf, "w").write(conf.replace(f"state={state}", f"state={cut}"))
+    boundaries = {first} | {e for _, e in recs[:-1]}
+    cuts = [i + 1 for i in range(len(data) - 1) if data[i] == 0x0a]
+    check(boundaries <= set(cuts), "every record boundary is among the cuts")
+    for n in cuts:
+        open(cut, "wb").write(data[:n])
+        r = subprocess.run([DETECT, "-c", cf, "--stats"], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+        check(r.returncode == 2 and f"state file {cut}:" in r.stderr and
+              ("record" in r.stderr or "first line" in r.stderr),
+              f"cut after byte {n} of {len(data)}: refused with file and record: "
+              f"rc={r.returncode} {r.stderr}")
+        if n in boundaries and n > first:
+            k = sorted(boundaries).index(n)
+            check(f"cut short after record {k}: no end record" in r.stderr,
+                  f"cut at the end of record {k}: {r.stderr}")
+    print(f"ok: a state file cut after any of its {len(cuts)} lines ({len(boundaries)} record "
+          "boundaries) is refused, naming the file and the record")
+    nrec = len(recs) - 1
+    for text, want in ((data[:data.rindex(b"E ")] + b"E %d\n" % (nrec + 1),
+                        f"counts {nrec + 1} record(s), the file holds {nrec}"),
+                       (data + b"G 0 1 2 3 0\n\n", "after its end record")):
+        open(cut, "wb").write(text)
+        r = subprocess.run([DETECT, "-c", cf], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+        check(r.returncode == 2 and want in r.stderr and cut in r.stderr, f"{want}: {r.stderr}")
+    # the whole file is read: the three notifications kept again
+    open(cut, "wb").write(data)
+    rc, err, _, _, _ = run(conf.replace(f"state={state}", f"state={cut}"), [])
+    check(rc == 0 and stat(err, "saved") == 3, "the whole file read: " + err)
+    # format 1: the same records without the end record, read and said
+    v1 = data[:first].replace(b"state 2", b"state 1") + data[first:data.rindex(b"E ")]
+    open(cut, "wb").write(v1)
+    rc, err, _, _, _ = run(conf.replace(f"state={state}", f"state={cut}"), [])
+    check(rc == 0 and stat(err, "saved") == 3 and "format 1" in err, "format 1 read: " + err)
+    check(open(cut, "rb").read().startswith(b"nlkit-alerts-state 2\n"), "and saved as format 2")
+    print("ok: a whole state file is read; a bad end count or bytes after it are refused; "
+          "format 1 (no end record) is still read, saying so")
+
+
 def test_config_errors():
     cf = os.path.join(T, "bad.conf")
     for text, want in (("route notify nobody\n", "bad.conf:1:14: no receiver named 'nobody'"),
@@ -582,6 +664,7 @@ try:
     test_sub_ms_timeout()
     test_silence()
     test_restart_state()
+    test_state_cut()
 finally:
     for p in procs:
         if p.poll() is None:
