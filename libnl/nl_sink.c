@@ -84,6 +84,26 @@ static void skip_torn_line(nl_sink_t *s)
     count_drops(s, 1);
 }
 
+/* A file that filled up (ENOSPC, EDQUOT, EFBIG) took only part of a line: cut the file
+ * back to the end of its last whole line, and make the line pending again, whole, from its
+ * start. Otherwise the file ends in a fragment, and the next line written there (a later
+ * write once there is room, or the next run) is glued to it and lost at load. The line
+ * then goes out whole once there is room, or is counted as dropped at close like any line
+ * still pending. Done only while the file ends where our last write did (no other writer
+ * appended since: fstat's size is our offset). Caller holds io_mu. */
+static void untear_file(nl_sink_t *s)
+{
+    size_t start = s->out_off;
+    while (start > 0 && s->out[start - 1] != '\n') start--;
+    size_t k = s->out_off - start;
+    if (!k) return;
+    struct stat st;
+    off_t at = lseek(s->fd, 0, SEEK_CUR);
+    if (at < (off_t)k || fstat(s->fd, &st) != 0 || st.st_size != at) return;
+    if (ftruncate(s->fd, at - (off_t)k) != 0) return;
+    s->out_off = start;
+}
+
 /* write(2) to a pipe whose reader is gone raises SIGPIPE, which kills a program that did
  * not ask for it. Block it for this thread and consume any SIGPIPE we caused. */
 static ssize_t write_nosigpipe(int fd, const char *p, size_t n)
@@ -220,7 +240,10 @@ static int drain_out(nl_sink_t *s)
     if (s->fd >= 0 && s->url.kind == NL_D_TCP && peer_gone(s)) disconnect(s);
     if (s->fd >= 0 && s->out_off < s->out_len)
         s->out_off += out_stream(s, s->out + s->out_off, s->out_len - s->out_off);
-    if (s->fd < 0) skip_torn_line(s);
+    if (s->fd < 0)
+        skip_torn_line(s);
+    else if (s->regular && s->out_off < s->out_len)
+        untear_file(s);
     if (s->out_off < s->out_len) return NL_EIO;
     s->out_off = s->out_len = 0;
     return 0;
@@ -455,6 +478,24 @@ int nl__sink_flush(nl_sink_t *s)
  * wait at most the timeout. */
 static int open_fifo(const char *path) { return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC); }
 
+/* A regular file that ends in part of a line (cut by a full disk under an nlkit before
+ * untear_file, or by another writer): write a newline first, so that fragment stays a line
+ * of its own (a bad line to nl-load, which says where) and this run's first line is not
+ * glued to it. The last byte is read through a read-only opening; a file we may not read
+ * is left as it is. */
+static void end_line(const char *path, int fd, off_t size)
+{
+    int rd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    char last = '\n';
+    if (rd < 0) return;
+    ssize_t got = pread(rd, &last, 1, size - 1);
+    close(rd);
+    if (got == 1 && last != '\n') {
+        ssize_t w = write(fd, "\n", 1); /* a full disk: the fragment stays, as it was */
+        (void)w;
+    }
+}
+
 /* A file destination, opened without waiting: a FIFO is found out (*fifo set) whether or
  * not it has a reader yet; a regular file gets its usual blocking writes back. -1 with
  * errno for a path that cannot be opened (a FIFO without reader is not that). */
@@ -470,6 +511,7 @@ static int open_file(const char *path, int *fifo)
     }
     *fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
     if (!*fifo) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!*fifo && S_ISREG(st.st_mode) && st.st_size > 0) end_line(path, fd, st.st_size);
     return fd;
 }
 
@@ -579,6 +621,10 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
         s->fd = open_file(u->path, &s->fifo); /* a FIFO without reader: opens inactive */
         if (s->fd < 0 && !s->fifo) return NL_EIO;
         s->own_fd = 1;
+        {
+            struct stat fst;
+            s->regular = s->fd >= 0 && fstat(s->fd, &fst) == 0 && S_ISREG(fst.st_mode);
+        }
         break;
     case NL_D_STDOUT:
     case NL_D_STDERR:

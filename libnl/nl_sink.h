@@ -32,6 +32,8 @@ typedef struct nl_sink {
     int fifo;            /* a FIFO named by path: opened non-blocking, and again by the
                             flusher thread while it has no reader */
     int sock_out;        /* stdout/stderr is a socket: sent with MSG_DONTWAIT */
+    int regular;         /* a regular file nlkit opened (O_APPEND): a line torn by a full
+                            disk is cut off again (untear_file) */
     nl_flight_t flight;  /* TCP: lines sent and maybe not acknowledged (under io_mu) */
     nl_lookup_t *lookup; /* the host name's lookup, while it runs late (connecting thread
                             only: nl_open's caller, then the flusher, then nl_close) */

@@ -209,9 +209,15 @@ int t_run(const char *prog, const t_child_t *c, const char *const *args)
     return t_wait(t_spawn(prog, c, args));
 }
 
-int t_readonly_mount(const char *dir)
+static int own_tmpfs(const char *dir, unsigned long flags, long size)
 {
     if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) return -1;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
-    return mount("tmpfs", dir, "tmpfs", MS_RDONLY, "size=4m") == 0 ? 0 : -1;
+    char opt[64];
+    snprintf(opt, sizeof opt, "size=%ld", size);
+    return mount("tmpfs", dir, "tmpfs", flags, opt) == 0 ? 0 : -1;
 }
+
+int t_readonly_mount(const char *dir) { return own_tmpfs(dir, MS_RDONLY, 4L << 20); }
+
+int t_small_mount(const char *dir, long size) { return own_tmpfs(dir, 0, size); }

@@ -23,6 +23,8 @@ void t_rmtree(const char *dir);
  * read-only tmpfs on dir. 0, or -1 where that is not allowed (not root, or a container
  * without CAP_SYS_ADMIN): the caller skips, saying so. */
 int t_readonly_mount(const char *dir);
+/* The same, a writable tmpfs of `size` bytes (a filesystem that fills up). */
+int t_small_mount(const char *dir, long size);
 /* Sleep for ms milliseconds. */
 void t_sleep_ms(int ms);
 /* Seconds on the monotonic clock, for "it happened within" checks. */

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_dest.c — destinations that fail: a TCP collector that closes mid-stream and comes
- * back, UDP, a syslog socket that disappears and returns, a full disk, a reader-less pipe
- * on stdout, a pipe on stdout whose reader stalls, a FIFO with no reader that gets one, a
- * DNS server that never answers, lines in flight when a collector hangs up, nl_close on a
- * collector that stopped reading, a full buffer handed to the flusher thread while the
- * reader is away. Nothing crashes or hangs, every loss is counted, and reported
- * once the destination works again. All traffic stays on loopback and in a temporary directory. */
+ * back, UDP, a syslog socket that disappears and returns, a full disk, a filesystem that
+ * fills up (no torn last line), a reader-less pipe on stdout, a pipe on stdout whose reader
+ * stalls, a FIFO with no reader that gets one, a DNS server that never answers, lines in
+ * flight when a collector hangs up, nl_close on a collector that stopped reading, a full
+ * buffer handed to the flusher thread while the reader is away. Nothing crashes or hangs,
+ * every loss is counted, and reported once the destination works again. All traffic stays
+ * on loopback and in a temporary directory. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -860,6 +863,143 @@ static void test_tcp_close_on_stalled_peer(void **state)
             torn_before);
 }
 
+/* The lines of a file written by fill_run: each whole (one ts=, one event=), their i= in
+ * order without a gap. Returns the count, or -1 (said) when a line is torn or glued. */
+static long whole_lines(const char *path, int *ends_in_newline)
+{
+    size_t len;
+    char *text = t_slurp(path, &len);
+    if (!text) return -1;
+    *ends_in_newline = len == 0 || text[len - 1] == '\n';
+    long n = 0, bad = 0;
+    for (char *p = text, *nl; p < text + len; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (!nl) nl = text + len;
+        *nl = 0;
+        long i = -1;
+        const char *f = strstr(p, " i=");
+        int glued = strstr(p + 1, "ts=") != NULL || strstr(strstr(p, "event=") + 1, "event=");
+        if (strncmp(p, "ts=", 3) || glued || !f || sscanf(f, " i=%ld", &i) != 1 || i != n) {
+            if (!bad++) fprintf(stderr, "    line %ld torn or glued: %.200s\n", n + 1, p);
+        } else {
+            n++;
+        }
+    }
+    free(text);
+    return bad ? -1 : n;
+}
+
+/* One run of a program logging 159-byte lines to `path` (write-through) until `upto`
+ * have been handed over; 0 if the log opened. */
+static int fill_run(const char *path, long from, long upto)
+{
+    char url[800];
+    snprintf(url, sizeof url, "file://%s?buffer=0", path);
+    nl_log_t *log = nl_open(url);
+    if (!log) return -1;
+    for (long i = from; i < upto; i++)
+        nl_write(log, "t.fill", "i=l pad=s", i,
+                 "0123456789012345678901234567890123456789012345678901234567890123456789");
+    nl_close(log);
+    return 0;
+}
+
+/* A child's half of test_full_file: run 1 fills the file system (or the file size limit)
+ * and stops there; the file must end in a whole line, each line whole and in order. Then
+ * room is made (`room` run), and run 2's lines follow, whole: none glued to a fragment. */
+static int full_file_child(const char *path, void (*room)(const char *), const char *what)
+{
+    fill_run(path, 0, 3000); /* far more than fits */
+    int nl_end;
+    long n1 = whole_lines(path, &nl_end);
+    fprintf(stderr, "    %s: run 1 left %ld whole lines, %s\n", what, n1,
+            nl_end ? "ending in a newline" : "ENDING IN PART OF A LINE");
+    if (n1 <= 0 || !nl_end) return 1;
+    room(path);
+    fill_run(path, n1, n1 + 5);
+    long n2 = whole_lines(path, &nl_end);
+    fprintf(stderr, "    %s: run 2 made it %ld whole lines\n", what, n2);
+    return n2 == n1 + 5 && nl_end ? 0 : 2;
+}
+
+static void room_on_fs(const char *path)
+{
+    char filler[700];
+    snprintf(filler, sizeof filler, "%s.filler", path);
+    unlink(filler);
+}
+
+static void room_in_limit(const char *path)
+{
+    (void)path;
+    struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+    setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* A file destination that fills up: the write that meets the end takes part of a line
+ * (a 159-byte line, 75 bytes of it in the issue), and the file ended in that fragment; the
+ * next run's first line was glued to it and lost at load. Now the fragment is cut off again
+ * and the line stays pending whole (or is counted as dropped at close). On a real full
+ * filesystem (a 64 KiB tmpfs, root in its own mount namespace; skipped, saying so, where
+ * mounting is not allowed) and on the file size limit (RLIMIT_FSIZE, EFBIG), which any
+ * user can set. */
+static void test_full_file(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char mnt[600], path[700];
+    snprintf(mnt, sizeof mnt, "%s/fs", dir);
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (t_small_mount(mnt, 64 * 1024) != 0) _exit(77);
+        snprintf(path, sizeof path, "%s/x.log", mnt);
+        char filler[800];
+        snprintf(filler, sizeof filler, "%s.filler", path);
+        FILE *f = fopen(filler, "w");
+        for (int i = 0; f && i < 16 * 1024; i++) fputc('x', f);
+        if (!f || fclose(f)) _exit(3);
+        _exit(full_file_child(path, room_on_fs, "full tmpfs"));
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77)
+        fprintf(stderr, "    (no tmpfs mount allowed here: the full filesystem half skipped; "
+                        "the file size limit half runs)\n");
+    else
+        assert_int_equal(WEXITSTATUS(st), 0);
+
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        snprintf(path, sizeof path, "%s/y.log", dir);
+        signal(SIGXFSZ, SIG_IGN); /* a write past the limit: EFBIG, not a signal */
+        struct rlimit rl = {50000, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(3);
+        _exit(full_file_child(path, room_in_limit, "file size limit"));
+    }
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+
+    /* a file an earlier nlkit left ending in a fragment: this run starts on a line of its own */
+    snprintf(path, sizeof path, "%s/z.log", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("ts=2026-11-22T12:00:00.000000Z event=t.fill level=Info i=7 pad=0123", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(fill_run(path, 0, 2), 0);
+    size_t len;
+    char *text = t_slurp(path, &len);
+    assert_non_null(strstr(text, " pad=0123\nts="));
+    assert_true(len > 0 && text[len - 1] == '\n');
+    free(text);
+    t_rmtree(dir);
+}
+
 /* A file that cannot be opened says why in the system's words: a directory, and (root,
  * in its own mount namespace) a read-only mount, which was reported as "destination
  * unavailable, line dropped" with nothing of the cause. */
@@ -992,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_full_buffer_handed_off),
         cmocka_unit_test(test_dns_never_answers),
         cmocka_unit_test(test_open_says_why),
+        cmocka_unit_test(test_full_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
