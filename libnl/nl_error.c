@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_error.c — text for nl_status codes. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "nl_log_int.h"
+#include "nl_url.h"
 #include "nlkit/nl.h"
 
 const char *nl_strerror(int code)
@@ -26,7 +29,19 @@ const char *nl_strerror(int code)
     }
 }
 
+/* This thread's last nl_open: the NL_DEST it opened instead of its URL, or "". */
+static _Thread_local char open_dest[NL_URL_PATH_MAX + 64];
+
+void nl__open_dest(const char *env)
+{
+    snprintf(open_dest, sizeof open_dest, "%s", env ? env : "");
+}
+
 const char *nl_open_strerror(int err)
 {
-    return err == NL_EIO && errno ? strerror(errno) : nl_strerror(err);
+    const char *why = err == NL_EIO && errno ? strerror(errno) : nl_strerror(err);
+    if (err == NL_OK || !open_dest[0]) return why;
+    static _Thread_local char msg[sizeof open_dest + 256];
+    snprintf(msg, sizeof msg, "NL_DEST=%s: %s", open_dest, why);
+    return msg;
 }

@@ -252,6 +252,7 @@ nl_log_t *nl__log_open(const char *url, int *err)
     int *rc = err ? err : &rc_store;
     const char *env = getenv("NL_DEST");
     if (env && *env) url = env;
+    nl__open_dest(env && *env ? env : NULL);
     nl_url_t u;
     if ((*rc = nl__url_parse(url, &u)) != 0) return NULL;
     nl_log_t *log = calloc(1, sizeof *log);

@@ -56,4 +56,9 @@ void nl__log_self(nl_log_t *log, int level, const char *event, const char *what,
  * trace context of NL_TRACEPARENT (an invalid one is reported in the log and ignored). */
 void nl__trace_from_env(nl_log_t *log, const char *parent_guid);
 
+/* The destination NL_DEST put in place of nl_open's URL (NULL: none), remembered for this
+ * thread so that nl_open_strerror names it: a program's message otherwise gives its own
+ * URL ("-"), not the path that failed (nl_error.c). */
+void nl__open_dest(const char *env);
+
 #endif

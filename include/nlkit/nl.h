@@ -100,7 +100,9 @@ nl_log_t *nl_open_ex(const char *url, int *err);
 
 /** Text for why nl_open_ex just failed with *err == err: the system's reason for NL_EIO
  *  ("Read-only file system", read from errno, so call it before anything else can change
- *  errno), nl_strerror(err) otherwise. Never NULL; the string is static. */
+ *  errno), nl_strerror(err) otherwise. When NL_DEST replaced the URL, prefixed with it
+ *  ("NL_DEST=/var/log/app: Is a directory"). Never NULL; static, or this thread's own
+ *  until its next call. */
 const char *nl_open_strerror(int err);
 
 /** Write an event at level Info. `fmt` declares the fields that follow as

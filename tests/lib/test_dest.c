@@ -1000,9 +1000,9 @@ static void test_full_file(void **state)
     t_rmtree(dir);
 }
 
-/* A file that cannot be opened says why in the system's words: a directory, and (root,
- * in its own mount namespace) a read-only mount, which was reported as "destination
- * unavailable, line dropped" with nothing of the cause. */
+/* A file that cannot be opened says why in the system's words: a directory (named, when
+ * NL_DEST named it), and (root, in its own mount namespace) a read-only mount, which was
+ * reported as "destination unavailable, line dropped" with nothing of the cause. */
 static void test_open_says_why(void **state)
 {
     (void)state;
@@ -1012,6 +1012,20 @@ static void test_open_says_why(void **state)
     assert_int_equal(err, NL_EIO);
     assert_string_equal(nl_open_strerror(err), strerror(EISDIR));
     assert_string_equal(nl_open_strerror(NL_EURL), nl_strerror(NL_EURL));
+    /* NL_DEST in place of the program's "-": the reason names the path that failed (it
+     * said only "Is a directory", and the program's message its own '-') */
+    setenv("NL_DEST", dir, 1);
+    assert_null(nl_open_ex("-", &err));
+    char want[700];
+    snprintf(want, sizeof want, "NL_DEST=%s: %s", dir, strerror(EISDIR));
+    assert_string_equal(nl_open_strerror(err), want);
+    setenv("NL_DEST", "x-nosuch://h", 1);
+    assert_null(nl_open_ex("-", &err));
+    assert_string_equal(nl_open_strerror(err), "NL_DEST=x-nosuch://h: malformed or unsupported "
+                                                "destination URL");
+    unsetenv("NL_DEST");
+    assert_null(nl_open_ex(dir, &err));
+    assert_string_equal(nl_open_strerror(err), strerror(EISDIR)); /* its own URL: as before */
     char ro[600];
     snprintf(ro, sizeof ro, "%s/ro", dir);
     assert_int_equal(mkdir(ro, 0755), 0);
