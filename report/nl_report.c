@@ -162,8 +162,9 @@ int main(int argc, char **argv)
     if (!rc) rc = nlr_marks_read(db, &r, &err);
     if (!rc) {
         nlr_charts_rank(&r);
-        rc = nlr_life_read(db, &r, &err);
+        rc = nlr_charts_fill(db, &r, &err);
     }
+    if (!rc) rc = nlr_life_read(db, &r, &err);
     nll_db_close(archive);
     if (rc) {
         fprintf(stderr, "nl-report: %s\n", err.msg);

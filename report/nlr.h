@@ -25,6 +25,12 @@
 #define NLR_BASE_KEEP 100000
 /* A baseline from history reads the newest this many summaries before the window. */
 #define NLR_BASE_HIST 5000
+/* Values kept per summary chart while every chart is read, before the charts are ranked:
+ * a uniform sample of them beyond this many gives a chart not drawn its window baseline
+ * (the overview table's median, and the rank), so an activity x host costs at most about
+ * 2 x 4 KiB however many summaries it has. A drawn chart is read again in full
+ * (NLR_BASE_KEEP, NLR_COLS). */
+#define NLR_RANK_KEEP 512
 /* Pairs kept per activity and host (the first; more are counted, not plotted). */
 #define NLR_PAIRS_MAX 2000000
 /* Reports (and pair starts) up to this long before the window still count in it. */
@@ -152,6 +158,11 @@ int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
  * baseline; the first r->shown (at most o->max_charts) are drawn. The overview table lists
  * them all in its own order. */
 void nlr_charts_rank(nlr_report_t *r);
+/* After nlr_charts_rank: read the drawn charts' series (pixel columns) and, for a window
+ * baseline, all their values up to NLR_BASE_KEEP, then their vertical ranges. Until then a
+ * chart holds its figures only: memory for the series is spent on the charts drawn, not on
+ * every activity and host of the archive. */
+int nlr_charts_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
 /* The chart of this activity and host, or NULL. */
 nlr_chart_t *nlr_chart_find(nlr_report_t *r, const char *activity, const char *host);
 /* Add a span or a mark to a chart (NL_ENOMEM if out of memory; the strings are copied). */

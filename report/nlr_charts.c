@@ -144,9 +144,14 @@ static int rank_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->host, y->host);
 }
 
+void nlr__rank_sort(nlr_chart_t *c, int n)
+{
+    if (n > 1) qsort(c, (size_t)n, sizeof *c, rank_cmp);
+}
+
 void nlr_charts_rank(nlr_report_t *r)
 {
-    if (r->ncharts > 1) qsort(r->charts, (size_t)r->ncharts, sizeof *r->charts, rank_cmp);
+    nlr__rank_sort(r->charts, r->ncharts);
     r->shown = r->ncharts < r->o->max_charts ? r->ncharts : r->o->max_charts;
 }
 

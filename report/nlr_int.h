@@ -33,5 +33,10 @@ int nlr__cmp_dbl(const void *a, const void *b);
 int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
 /* Start/end activities' charts and the report rows, from one scan of the events (nlr_pairs.c). */
 int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+/* The series of the drawn charts (the first r->shown), read again once ranked. */
+int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr__pairs_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+/* Sort charts as nlr_charts_rank does. */
+void nlr__rank_sort(nlr_chart_t *c, int n);
 
 #endif

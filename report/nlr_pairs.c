@@ -25,11 +25,12 @@ typedef struct host_pairs {
     double slow;
 } host_pairs_t;
 
-/* A pair chart's figures and series from its durations (sorted afterwards for percentiles). */
+/* A pair chart's figures from its durations (sorted afterwards for percentiles); its series
+ * comes from a second reading if it is drawn (pairs_cols). */
 static int pairs_chart(nlr_report_t *r, const char *activity, host_pairs_t *hp, nll_err_t *err)
 {
     nlr_chart_t *c = nlr__chart_new(r, activity, hp->host, NLR_PAIRS);
-    if (!c || !(c->cols = calloc(NLR_COLS + 1, sizeof *c->cols))) return nlr__oom(err);
+    if (!c) return nlr__oom(err);
     c->metric = "dur";
     c->unit = "s";
     c->events = c->values = hp->n + hp->over;
@@ -37,26 +38,9 @@ static int pairs_chart(nlr_report_t *r, const char *activity, host_pairs_t *hp, 
     c->slowest = hp->slow;
     c->slowest_guid = hp->slow_guid;
     hp->slow_guid = NULL;
-    nlr_col_t acc[NLR_COLS];
-    memset(acc, 0, sizeof acc);
-    double sum = 0, tsum[NLR_COLS] = {0};
-    for (int i = 0; i < hp->n; i++) {
-        const pair_t *p = &hp->p[i];
-        nlr_col_t *k = &acc[nlr__col_of(r, p->t)];
-        if (!k->n || p->dur < k->lo) k->lo = p->dur;
-        if (!k->n || p->dur > k->hi) k->hi = p->dur;
-        k->mean += p->dur;
-        tsum[nlr__col_of(r, p->t)] += p->t;
-        k->n++;
-        sum += p->dur;
-    }
-    for (int i = 0; i < NLR_COLS; i++)
-        if (acc[i].n) {
-            acc[i].mean /= (double)acc[i].n;
-            acc[i].t = tsum[i] / (double)acc[i].n;
-            c->cols[c->ncols++] = acc[i];
-        }
-    double *d = malloc(sizeof *d * (size_t)(hp->n ? hp->n : 1));
+    double sum = 0;
+    for (int i = 0; i < hp->n; i++) sum += hp->p[i].dur;
+    double *d = malloc(sizeof *d * (size_t)(hp->n > 0 ? hp->n : 1));
     if (!d) return nlr__oom(err);
     for (int i = 0; i < hp->n; i++) d[i] = hp->p[i].dur;
     qsort(d, (size_t)hp->n, sizeof *d, nlr__cmp_dbl);
@@ -75,6 +59,49 @@ static int pairs_chart(nlr_report_t *r, const char *activity, host_pairs_t *hp, 
     return 0;
 }
 
+/* A drawn pair chart's series: its pairs' durations per pixel column (min, mean, max). */
+static int pairs_cols(nlr_report_t *r, nlr_chart_t *c, const host_pairs_t *hp, nll_err_t *err)
+{
+    if (!(c->cols = calloc(NLR_COLS, sizeof *c->cols))) return nlr__oom(err);
+    nlr_col_t *acc = calloc(NLR_COLS, sizeof *acc);
+    double *tsum = calloc(NLR_COLS, sizeof *tsum);
+    if (!acc || !tsum) {
+        free(acc);
+        free(tsum);
+        return nlr__oom(err);
+    }
+    for (int i = 0; i < hp->n; i++) {
+        const pair_t *p = &hp->p[i];
+        int col = nlr__col_of(r, p->t);
+        nlr_col_t *k = &acc[col];
+        if (!k->n || p->dur < k->lo) k->lo = p->dur;
+        if (!k->n || p->dur > k->hi) k->hi = p->dur;
+        k->mean += p->dur;
+        tsum[col] += p->t;
+        k->n++;
+    }
+    for (int i = 0; i < NLR_COLS; i++)
+        if (acc[i].n) {
+            acc[i].mean /= (double)acc[i].n;
+            acc[i].t = tsum[i] / (double)acc[i].n;
+            c->cols[c->ncols++] = acc[i];
+        }
+    free(acc);
+    free(tsum);
+    return 0;
+}
+
+/* The drawn pair chart of this activity and host (among the first r->shown), or NULL. */
+static nlr_chart_t *drawn(nlr_report_t *r, const char *activity, const char *host)
+{
+    for (int i = 0; i < r->shown; i++) {
+        nlr_chart_t *c = &r->charts[i];
+        if (c->kind == NLR_PAIRS && !strcmp(c->activity, activity) && !strcmp(c->host, host))
+            return c;
+    }
+    return NULL;
+}
+
 static host_pairs_t *host_of(host_pairs_t **hs, int *n, int *cap, const char *host)
 {
     for (int i = 0; i < *n; i++)
@@ -89,8 +116,11 @@ static host_pairs_t *host_of(host_pairs_t **hs, int *n, int *cap, const char *ho
 
 /* Pair one activity's starts and ends by GUID, in time order per GUID: an end closes the
  * latest open start (as nested calls would). Starts up to a day before the window are read
- * so that a pair ending in it is complete. */
-static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, nll_err_t *err)
+ * so that a pair ending in it is complete. First (fill 0) for every host's chart and its
+ * figures; again (fill 1), once ranked, for the series of the hosts whose chart is drawn,
+ * keeping only their pairs. */
+static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, int fill,
+                      nll_err_t *err)
 {
     char sev[600], eev[600];
     snprintf(sev, sizeof sev, "%s.start", activity);
@@ -142,8 +172,10 @@ static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, nll_er
             continue;
         }
         nopen--;
-        host_pairs_t *h = host_of(&hs, &nh, &caph, host[0] ? host : ohost[nopen]);
+        const char *ph = host[0] ? host : ohost[nopen];
+        host_pairs_t *h = fill && !drawn(r, activity, ph) ? SKIP : host_of(&hs, &nh, &caph, ph);
         free(ohost[nopen]);
+        if (h == SKIP) continue;
         if (!h) {
             rc = nlr__oom(err);
             break;
@@ -171,7 +203,9 @@ static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, nll_er
     free(open);
     free(ohost);
     for (int i = 0; i < nh; i++) {
-        if (!rc && (hs[i].n || hs[i].over)) rc = pairs_chart(r, activity, &hs[i], err);
+        nlr_chart_t *c = fill ? drawn(r, activity, hs[i].host) : NULL;
+        if (!rc && c && !c->cols) rc = pairs_cols(r, c, &hs[i], err);
+        if (!rc && !fill && (hs[i].n || hs[i].over)) rc = pairs_chart(r, activity, &hs[i], err);
         free(hs[i].host);
         free(hs[i].p);
         free(hs[i].slow_guid);
@@ -235,9 +269,24 @@ int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     else if (step != SQLITE_DONE)
         rc = nll_lite_fail(db, err, "scanning events");
     for (int i = 0; i < n; i++) {
-        if (!rc) rc = read_pairs(db, r, acts[i], err);
+        if (!rc) rc = read_pairs(db, r, acts[i], 0, err);
         free(acts[i]);
     }
     free(acts);
+    return rc;
+}
+
+int nlr__pairs_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    int rc = 0;
+    for (int i = 0; i < r->shown && !rc; i++) {
+        const nlr_chart_t *c = &r->charts[i];
+        if (c->kind != NLR_PAIRS || !c->values || c->cols) continue;
+        int again = 0; /* one reading per activity */
+        for (int j = 0; j < i; j++)
+            again |= r->charts[j].kind == NLR_PAIRS && r->charts[j].values &&
+                     !strcmp(r->charts[j].activity, c->activity);
+        if (!again) rc = read_pairs(db, r, c->activity, 1, err);
+    }
     return rc;
 }

@@ -54,17 +54,32 @@ static void y_range(nlr_chart_t *c)
     c->ymax = hi + (hi - lo) * 0.05;
 }
 
+/* How far a chart's mean is from its baseline's median (NAN when either is unknown). */
+static void dev_of(nlr_chart_t *c)
+{
+    c->dev = NAN;
+    if (isfinite(c->mean) && isfinite(c->base_p50) && c->base_p50 != 0)
+        c->dev = c->mean / c->base_p50 - 1;
+}
+
 int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc;
     if ((rc = read_window(db, r, err)) || (rc = nlr__sum_read(db, r, err)) ||
         (rc = nlr__pairs_read(db, r, err)))
         return rc;
-    for (int i = 0; i < r->ncharts; i++) {
-        nlr_chart_t *c = &r->charts[i];
-        if (isfinite(c->mean) && isfinite(c->base_p50) && c->base_p50 != 0)
-            c->dev = c->mean / c->base_p50 - 1;
-        y_range(c);
-    }
+    for (int i = 0; i < r->ncharts; i++) dev_of(&r->charts[i]);
+    return 0;
+}
+
+int nlr_charts_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    int rc;
+    if ((rc = nlr__sum_fill(db, r, err)) || (rc = nlr__pairs_fill(db, r, err))) return rc;
+    /* a window baseline from all the values may move a drawn chart among the drawn */
+    for (int i = 0; i < r->shown; i++) dev_of(&r->charts[i]);
+    nlr__rank_sort(r->charts, r->shown);
+    for (int i = 0; i < r->ncharts; i++) /* not a missing end's empty chart (0 to 1) */
+        if (r->charts[i].kind != NLR_PAIRS || r->charts[i].values) y_range(&r->charts[i]);
     return 0;
 }

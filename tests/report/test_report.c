@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "nl_num.h"
 #include "nl_test.h"
@@ -110,7 +112,8 @@ static void read_report(nll_db_t *db, nlr_report_t *r, const nlr_opts_t *o)
     sqlite3 *lite = nll_db_sqlite(db);
     int rc = nlr_charts_read(lite, r, &err);
     if (!rc) rc = nlr_marks_read(lite, r, &err);
-    if (!rc) nlr_charts_rank(r), rc = nlr_life_read(lite, r, &err);
+    if (!rc) nlr_charts_rank(r), rc = nlr_charts_fill(lite, r, &err);
+    if (!rc) rc = nlr_life_read(lite, r, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
 }
@@ -568,6 +571,55 @@ static void test_size_bounded(void **state)
     t_rmtree(dir);
 }
 
+/* Memory follows the charts drawn, not the activities x hosts of the archive: nl-report over
+ * 400 and then 4,000 hosts' summaries (3 each, an activity per host); its peak resident
+ * memory (getrusage of the child) must grow far less than tenfold, and by less than
+ * NLR_RANK_KEEP's bound per series. Before, each activity x host held about 87 KB of
+ * columns whether drawn or not (1.75 GB for 20,000). */
+static void test_memory_bounded(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    long rss[2];
+    const int hosts[2] = {400, 4000};
+    for (int round = 0; round < 2; round++) {
+        char name[32];
+        snprintf(name, sizeof name, "m%d.db", round);
+        const char *path = keep(t_path(dir, name));
+        nll_db_t *db = new_archive(path);
+        lines_t l = {0};
+        for (int h = 0; h < hosts[round]; h++)
+            for (int i = 0; i < 3; i++)
+                add(&l, "ts=%s event=a%d.summary level=Info host=h%05d n=1 dur.sum=%g v.sum=10 int=1",
+                    iso(T0 + i), h % 3, h, 0.1 + (h % 7) * 0.01 + i * 0.001);
+        load(db, l.v, l.n);
+        lines_free(&l);
+        nll_db_close(db);
+        const char *out = keep(t_path(dir, "m.html")), *err = keep(t_path(dir, "m.err"));
+        t_child_t c = {.err = err};
+        const char *args[] = {"-d", path, "-o", out, NULL};
+        pid_t pid = t_spawn(report_prog, &c, args);
+        int st;
+        struct rusage ru;
+        assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+        size_t n;
+        char *said = t_slurp(err, &n), want[64];
+        snprintf(want, sizeof want, "%d activities x hosts, 60 drawn", hosts[round]);
+        if (!strstr(said, want)) fprintf(stderr, "%s", said);
+        assert_non_null(strstr(said, want));
+        free(said);
+        rss[round] = ru.ru_maxrss; /* KiB */
+    }
+    long per = (rss[1] - rss[0]) * 1024 / (hosts[1] - hosts[0]);
+    fprintf(stderr, "    peak RSS %ld KiB for %d series, %ld KiB for %d: %ld bytes per series more\n",
+            rss[0], hosts[0], rss[1], hosts[1], per);
+    assert_true(rss[1] < rss[0] * 3);             /* ten times the series */
+    assert_true(per < 2 * NLR_RANK_KEEP * 8 + 4096); /* the samples' bound, and the row */
+    t_rmtree(dir);
+}
+
 /* Extreme values (one negative value repeated, rates near a double's limit, a window of a
  * microsecond): a page, every coordinate a number. */
 static void test_extremes(void **state)
@@ -668,7 +720,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_columns), cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_reports_placed),  cmocka_unit_test(test_page),
-        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_memory_bounded),
+        cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
