@@ -190,6 +190,10 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
 {
     if (!name || !name_ok(name, 64))
         return fail(x, name_col, "stream needs a name ([A-Za-z0-9_.-])");
+    /* reports, state and subscriptions name a stream: two of one name would mix */
+    for (int i = 0; i < c->ns; i++)
+        if (!strcmp(c->s[i].name, name))
+            return fail(x, name_col, "stream '%s' defined twice", name);
     int rc = grow((void **)&c->s, c->ns, sizeof *c->s);
     if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d streams", NLD_DEFS_MAX) : rc;
     nld_sdef_t *d = &c->s[c->ns++];

@@ -216,6 +216,16 @@ static void test_words(void **state)
     const char *bad[] = {"alarms=1",  "alarms=0/day", "alarms=1/fortnight", "alarms=1e-320/day",
                          "rate=0.6",  "rate=0",       "calib=1",            "calib=19",
                          "floor=-1"};
+    {
+        nld_cfg_t c;
+        nld_cfg_init(&c);
+        char err[256] = "";
+        assert_int_not_equal(nld_cfg_parse(&c, "stream s event=a\nstream t event=b\nstream s event=c\n",
+                                           "t", err, sizeof err),
+                             0);
+        assert_non_null(strstr(err, "t:3:8: stream 's' defined twice"));
+        nld_cfg_free(&c);
+    }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         nld_cfg_t c;
         nld_cfg_init(&c);
