@@ -115,6 +115,10 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     b->res = INFINITY;
     b->t_prev = INT64_MIN;
     b->thr = p->threshold;
+    if (p->rate > 0) { /* rate= alone needs no per-value work (budget_threshold) */
+        double t = nld_rate_threshold(p->rate);
+        if (t > b->thr) b->thr = t;
+    }
     nl_ewma_init(&b->ew, p->alpha);
     for (int raw = 0; raw < 2; raw++) {
         unsigned msd = 1u << (0 + raw), cdf = 1u << (4 + raw); /* msd-s?, cdf-s? */
@@ -368,6 +372,7 @@ double nld_rate_threshold(double rate)
  * stream has had one gap, rate= or threshold= alone. */
 static void budget_threshold(nld_bank_t *b)
 {
+    if (!(b->p.alarms_per_s > 0)) return; /* rate= and threshold= are set at init */
     double r = b->p.rate > 0 ? b->p.rate : 1;
     int budget = b->p.rate > 0;
     if (b->p.alarms_per_s > 0 && b->now != INT64_MIN) {
