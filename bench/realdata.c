@@ -329,7 +329,7 @@ static double **before_starts(void)
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
         }
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, thr, hold, st[k]);
+        rd_starts_at(sc[k], ser[k].ts, ser[k].n, thr, rd_ep_hold(hold), st[k]);
     }
     free_scores(sc);
     return st;
@@ -409,12 +409,11 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
      * bank, and the starts it derives from the engine's scores (out of memory ends the run,
      * so no row goes uncompared) */
     size_t differ = 0, reports = 0, sdiff = 0;
-    int64_t hold = (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6);
     nld_params_t p;
     default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, default_thr(), hold, sim[k]);
+        rd_starts_at(sc[k], ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
         if (rd_bank_scores(&ser[k], &p, bank[k])) {
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
@@ -428,7 +427,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     free_scores(sim);
     free_scores(bank);
     double **tmpb = alloc_scores(), bw;
-    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, hold, &nab_standard, tmpb,
+    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, rd_ep_default(), &nab_standard, tmpb,
                                         &bw);
     free_scores(tmpb);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
@@ -442,16 +441,19 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     free_scores(sc);
 }
 
-/* Spans of the rows whose score reaches t, merged across gaps of at most `hold` usec. */
-static size_t spans_of(const rd_series_t *s, const double *sc, double t, int64_t hold,
-                       em_span_t *out)
+/* Spans of the rows whose score reaches t, merged across gaps of at most `hold` usec; a
+ * span begins only where a report starts (start[i] != 0, or any row when start is NULL),
+ * so flags that did not clear fatigue='s bar draw nothing. */
+static size_t spans_of(const rd_series_t *s, const double *sc, const double *start, double t,
+                       int64_t hold, em_span_t *out)
 {
     size_t n = 0;
+    int open = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (!(sc[i] >= t)) continue;
-        if (n && s->ts[i] - s->ts[(size_t)out[n - 1].t1 - 1] <= hold)
+        if (open && s->ts[i] - s->ts[(size_t)out[n - 1].t1 - 1] <= hold && !(start && start[i]))
             out[n - 1].t1 = (double)i + 1;
-        else
+        else if ((open = !start || start[i] != 0))
             out[n++] = (em_span_t){(double)i + 1, (double)i + 1, 0};
     }
     return n;
@@ -499,15 +501,16 @@ static int plot(const char *name, const char *out, double **wg)
     only[k] = 1;
     for (int j = 0; j < 2; j++) {
         if (rd_bank_scores(s, &p[j], sc[k])) return 1;
-        nep[j] = spans_of(s, sc[k], thr[j], hold[j], ep[j]);
         nab_result_t r;
-        rd_starts_score(&corpus, ser, nser, sc, only, thr[j], hold[j], &nab_standard, st, &r);
+        rd_starts_score(&corpus, ser, nser, sc, only, thr[j],
+                        j ? rd_ep_hold(hold[j]) : rd_ep_default(), &nab_standard, st, &r);
+        nep[j] = spans_of(s, sc[k], st[k], thr[j], hold[j], ep[j]);
         found[j] = r.found;
         fp[j] = false_starts(k, st[k]);
     }
     nab_result_t ra, r;
     if (nab_score(&corpus, wg, NULL, &nab_standard, &r)) return 1;
-    nep[2] = spans_of(s, wg[k], r.threshold, 0, ep[2]);
+    nep[2] = spans_of(s, wg[k], NULL, r.threshold, 0, ep[2]);
     nab_score_at(&corpus, wg, only, &nab_standard, r.threshold, &ra);
     found[2] = ra.found;
     fp[2] = ra.fp;
@@ -560,7 +563,8 @@ static void try_words(const char *words, const char *tmp)
         row_swept(all[j], dst[j], NULL);
         for (size_t q = 0; q < NG(grid_holdoff); q++) {
             double b, t = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL,
-                                                  grid_holdoff[q], &nab_standard, tmpb, &b);
+                                                  rd_ep_hold(grid_holdoff[q]), &nab_standard,
+                                                  tmpb, &b);
             printf("|   starts holdoff=%-3s threshold=%-10.6g | %8.1f |\n", grid_holdoff_text[q],
                    t, b);
             if (!getenv("RD_FOLDERS") || strcmp(grid_holdoff_text[q], getenv("RD_FOLDERS")))
@@ -569,10 +573,10 @@ static void try_words(const char *words, const char *tmp)
             for (int f = 0; f < 9; f++) {
                 for (int k = 0; k < nser; k++) only[k] = ser[k].folder == f;
                 nab_result_t r;
-                rd_starts_score(&corpus, ser, nser, dst[j], only, t, grid_holdoff[q],
+                rd_starts_score(&corpus, ser, nser, dst[j], only, t, rd_ep_hold(grid_holdoff[q]),
                                 &nab_standard, tmpb, &r);
                 double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], only,
-                                                        grid_holdoff[q],
+                                                        rd_ep_hold(grid_holdoff[q]),
                                                         &nab_standard, tmpb, &bb);
                 printf("|     folder %d: %6.1f (found %zu/%zu, fp %zu) own best t=%.4f: %.1f\n", f,
                        r.score, r.found, r.windows, r.fp, bt, bb);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bench_util.h"
+#include "nld_combine.h"
 #include "nld_tail.h"
 
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
@@ -49,20 +50,42 @@ void rd_per_day(const rd_series_t *s, double *score)
     }
 }
 
-void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, int64_t hold,
+rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0}; }
+
+rd_ep_t rd_ep_default(void)
+{
+    return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,
+                     NLD_DEFAULT_ESCALATE};
+}
+
+void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
                   double *out)
 {
     /* the engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 */
     int active = 0, holding = 0;
-    int64_t t0 = 0, h0 = 0;
+    int64_t h0 = 0, fat_t = 0;
+    double fat = 0, peak = 0, st = nld_surprise_of(t);
     for (size_t i = 0; i < n; i++) {
-        int64_t now = hold < 0 ? (int64_t)i : ts[i];
+        int64_t now = ep.hold < 0 ? (int64_t)i : ts[i];
         out[i] = 0;
         if (score[i] >= t) {
-            if (!active) out[i] = 1;
+            double sv = nld_surprise_of(score[i]), bar = 0, recent = 0;
+            if (ep.fatigue_s > 0 && fat > 0) {
+                double age = ts[i] > fat_t ? (double)(ts[i] - fat_t) / 1e6 : 0;
+                recent = fat * exp2(-age / ep.fatigue_s);
+            }
+            if (ep.fatigue_s > 0) bar = st + log10(1 + recent);
+            if (!active && sv < bar) continue;
+            if (active && ep.escalate > 0 && sv >= peak + ep.escalate && sv >= bar) active = 0;
+            if (!active) {
+                out[i] = 1;
+                peak = sv;
+                fat = recent + 1;
+                fat_t = ts[i];
+            }
+            if (sv > peak) peak = sv;
             active = 1;
             holding = 0;
-            t0 = now;
             continue;
         }
         if (!active) continue;
@@ -70,23 +93,22 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, in
             holding = 1;
             h0 = now;
         }
-        if (hold < 0 ? now - h0 + 1 >= -hold : now - h0 >= hold) active = 0;
+        if (ep.hold < 0 ? now - h0 + 1 >= -ep.hold : now - h0 >= ep.hold) active = 0;
     }
-    (void)t0;
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                       double *const *score, const unsigned char *only, double t, int64_t h,
+                       double *const *score, const unsigned char *only, double t, rd_ep_t ep,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res)
 {
     for (int k = 0; k < nser; k++)
-        if (!only || only[k]) rd_starts_at(score[k], s[k].ts, s[k].n, t, h, tmp[k]);
+        if (!only || only[k]) rd_starts_at(score[k], s[k].ts, s[k].n, t, ep, tmp[k]);
     nab_score_at(c, tmp, only, prof, 0.5, res);
     return res->score;
 }
 
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                               double *const *score, const unsigned char *only, int64_t h,
+                               double *const *score, const unsigned char *only, rd_ep_t ep,
                                const nab_profile_t *prof, double **tmp, double *best)
 {
     size_t total = 0, j = 0;
@@ -107,7 +129,7 @@ double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int 
         if (!(t > 0) || t == prev) continue;
         prev = t;
         nab_result_t r;
-        double sc = rd_starts_score(c, s, nser, score, only, t, h, prof, tmp, &r);
+        double sc = rd_starts_score(c, s, nser, score, only, t, ep, prof, tmp, &r);
         if (sc > *best) {
             *best = sc;
             bt = t;

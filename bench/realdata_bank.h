@@ -24,23 +24,35 @@ int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out);
  * In place; rows before the second value get -inf. */
 void rd_per_day(const rd_series_t *s, double *score);
 
-/* 1 on the rows where a report would open an episode (threshold=t episode.min=1), else 0.
- * The hold-off `hold` is event time in usec (holdoff=DUR: an episode ends once its values
- * have stayed below t for that long), or, when negative, -hold values (holdoff=N; -1 and 0
- * both end an episode at its first value below t). ts: the rows' times. */
-void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, int64_t hold,
+/* How reports are made of flags (the engine's episode_step, nld_keyed.c, episode.min=1):
+ * hold is event time in usec (holdoff=DUR: an episode ends once its values have stayed
+ * below the threshold that long), or, when negative, -hold values (holdoff=N; -1 and 0 both
+ * end an episode at its first value below); fatigue_s the half-life of recent reports
+ * (fatigue=, 0: off) and escalate the decades of escalate= (0: off). */
+typedef struct rd_ep {
+    int64_t hold;
+    double fatigue_s, escalate;
+} rd_ep_t;
+
+/* The rule with hold-off h alone; combine=default's rule. */
+rd_ep_t rd_ep_hold(int64_t h);
+rd_ep_t rd_ep_default(void);
+
+/* 1 on the rows where a report would open an episode (threshold=t, rule ep), else 0.
+ * ts: the rows' times. */
+void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
                   double *out);
 
 /* The threshold (from `cands` candidates spread over the upper score quantiles of the
- * series with only[k] set, or all) whose starts with hold-off h score best under prof on
+ * series with only[k] set, or all) whose starts under rule ep score best under prof on
  * those series; its score in *best. tmp[k] is scratch of s[k].n rows. */
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                               double *const *score, const unsigned char *only, int64_t h,
+                               double *const *score, const unsigned char *only, rd_ep_t ep,
                                const nab_profile_t *prof, double **tmp, double *best);
 
-/* The score of the starts at threshold t and hold-off h on the series with only[k] set. */
+/* The score of the starts at threshold t under rule ep on the series with only[k] set. */
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                       double *const *score, const unsigned char *only, double t, int64_t h,
+                       double *const *score, const unsigned char *only, double t, rd_ep_t ep,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res);
 
 #endif

@@ -23,7 +23,11 @@ typedef struct dim {
     char v[DIM_MAX][32];
 } dim_t;
 
-enum { D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_BUDGET, D_HOLDOFF, D_N };
+/* the episode rule's dimensions come last: they need no new bank run */
+enum {
+    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_BUDGET,
+    D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_N
+};
 static dim_t dims[D_N] = {
     {"RD_GRID_ALGO", "algo", 3, {"cusum", "cdf-hu", "cdf-hu,cusum"}},
     {"RD_GRID_HISTORY", "history", 2, {"300", "2000"}},
@@ -34,6 +38,8 @@ static dim_t dims[D_N] = {
     /* the threshold per value (threshold=), or per day of the stream (alarms=N/day) */
     {"RD_GRID_BUDGET", "per", 1, {"value", "day"}},
     {"RD_GRID_HOLDOFF", "holdoff", 2, {"1h", "3h"}},
+    {"RD_GRID_FATIGUE", "fatigue", 2, {"off", "3d"}},
+    {"RD_GRID_ESCALATE", "escalate", 3, {"off", "2", "3"}},
 };
 
 static void dims_from_env(void)
@@ -74,9 +80,11 @@ static void params_of(const cfg_t *c, nld_params_t *p)
     p->admit = 0;
 }
 
-static int64_t holdoff_of(const cfg_t *c)
+static rd_ep_t ep_of(const cfg_t *c)
 {
-    return (int64_t)(secs(dims[D_HOLDOFF].v[c->i[D_HOLDOFF]]) * 1e6);
+    return (rd_ep_t){(int64_t)(secs(dims[D_HOLDOFF].v[c->i[D_HOLDOFF]]) * 1e6),
+                     secs(dims[D_FATIGUE].v[c->i[D_FATIGUE]]),
+                     atof(dims[D_ESCALATE].v[c->i[D_ESCALATE]])};
 }
 
 static void describe(const cfg_t *c, char *out, size_t len)
@@ -87,8 +95,8 @@ static void describe(const cfg_t *c, char *out, size_t len)
                                dims[d].v[c->i[d]]);
 }
 
-/* The next configuration, the holdoff varying fastest (it needs no new bank run); 0 at
- * the end. */
+/* The next configuration, the episode rule varying fastest (it needs no new bank run);
+ * 0 at the end. */
 static int next_cfg(cfg_t *c)
 {
     for (int d = D_N - 1; d >= 0; d--) {
@@ -111,7 +119,7 @@ static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
  * rate= budgets from 3 in 100 values to 1 in a million; each set's three profiles,
  * windows found and false reports. The rate whose worse standard score is best, and the
  * one whose worse low-FP score is best, are marked. */
-static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, int64_t hold,
+static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_ep_t ep,
                   int per_day, double **sc[2], double **tmp[2])
 {
     nld_params_t p = *pp;
@@ -130,7 +138,7 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, int6
         double t = per_day ? s : s / (s + 1);
         for (int x = 0; x < 2; x++)
             for (int q = 0; q < 3; q++)
-                rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], NULL, t, hold,
+                rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], NULL, t, ep,
                                 q == 0 ? &nab_standard : q == 1 ? &nab_low_fp : &nab_low_fn,
                                 tmp[x], &r[j][x][q]);
         for (int q = 0; q < 2; q++) {
@@ -179,7 +187,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     double best_rank = -1e9;
     size_t ncfg = 0;
     do {
-        if (c.i[D_HOLDOFF] == 0) { /* the holdoff needs no new bank run */
+        if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0) {
             nld_params_t p;
             params_of(&c, &p);
             for (int x = 0; x < 2; x++) rd_set_bank(&sets[x], &p, sc[x]);
@@ -187,7 +195,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
                 for (int x = 0; x < 2; x++)
                     for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
         }
-        int64_t hold = holdoff_of(&c);
+        rd_ep_t ep = ep_of(&c);
         cross_t r;
         ncfg++;
         for (int q = 0; q < 2; q++)
@@ -195,9 +203,9 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
                 rd_set_t *a = &sets[x], *b = &sets[!x];
                 nab_result_t *res = &r.res[q][x];
                 r.t[q][x] = rd_best_start_threshold(&a->corpus, a->ser, a->nser, sc[x], NULL,
-                                                    hold, prof2[q], tmp[x], &r.own[q][x]);
+                                                    ep, prof2[q], tmp[x], &r.own[q][x]);
                 r.held[q][x] = rd_starts_score(&b->corpus, b->ser, b->nser, sc[!x], NULL,
-                                               r.t[q][x], hold, prof2[q], tmp[!x], res);
+                                               r.t[q][x], ep, prof2[q], tmp[!x], res);
             }
         double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
         char d[200];
@@ -221,7 +229,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
-           "floor x calib x holdoff; threshold swept on the set it is chosen on): the best worse "
+           "floor x calib x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
            "held-out score under the standard profile plus the same under low-FP: %s\n\n",
            ncfg, d);
     printf("| profile | chosen on | threshold | score there | scored on | score there |\n");
@@ -232,16 +240,15 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
                    bx.t[q][x], bx.own[q][x], sets[!x].name, bx.held[q][x]);
     nld_params_t p;
     params_of(&best, &p);
-    rates(sets, "The chosen configuration", &p, holdoff_of(&best),
+    rates(sets, "The chosen configuration", &p, ep_of(&best),
           !strcmp(dims[D_BUDGET].v[best.i[D_BUDGET]], "day"), sc, tmp);
     /* combine=default's own bank and hold-off (its rate is marked where it falls) */
     nld_params_default(&p);
     nld_default_params(&p);
     p.admit = 0;
-    printf("\ncombine=default has rate=%g and holdoff=%gs.\n", NLD_DEFAULT_RATE,
-           NLD_DEFAULT_HOLDOFF_S);
-    rates(sets, "combine=default's bank and hold-off", &p,
-          (int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), 0, sc, tmp);
+    printf("\ncombine=default has rate=%g, holdoff=%gs, fatigue=%gs and escalate=%g.\n",
+           NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE);
+    rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0, sc, tmp);
     for (int x = 0; x < 2; x++) {
         rd_set_scores_free(&sets[x], sc[x]);
         rd_set_scores_free(&sets[x], tmp[x]);

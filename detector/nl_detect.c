@@ -96,7 +96,8 @@ static void print_stats(const nld_counts_t *c)
         "clock.outliers=%llu "
         "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
         "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
-        "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu\n",
+        "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu fatigued=%llu "
+        "escalated=%llu\n",
         (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
         (unsigned long long)c->values, (unsigned long long)c->novalue,
         (unsigned long long)c->nonfinite, (unsigned long long)c->clock_outliers,
@@ -108,7 +109,8 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->pend_evicted, (unsigned long long)c->alerts,
         (unsigned long long)c->cleared, (unsigned long long)c->out_errors,
         (unsigned long long)c->oom, (unsigned long long)c->seeded,
-        (unsigned long long)c->seed_errors);
+        (unsigned long long)c->seed_errors, (unsigned long long)c->fatigued,
+        (unsigned long long)c->escalated);
 }
 
 /* The detector's starts and ends, handed to the alert layer. */

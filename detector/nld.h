@@ -51,6 +51,9 @@ typedef struct nld_counts {
     uint64_t seeded;         /* past values taken from the archive (history.from=db, ...) */
     uint64_t seed_errors;    /* keys whose past values could not be read (reported) */
     uint64_t restored;       /* open episodes and alerts of a previous run taken up again */
+    uint64_t fatigued;       /* flags that would have started an episode but did not clear
+                                the bar the stream's recent reports raised (fatigue=) */
+    uint64_t escalated;      /* episodes ended by a much rarer flag, which started another */
 } nld_counts_t;
 
 /* Past values of one key, to start a stream's history or a subscription's baseline from

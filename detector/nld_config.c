@@ -203,7 +203,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
-        budget_set = 0;
+        budget_set = 0, fatigue_set = 0, esc_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -307,6 +307,15 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             } else {
                 bad = (d->holdoff_s = nl__parse_dur(v)) < 0;
             }
+        } else if (!strcmp(o, "fatigue")) {
+            /* a half-life of event time, or off */
+            fatigue_set = 1;
+            d->fatigue_s = 0;
+            if (strcmp(v, "off")) bad = (d->fatigue_s = nl__parse_dur(v)) <= 0;
+        } else if (!strcmp(o, "escalate")) {
+            esc_set = 1;
+            d->escalate = 0;
+            if (strcmp(v, "off")) bad = parse_num(v, &d->escalate, 0) || !(d->escalate > 0);
         } else if (!strcmp(o, "history.from")) {
             bad = strcmp(v, "db") != 0;
             d->seed = 1;
@@ -337,7 +346,12 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!season_set) d->p.season_s = NLD_DEFAULT_SEASON_S;
         if (!calib_set) d->p.calib = NLD_DEFAULT_CALIB;
         if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
+        if (!fatigue_set) d->fatigue_s = NLD_DEFAULT_FATIGUE_S;
+        if (!esc_set) d->escalate = NLD_DEFAULT_ESCALATE;
     }
+    /* fatigue raises a threshold: the algorithms' own rules have none to raise */
+    if (d->fatigue_s > 0 && !(d->p.threshold > 0) && !(d->p.rate > 0) && !(d->p.alarms_per_s > 0))
+        return fail(x, name_col, "stream %s: fatigue= needs threshold=, rate= or alarms=", name);
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */
     if (!admit_set)

@@ -6,6 +6,7 @@
  *               [history=300] [min=30] [admit=EP-1] [side=both|below|above] [episode.min=EP=10]
  *               [combine=any|majority|all|vote|shifts|transients|default [weights=A:W,...]
  *               [quorum=Q]] [holdoff=N|DUR] [threshold=T] [relearn=N|DUR]
+ *               [rate=R | alarms=N/PERIOD] [calib=N] [floor=K] [fatigue=DUR] [escalate=D]
  *               [cusum.k=0.5] [cusum.h=5] [relent.w=24] [relent.bins=6] [relent.p=0.001]
  *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
@@ -69,6 +70,8 @@ typedef struct nld_sdef { /* stream */
     nld_combine_t comb;   /* combine=: one verdict from the algorithms, instead of theirs */
     uint32_t holdoff_n;   /* holdoff=N: unflagged values before an episode ends (0) */
     double holdoff_s;     /* holdoff=DUR: ... or event time, seconds (0) */
+    double fatigue_s;     /* fatigue=DUR: the half-life of recent reports' weight (0: off) */
+    double escalate;      /* escalate=D: a new episode inside one D decades rarer (0: off) */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;

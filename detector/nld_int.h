@@ -20,6 +20,9 @@ typedef struct nld_episode {
     uint64_t len;       /* flagged values */
     int64_t t0, t_last; /* first and last flag (event time, usec) */
     double xmin, xmax;  /* raw values during the episode */
+    double peak;        /* the largest surprise in it (escalate=) */
+    double bar;         /* the score its start had to reach (threshold in force, fatigued) */
+    double recent;      /* the stream's recent reports when it started (fatigue=) */
 } nld_episode_t;
 
 enum { NLD_K_STREAM = 0, NLD_K_SUB = 1 };
@@ -35,6 +38,8 @@ typedef struct nld_keyed {
         struct {
             nld_bank_t bank;
             nld_episode_t ep[NLD_ALGOS + 1]; /* per algorithm, then the combined verdict */
+            double fat[NLD_ALGOS + 1];       /* recent reports, each weighing 2^-age/half-life */
+            int64_t fat_t[NLD_ALGOS + 1];    /* ... as of this event time */
         } s;
         struct {
             nl_moments_t base;   /* mean of the first base_n values */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nld_int.h"
+#include "nld_tail.h"
 
 #define KEY_MAX 4096 /* longest key text; longer keys are cut (they still separate) */
 
@@ -199,7 +200,8 @@ static void restore(nld_t *d, nld_keyed_t *k)
                                                .t0 = t0,
                                                .t_last = t0,
                                                .xmin = NAN,
-                                               .xmax = NAN};
+                                               .xmax = NAN,
+                                               .peak = INFINITY};
         }
     }
     nl_buf_free(&b);
@@ -287,9 +289,13 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
         nl_enc_u64(&b, "hist.n", v->hist_n);
     }
     nl_enc_dbl(&b, "score", v->score);
-    /* what the score was held to: threshold=, or what the alarm budget means now */
-    if (k->kind == NLD_K_STREAM && k->u.s.bank.thr > 0)
+    /* what the score was held to: threshold=, or what the alarm budget means now, raised
+     * by the stream's recent reports (fatigue=) for a start */
+    if (e && e->bar > 0)
+        nl_enc_dbl(&b, "threshold", e->bar);
+    else if (k->kind == NLD_K_STREAM && k->u.s.bank.thr > 0)
         nl_enc_dbl(&b, "threshold", k->u.s.bank.thr);
+    if (e && e->recent > 0) nl_enc_dbl(&b, "recent", e->recent);
     if (agree) { /* the combined verdict: which algorithms it stands on */
         char list[NLD_ALGOS * 7 + 1];
         size_t n = 0;
@@ -337,22 +343,66 @@ static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, do
     nl_buf_free(&b);
 }
 
+/* The stream's recent reports in this slot as of event time ts: each counts 2^-(age /
+ * half-life), so a burst of reports weighs for days and is forgotten in a few weeks. */
+static double fatigue_now(const nld_sdef_t *sd, const nld_keyed_t *k, int slot, int64_t ts)
+{
+    double f = k->u.s.fat[slot];
+    if (!(f > 0) || !(sd->fatigue_s > 0)) return 0;
+    double age = ts > k->u.s.fat_t[slot] ? (double)(ts - k->u.s.fat_t[slot]) / 1e6 : 0;
+    return f * exp2(-age / sd->fatigue_s);
+}
+
+/* The surprise a new episode's first flag must reach (fatigue=): the threshold's, plus
+ * log10 of one more than the stream's recent reports. Read as odds: each recent report
+ * cuts the odds that the next alarm of this stream is worth a page, so a stream that
+ * keeps alarming must be that much more surprising to page again, while one quiet for
+ * weeks pages at the threshold. 0 without fatigue (the verdict's state decides). */
+static double start_bar(const nld_sdef_t *sd, const nld_keyed_t *k, int slot, int64_t ts,
+                        double *recent)
+{
+    *recent = fatigue_now(sd, k, slot, ts);
+    double thr = k->u.s.bank.thr;
+    if (!(sd->fatigue_s > 0) || !(thr > 0)) return 0;
+    return nld_surprise_of(thr) + log10(1 + *recent);
+}
+
 /* One value's verdict for one episode slot (an algorithm, or the combined verdict): extend,
  * start or end its episode. With a hold-off an episode that was reported outlives a pause:
- * flags that resume within it continue the episode instead of starting another. */
+ * flags that resume within it continue the episode instead of starting another. With
+ * fatigue=, a flag starts an episode only if it clears the raised bar (start_bar); with
+ * escalate=D, a flag D decades rarer than the open episode's peak (and clearing the bar)
+ * ends it and starts another: the anomaly got worse, which is news. */
 static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
                          const nld_verdict_t *v, unsigned agree)
 {
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     nld_episode_t *e = &k->u.s.ep[slot];
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
+        double sv = nld_surprise_of(v->score), recent, bar = start_bar(sd, k, slot, r->ts_usec, &recent);
+        if (!e->active && sv < bar) { /* a stream that keeps alarming: not yet news */
+            d->n.fatigued++;
+            return;
+        }
+        if (e->active && e->reported && sd->escalate > 0 && sv >= e->peak + sd->escalate &&
+            sv >= bar) {
+            d->n.escalated++;
+            episode_end(d, k, slot, r->ts_usec, "escalated");
+        }
         if (e->restored && e->len == 0) { /* the restored episode goes on: its direction now */
             e->dir = v->state;
             e->xmin = e->xmax = x;
         }
         if (!e->active)
-            *e = (nld_episode_t){
-                .active = 1, .dir = v->state, .t0 = r->ts_usec, .xmin = x, .xmax = x};
+            *e = (nld_episode_t){.active = 1,
+                                 .dir = v->state,
+                                 .t0 = r->ts_usec,
+                                 .xmin = x,
+                                 .xmax = x,
+                                 .peak = sv,
+                                 .bar = bar > 0 ? nld_score_of(bar) : 0,
+                                 .recent = recent};
+        if (sv > e->peak) e->peak = sv;
         e->holding = 0;
         e->len++;
         e->t_last = r->ts_usec;
@@ -363,6 +413,8 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
         if (!e->reported && e->len >= sd->episode_min) {
             e->reported = 1;
             d->n.episodes++;
+            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
+            k->u.s.fat_t[slot] = r->ts_usec;
             flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
         }
         if (d->cfg->each) flag_line(d, k, slot, r, "nl.anomaly", x, s, v, NULL, agree);

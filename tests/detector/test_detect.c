@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nl_num.h"
 #include "nl_test.h"
 #include "nld.h"
 #include "nld_combine.h"
+#include "nld_tail.h"
 
 typedef struct run {
     const char *dir, *out_path;
@@ -629,9 +631,10 @@ static void test_holdoff(void **state)
 
 /* combine=default: the recommended setting as a whole (nld_combine.h: algorithm, history,
  * relearn, a daily season, calibration, resolution floor, an alarm budget, holdoff,
- * episode.min 1), each part overridable; one report for a spike, with the threshold its
- * budget means and the combined score on nl.anomaly.score lines; ranking scores far into
- * the tail. */
+ * fatigue, escalation, episode.min 1), each part overridable; one report for a spike, with
+ * the threshold its budget means and the combined score on nl.anomaly.score lines; a far
+ * rarer value inside the hold-off escalates, its start held to the bar the first report
+ * raised; ranking scores far into the tail. */
 static void test_default_preset(void **state)
 {
     (void)state;
@@ -650,6 +653,8 @@ static void test_default_preset(void **state)
     assert_true(c.s[0].p.threshold == 0 && c.s[0].p.rate == NLD_DEFAULT_RATE);
     assert_true(c.s[0].p.calib == NLD_DEFAULT_CALIB && c.s[0].p.res_floor == NLD_DEFAULT_FLOOR);
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
+    assert_true(c.s[0].fatigue_s == NLD_DEFAULT_FATIGUE_S && c.s[0].escalate == NLD_DEFAULT_ESCALATE);
+    assert_true(c.s[1].fatigue_s == NLD_DEFAULT_FATIGUE_S); /* kept with threshold= */
     assert_int_equal(c.s[0].episode_min, 1);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
     assert_true(c.s[0].p.season_s == NLD_DEFAULT_SEASON_S && NLD_DEFAULT_SEASON_S == 86400);
@@ -669,21 +674,35 @@ static void test_default_preset(void **state)
         double x = 100 + (t * 7 % 11) - 5;
         if (t == 250) x = 400; /* a spike: reported */
         if (t == 251) x = 300; /* still high: the same episode */
-        if (t == 270) x = 1e9; /* within the hour's hold-off: no second report */
+        if (t == 270) x = 1e9; /* within the hold-off, but far rarer: escalates */
+        if (t == 280) x = 400; /* as rare as the first: part of the open episode */
         snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
         feed(&r, line_at(t, ev));
     }
     nld_counts_t n;
     run_end(&r, &n);
-    assert_int_equal(n.episodes, 1);
+    assert_int_equal(n.episodes, 2);
+    assert_int_equal(n.escalated, 1);
     nl_rec_t *e = nth_ev(&r, "nl.anomaly.start", 0);
     assert_non_null(e);
     assert_string_equal(t_field(e, "algo"), "default");
     assert_string_equal(t_field(e, "ts"), "2026-11-22T12:04:10.000000Z");
-    /* the threshold the budget means, and the score reached it */
+    /* the threshold the budget means, and the score reached it; no report before it */
     double thr = t_num(e, "threshold");
     assert_true(fabs(thr - nld_rate_threshold(NLD_DEFAULT_RATE)) < 1e-9);
     assert_true(t_num(e, "score") >= thr);
+    assert_null(t_field(e, "recent"));
+    /* the first episode ends where the rarer value opens the next */
+    nl_rec_t *end = nth_ev(&r, "nl.anomaly.end", 0);
+    assert_string_equal(t_field(end, "ts"), "2026-11-22T12:04:30.000000Z");
+    assert_true(t_num(end, "escalated") == 1);
+    nl_rec_t *e2 = nth_ev(&r, "nl.anomaly.start", 1);
+    assert_string_equal(t_field(e2, "ts"), "2026-11-22T12:04:30.000000Z");
+    /* its bar: the budget's surprise plus log10(1 + the one recent report, 20 s old) */
+    double recent = t_num(e2, "recent");
+    assert_true(recent > 0.999 && recent < 1);
+    double want = nld_score_of(nld_surprise_of(thr) + log10(1 + recent));
+    assert_true(fabs(t_num(e2, "threshold") - want) < 1e-6);
     /* every value after warm-up has a combined score; the spike and the 1e9 rank apart */
     double s250 = -1, s270 = -1, s100 = -1;
     int scored = 0;
@@ -703,6 +722,109 @@ static void test_default_preset(void **state)
     assert_true(s100 >= 0 && s100 < 0.5);
     assert_true(s250 > 0.9 && s270 > s250 && s270 < 1);
     run_free(&r);
+}
+
+/* "2026-11-22T00:00:00Z" plus sec seconds, then rest: for runs of days. */
+static char *line_day(double sec, const char *rest)
+{
+    static char buf[4][512];
+    static int i;
+    char *b = buf[i++ % 4];
+    time_t t = 1795305600 + (time_t)sec; /* 2026-11-22T00:00:00Z */
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    snprintf(b, sizeof buf[0], "ts=%04d-%02d-%02dT%02d:%02d:%02d.000000Z %s", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rest);
+    return b;
+}
+
+/* fatigue=: a stream whose identical spikes (a little over the threshold) come every two
+ * hours pages for the first few, then only as the count wears off (each other one counted
+ * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the spike pages again, its bar back near
+ * the threshold. Escalation needs a value the given decades rarer than the episode's peak.
+ * And fatigue without a threshold to raise is refused. */
+static void test_fatigue_escalate(void **state)
+{
+    (void)state;
+    int reports[2];
+    for (int fat = 0; fat <= 1; fat++) {
+        char conf[256];
+        snprintf(conf, sizeof conf,
+                 "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
+                 "episode.min=1 fatigue=%s\n",
+                 fat ? "1d" : "off");
+        run_t r;
+        run_start(&r, conf);
+        char ev[96];
+        int t = 0, spikes = 0;
+        for (; t < 3 * 86400; t += 300) { /* 5-minute values for three days */
+            double x = 100 + (t / 300 * 7 % 11) - 5;
+            if (t >= 4 * 3600 && t % 7200 == 0) x = 113.5, spikes++; /* after warm-up */
+            snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+            feed(&r, line_day(t, ev));
+        }
+        for (; t < 10 * 86400; t += 300) { /* a quiet week */
+            snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", 100.0 + (t / 300 * 7 % 11) - 5);
+            feed(&r, line_day(t, ev));
+        }
+        snprintf(ev, sizeof ev, "event=m level=Info x=113.5");
+        feed(&r, line_day(t, ev));
+        nld_counts_t n;
+        run_end(&r, &n);
+        reports[fat] = (int)n.episodes;
+        if (!fat) {
+            assert_int_equal(n.episodes, spikes + 1); /* every spike, and the last */
+            assert_int_equal(n.fatigued, 0);
+        } else {
+            /* the spikes' surprise S clears S_thr + log10(1 + recent) only while recent is
+             * small: a handful pages, the rest are counted */
+            /* with S about 0.7 decades over the threshold's, a report needs fewer than
+             * 10^0.7 - 1 = 4 recent ones: five at first, then one whenever a day's
+             * half-life has worn the count down (about every 7 h); 13 of 35 */
+            assert_true(n.episodes >= 8 && n.episodes <= 16);
+            assert_int_equal(n.episodes + n.fatigued, (uint64_t)spikes + 1);
+            nl_rec_t *last = nth_ev(&r, "nl.anomaly.start", (int)n.episodes - 1);
+            char want[40];
+            snprintf(want, sizeof want, "%.27s", line_day(t, "") + 3);
+            assert_string_equal(t_field(last, "ts"), want);
+            assert_true(t_num(last, "recent") < 0.06); /* ~5 worn by 7 half-lives: 5 / 128 */
+        }
+        run_free(&r);
+    }
+    assert_true(reports[1] * 2 < reports[0]);
+
+    /* escalate=2: a long episode; a value 10x rarer continues it, 1000x rarer restarts it */
+    run_t r;
+    run_start(&r, "stream s event=m value=x algo=msd-hu history=200 threshold=0.5 holdoff=30 "
+                  "episode.min=1 escalate=2 fatigue=off\n");
+    char ev[96];
+    for (int t = 0; t < 400; t++) {
+        double x = 100 + (t * 7 % 11) - 5;
+        if (t >= 300 && t < 320) x = 112; /* just flagged: an open episode */
+        if (t == 330) x = 113;            /* a little rarer: the same episode */
+        if (t == 340) x = 1e6;            /* far rarer: escalates */
+        snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+        feed(&r, line_at(t, ev));
+    }
+    nld_counts_t n;
+    run_end(&r, &n);
+    assert_int_equal(n.escalated, 1);
+    assert_int_equal(n.episodes, 2);
+    assert_string_equal(t_field(nth_ev(&r, "nl.anomaly.start", 1), "ts"),
+                        "2026-11-22T12:05:40.000000Z");
+    run_free(&r);
+
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256] = "";
+    assert_int_not_equal(nld_cfg_parse(&c, "stream a event=m fatigue=1d\n", "c", err, sizeof err), 0);
+    assert_non_null(strstr(err, "fatigue= needs threshold="));
+    nld_cfg_free(&c);
+    nld_cfg_init(&c);
+    assert_int_not_equal(nld_cfg_parse(&c, "stream a event=m threshold=0.9 escalate=0\n", "c", err,
+                                       sizeof err),
+                         0);
+    nld_cfg_free(&c);
 }
 
 static void test_history_from_archive(void **state)
@@ -922,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_nonfinite_values_refused),
         cmocka_unit_test(test_config_size_limit),
         cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_history_from_archive),
         cmocka_unit_test(test_hysteresis),
         cmocka_unit_test(test_reports_and_restore),
