@@ -9,6 +9,7 @@
 #                                  loader's (its archive histories) and the alert layer's
 #   alerts/     its own, internal/ (it knows nothing of the detector)
 #   report/     its own, internal/, the loader's (it reads the archive through it)
+#   flows/      its own, internal/, peers/ (nl-peers' distance arithmetic, nlp_score.h)
 # No exception is left; a new crossing fails.
 #   test_walls.sh SOURCE_DIR
 set -euo pipefail
@@ -43,5 +44,6 @@ check loader internal
 check peers internal
 check report internal loader
 check bottleneck internal
-[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/, bottleneck/ and alerts/ include only what their walls allow"
+check flows internal peers
+[ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/, bottleneck/, flows/ and alerts/ include only what their walls allow"
 exit $bad
