@@ -77,15 +77,15 @@ static size_t delta(nlf_t *f, const nlf_root_t *r, int kind, item_t *it)
         }
         if (j < n) {
             item_t *m = &it[j];
+            uint32_t other = s;
             if (depth < m->depth) { /* the shorter path leads */
-                uint32_t t = m->slot;
+                other = m->slot;
                 m->slot = s;
                 m->depth = depth;
-                s = t;
             }
             char text[512];
             size_t len = strlen(m->also);
-            nlf__path_text(f, r->slot_path[s], text, sizeof text);
+            nlf__path_text(f, r->slot_path[other], text, sizeof text);
             snprintf(m->also + len, sizeof m->also - len, "%s%s", len ? "," : "", text);
             continue;
         }

@@ -2,7 +2,7 @@
 /* test_flows.c — the flow engine (../../flows) on hand-made lines: joining by trace id,
  * span, guid and parent.guid across hosts in any input order; orphans, open flows, clock
  * skew and shared guids counted; the odd flow named with the path that differs; Δa/Δn
- * reduced and merged; the reference run; the memory bound. */
+ * reduced (a subtree to its shortest path) and merged (paths always together); the reference run; the memory bound. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,6 +88,7 @@ static void request(nlf_t *f, int i, long long t, int retry, int slow)
     long long q = t + 150 + j;
     ev(f, q, "db.query.start", fe, "fe", "trace.id=%s", tr);
     q += slow ? 4000 : 400 + 3 * j;
+    if (retry) ev(f, q - 1, "db.busy", fe, "fe", "trace.id=%s", tr); /* why it was retried */
     ev(f, q, "db.query.end", fe, "fe", "trace.id=%s", tr);
     if (retry) {
         ev(f, q + 10, "retry.start", fe, "fe", "trace.id=%s", tr);
@@ -152,6 +153,9 @@ static void test_odd_flow_named_with_its_cause(void **state)
     assert_string_equal(field_of(t, "rank=1 kind=", "path", v, sizeof v), "request/fe.handle/retry");
     assert_string_equal(field_of(t, "rank=1 kind=", "kind", v, sizeof v), "only.anomalous");
     assert_int_equal(count_of(t, "kind=only.anomalous"), 1);
+    /* the busy point always came with the retry: one line, the shorter path leading */
+    assert_string_equal(field_of(t, "rank=1 kind=", "also", v, sizeof v),
+                        "request/fe.handle/db.query/db.busy");
     assert_null(strstr(t, "path=request/fe.handle/retry/db.query share"));
     assert_int_equal(count_of(t, "event=nl.flow.top"), 1);
     run_free(&r);
