@@ -18,7 +18,7 @@ fi
 B=$(realpath "${1:-$ROOT/build}")
 OUT=${2:-$B/bench-results}
 mkdir -p "$OUT"
-for p in bench-throughput bench-perturb bench-write bench-detect bench-load bench-eval bench-peers bench-realdata; do
+for p in bench-throughput bench-perturb bench-write bench-detect bench-load bench-eval bench-peers bench-flows bench-realdata; do
     [ -x "$B/bench/$p" ] || { echo "run_all: $B/bench/$p missing: build first (./nlkit build)" >&2; exit 1; }
 done
 T0=$(date +%s)
@@ -70,6 +70,9 @@ echo "plots (the paper's Figure 6): $OUT/xfer-controlled.svg $OUT/xfer-random.sv
 
 say "bench-peers: nl-peers names the slowed and the stopped host of a 16-server pool"
 if [ $QUICK = 1 ]; then "$B/bench/bench-peers" --seeds 2; else "$B/bench/bench-peers" --seeds 20; fi
+
+say "bench-flows: nl-flows' events per second on one core, beside nl_parse alone"
+if [ $QUICK = 1 ]; then "$B/bench/bench-flows" --quick; else "$B/bench/bench-flows"; fi
 
 say "bench-realdata: nl-detect on real, expert-labelled operations series (NAB scoring)"
 # exit 2: the data set (../shared/datasets beside the checkout) is absent; it says so

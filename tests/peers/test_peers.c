@@ -49,6 +49,31 @@ static void test_kth_nearest_and_median(void **state)
     assert_int_equal(nlp_default_k(9), 2);
 }
 
+/* The k-th nearest by selection is what sorting gives, index included, ties and all. */
+static void test_kth_nearest_selects_as_sorting_would(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = 2 + t_rand(&seed) % 60, self = t_rand(&seed) % n;
+        double d[64], s[64];
+        int idx[64];
+        for (size_t i = 0; i < n; i++) d[i] = (double)(t_rand(&seed) % 8) / 8; /* many ties */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) /* insertion sort by (distance, index) */
+            if (i != self) {
+                size_t j = m++;
+                while (j > 0 && s[j - 1] > d[i]) s[j] = s[j - 1], idx[j] = idx[j - 1], j--;
+                s[j] = d[i];
+                idx[j] = (int)i;
+            }
+        size_t k = 1 + t_rand(&seed) % m;
+        int who;
+        assert_true(nlp_kth_nearest(d, n, self, k, &who) == s[k - 1]);
+        assert_int_equal(who, idx[k - 1]);
+    }
+}
+
 static void test_culprit(void **state)
 {
     (void)state;
@@ -288,6 +313,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_distances),
         cmocka_unit_test(test_kth_nearest_and_median),
+        cmocka_unit_test(test_kth_nearest_selects_as_sorting_would),
         cmocka_unit_test(test_culprit),
         cmocka_unit_test(test_k_of_window),
         cmocka_unit_test(test_failstop),
