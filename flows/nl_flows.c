@@ -2,9 +2,10 @@
 /* nl_flows.c — nl-flows: follow each request across processes and hosts, report the flows
  * unlike the others and the paths that tell them apart (the engine is nlf_*.c). Several
  * inputs (one per host, say) are read side by side, merged by event time, so a request's
- * events meet whatever file they are in. */
+ * events meet whatever file they are in; or the archive's raw events (-d, nlf_archive.c). */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,19 @@
 #include "nl_num.h"
 #include "nl_reader.h"
 #include "nlf.h"
+#include "nlf_archive.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: nl-flows [OPTION...] [FILE...]      (standard input if no FILE)\n"
+          "       nl-flows [OPTION...] -d ARCHIVE [--since T] [--until T]\n"
           "Joins events into flows (one per request) by guid, parent.guid and trace.id,\n"
           "profiles each flow by activity path and reports the flows unlike the others of\n"
           "their root activity, then the paths that tell anomalous flows from normal ones.\n"
           "  -o, --output URL       where reports go ('-', the default: standard output)\n"
+          "  -d, --db ARCHIVE       read the raw events of nl-load's archive (SQLite file or\n"
+          "                         postgresql:// URI) instead of files\n"
+          "      --since T, --until T  the archive's time window (ISO-8601 or epoch seconds)\n"
           "      --reference FILE   a known-good run: score = distance to its nearest flow\n"
           "      --idle S           a flow is complete after S seconds without events (5)\n"
           "      --max-events N     events held in open flows at most (1048576)\n"
@@ -113,6 +119,15 @@ static int num(const char *s, double *x)
     return nl__strtod(s, strlen(s), x) || !(*x >= 0) ? -1 : 0;
 }
 
+/* A time: ISO-8601 or epoch seconds, as the line format's ts. */
+static int when(const char *s, double *t)
+{
+    int64_t us;
+    if (nl_ts_parse(s, strlen(s), &us)) return -1;
+    *t = (double)us / 1e6;
+    return 0;
+}
+
 static int count(const char *s, size_t *x)
 {
     double d;
@@ -122,6 +137,7 @@ static int count(const char *s, size_t *x)
 }
 
 enum {
+    O_SINCE = 200, O_UNTIL,
     O_REF = 256, O_IDLE, O_MAXEV, O_FLOWEV, O_HIST, O_K, O_THR, O_FACTOR, O_FLOOR, O_VALUE,
     O_DUR, O_HOSTF, O_TOP, O_CAUSES, O_ALL, O_STATS, O_VERSION
 };
@@ -129,6 +145,9 @@ enum {
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"db", required_argument, 0, 'd'},
+                                         {"since", required_argument, 0, O_SINCE},
+                                         {"until", required_argument, 0, O_UNTIL},
                                          {"reference", required_argument, 0, O_REF},
                                          {"idle", required_argument, 0, O_IDLE},
                                          {"max-events", required_argument, 0, O_MAXEV},
@@ -153,12 +172,16 @@ int main(int argc, char **argv)
     unsetenv("NL_SUMMARY_FILE");
     nlf_opts_t o;
     nlf_opts_default(&o);
-    const char *output = "-", *ref = NULL;
+    const char *output = "-", *ref = NULL, *db = NULL;
+    double since = NAN, until = NAN;
     int stats = 0, c, bad = 0, li = -1;
     size_t z;
-    while ((c = getopt_long(argc, argv, "o:h", opts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:d:h", opts, &li)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
+        case 'd': db = optarg; break;
+        case O_SINCE: bad |= when(optarg, &since); break;
+        case O_UNTIL: bad |= when(optarg, &until); break;
         case O_REF: ref = optarg; break;
         case O_IDLE: bad |= num(optarg, &o.idle); break;
         case O_MAXEV: bad |= count(optarg, &o.max_events); break;
@@ -185,6 +208,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (db && optind < argc) {
+        fprintf(stderr, "nl-flows: -d reads the archive; files too are not allowed\n");
+        return 2;
+    }
     int oerr = 0;
     nl_log_t *out = nl_open_ex(output, &oerr);
     if (!out) {
@@ -208,7 +235,9 @@ int main(int argc, char **argv)
     }
     nlf_begin_phase(f, NLF_WATCH);
     char *dash[1] = {"-"};
-    rc |= optind == argc ? run_inputs(f, dash, 1) : run_inputs(f, argv + optind, argc - optind);
+    if (db) rc |= nlf_archive_read(f, db, since, until, stderr);
+    else if (optind == argc) rc |= run_inputs(f, dash, 1);
+    else rc |= run_inputs(f, argv + optind, argc - optind);
     nlf_end_phase(f);
     nl_flush(out);
     nlf_counts_t n;

@@ -9,9 +9,11 @@
 # disk.read (by time: a slow disk changes no coverage). A fault-free run names nothing; a
 # fault-free run as --reference names the slow disk's requests too. Durations are the
 # workload's own accounts (sim.dur), so nothing here depends on the machine's speed.
-#   test_flows_rpc.sh NL_FLOWS_RPC NL_FLOWS
+# The retry run loaded into a SQLite archive with nl-load and read back with nl-flows -d
+# gives the same flows named as the files.
+#   test_flows_rpc.sh NL_FLOWS_RPC NL_FLOWS NL_LOAD
 set -euo pipefail
-RPC=$1 FLOWS=$2
+RPC=$1 FLOWS=$2 LOAD=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -64,6 +66,16 @@ run retry 11
 judge retry request/fe.handle/retry
 grep ' rank=1 ' "$T/retry/out" | grep -q 'kind=only.anomalous .*also=request/fe.handle/be.call/be.busy' ||
     fail "retry: the busy answer is not merged with the retry"
+# the same run from the archive
+"$LOAD" -d "$T/a.db" "$T/retry/cl.log" "$T/retry/fe.log" "$T/retry/be1.log" "$T/retry/be2.log" 2>/dev/null ||
+    fail "nl-load"
+"$FLOWS" --dur-field sim.dur -d "$T/a.db" > "$T/db.out"
+grep 'event=nl.flow.suspect' "$T/db.out" | field trace.id | sort > "$T/db.named"
+cmp -s "$T/db.named" "$T/retry/named" || fail "-d: not the same flows named as from the files"
+grep 'event=nl.flow.stats' "$T/db.out" | grep -q " judged=$N " || fail "-d: not every request judged"
+"$FLOWS" -d "$T/a.db" --since 2000-01-01T00:00:00Z --until 2000-01-02T00:00:00Z | grep -q ' events=0 ' ||
+    fail "-d: --since/--until do not bound the window"
+echo "-d: the archive gives the same $(wc -l < "$T/db.named") flows named"
 run drop 12
 judge drop request/fe.handle/be.call/be.timeout
 run slow 13
