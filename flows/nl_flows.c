@@ -39,7 +39,9 @@ static void usage(FILE *f)
           "      --host-field F     (host)\n"
           "      --top N            most unusual flows listed at the end (100)\n"
           "      --causes N         cause lines per root activity (5)\n"
-          "      --all              a nl.flow.score line for every flow judged\n"
+          "      --all              a nl.flow.score line for every flow judged normal\n"
+          "      --durations        a nl.flow.done line for every flow judged: its root\n"
+          "                         activity's duration (dur=), for nl-detect\n"
           "      --stats            counters on standard error at the end\n"
           "Exit status: 0 done, 1 an input could not be read, 2 usage error.\n",
           f);
@@ -139,7 +141,7 @@ static int count(const char *s, size_t *x)
 enum {
     O_SINCE = 200, O_UNTIL,
     O_REF = 256, O_IDLE, O_MAXEV, O_FLOWEV, O_HIST, O_K, O_THR, O_FACTOR, O_FLOOR, O_VALUE,
-    O_DUR, O_HOSTF, O_TOP, O_CAUSES, O_ALL, O_STATS, O_VERSION
+    O_DUR, O_HOSTF, O_TOP, O_CAUSES, O_ALL, O_DURS, O_STATS, O_VERSION
 };
 
 int main(int argc, char **argv)
@@ -163,6 +165,7 @@ int main(int argc, char **argv)
                                          {"top", required_argument, 0, O_TOP},
                                          {"causes", required_argument, 0, O_CAUSES},
                                          {"all", no_argument, 0, O_ALL},
+                                         {"durations", no_argument, 0, O_DURS},
                                          {"stats", no_argument, 0, O_STATS},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
@@ -197,6 +200,7 @@ int main(int argc, char **argv)
         case O_TOP: bad |= count(optarg, &z) || z > 10000, o.top = (unsigned)z; break;
         case O_CAUSES: bad |= count(optarg, &z) || z > 1000, o.causes = (unsigned)z; break;
         case O_ALL: o.all = 1; break;
+        case O_DURS: o.durations = 1; break;
         case O_STATS: stats = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-flows (nlkit) " NLKIT_VERSION); return 0;

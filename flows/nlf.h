@@ -32,7 +32,8 @@ typedef struct nlf_opts {
     const char *host_field;  /* host */
     unsigned top;          /* the most unusual flows listed at the end */
     unsigned causes;       /* cause lines per root activity at the end */
-    int all;               /* a nl.flow.score line for every flow judged */
+    int all;               /* a nl.flow.score line for every flow judged normal */
+    int durations;         /* a nl.flow.done line (root activity's duration) for every flow */
 } nlf_opts_t;
 
 void nlf_opts_default(nlf_opts_t *o);

@@ -77,6 +77,7 @@ typedef struct nlf_done {
     char guid[NLF_ID_MAX + 1], trace[NLF_ID_MAX + 1];
     char hosts[160];
     int64_t t0, t1;
+    double rdur;        /* the root activity's duration, seconds */
     uint32_t nev;
     uint8_t orphan, open;
     uint64_t fid; /* random: co-occurrence fingerprints */
@@ -95,6 +96,7 @@ typedef struct nlf_root {
     uint32_t slot_path[NLF_SLOTS];
     uint32_t nslots;
     double *ring;      /* history x dim: recent normal flows (or references) */
+    char (*ring_id)[2][NLF_ID_MAX + 1]; /* their root guid and trace id */
     size_t nring, ringpos, capring;
     double *scores;    /* history: recent normal flows' scores */
     size_t nscores, scorepos, since_median;

@@ -83,6 +83,7 @@ void nlf_free(nlf_t *f)
         for (size_t w = 0; w < r->nwarm; w++) nlf__done_free(&r->warm[w]);
         free(r->warm);
         free(r->ring);
+        free(r->ring_id);
         free(r->scores);
         nl__map_free(&r->slot_of);
         free(r);

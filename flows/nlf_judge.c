@@ -29,16 +29,30 @@ static size_t warm_n(const nlf_t *f)
 
 static int have_refs(const nlf_t *f) { return f->n.refs > 0; }
 
-/* Keep a profile among the root's neighbours (oldest overwritten). */
-static void ring_add(nlf_t *f, nlf_root_t *r, const double *v)
+/* A flow's neighbour: its profile, and who it was (the typical flow named beside it). */
+typedef struct nb {
+    const double *v;
+    const char *guid, *trace;
+} nb_t;
+
+/* Keep a flow's profile and identity among the root's neighbours (oldest overwritten). */
+static void ring_add(nlf_t *f, nlf_root_t *r, const nlf_done_t *d)
 {
     size_t cap = f->phase == NLF_REFERENCE ? 4 * (size_t)f->o.history : f->o.history;
     if (!r->ring) {
-        if (!(r->ring = malloc(cap * f->dim * sizeof *r->ring))) return;
+        r->ring = malloc(cap * f->dim * sizeof *r->ring);
+        r->ring_id = malloc(cap * sizeof *r->ring_id);
+        if (!r->ring || !r->ring_id) {
+            free(r->ring), free(r->ring_id);
+            r->ring = NULL, r->ring_id = NULL;
+            return;
+        }
         r->capring = cap;
     }
     size_t at = r->nring < r->capring ? r->nring++ : (r->ringpos++ % r->capring);
-    memcpy(r->ring + at * f->dim, v, f->dim * sizeof *v);
+    memcpy(r->ring + at * f->dim, d->v, f->dim * sizeof *d->v);
+    memcpy(r->ring_id[at][0], d->guid, sizeof d->guid);
+    memcpy(r->ring_id[at][1], d->trace, sizeof d->trace);
 }
 
 static double dist(const nlf_t *f, const nlf_root_t *r, const double *a, const double *b)
@@ -50,11 +64,11 @@ static double dist(const nlf_t *f, const nlf_root_t *r, const double *a, const d
 }
 
 /* The flow's score: distance to its k-th nearest neighbour (the nearest reference with a
- * reference run), `self` being its own place in the ring or -1. *nb gets the neighbour's
- * profile (NULL if none). */
-static double score(nlf_t *f, nlf_root_t *r, const double *v, long self, const double **nb)
+ * reference run), `self` being its own place in the ring or -1. *nb gets the neighbour
+ * (its v NULL if none). */
+static double score(nlf_t *f, nlf_root_t *r, const double *v, long self, nb_t *nb)
 {
-    *nb = NULL;
+    *nb = (nb_t){0};
     size_t n = r->nring;
     if (f->capdist < n + 1) {
         double *nd = realloc(f->dist, (n + 1) * sizeof *nd);
@@ -66,7 +80,8 @@ static double score(nlf_t *f, nlf_root_t *r, const double *v, long self, const d
     if (self < 0) f->dist[n] = 0, self = (long)n++;
     int which;
     double s = nlp_kth_nearest(f->dist, n, (size_t)self, have_refs(f) ? 1 : f->o.k, &which);
-    if (which >= 0) *nb = r->ring + (size_t)which * f->dim;
+    if (which >= 0)
+        *nb = (nb_t){r->ring + (size_t)which * f->dim, r->ring_id[which][0], r->ring_id[which][1]};
     if (isnan(s) && have_refs(f)) s = f->o.value_field ? 4 : 2; /* unlike any reference */
     return s;
 }
@@ -133,7 +148,7 @@ static void top_add(nlf_t *f, const nlf_done_t *d, double s, uint32_t path, doub
 
 /* Write one flow's verdict line: nl.flow.suspect, or nl.flow.score with --all. */
 static void out_flow(nlf_t *f, const char *event, int level, const nlf_done_t *d, double s,
-                     double thr, uint32_t path, double diff)
+                     double thr, uint32_t path, double diff, const nb_t *nb)
 {
     char text[1024];
     nlf__out_begin(f, d->t1, event, level, d->guid);
@@ -148,30 +163,49 @@ static void out_flow(nlf_t *f, const char *event, int level, const nlf_done_t *d
     nl_enc_dbl(&f->b, "diff", diff);
     nl_enc_str(&f->b, "hosts", d->hosts, strlen(d->hosts));
     nl_enc_u64(&f->b, "events", d->nev);
-    nl_enc_dbl(&f->b, "dur", (double)(d->t1 - d->t0) / 1e6);
+    nl_enc_dbl(&f->b, "dur", d->rdur);
+    nl_enc_dbl(&f->b, "span", (double)(d->t1 - d->t0) / 1e6);
     if (d->orphan) nl_enc_i64(&f->b, "orphan", 1);
     if (d->open) nl_enc_i64(&f->b, "open", 1);
+    if (nb->v && nb->guid[0]) nl_enc_str(&f->b, "typical.guid", nb->guid, strlen(nb->guid));
+    if (nb->v && nb->trace[0]) nl_enc_str(&f->b, "typical.trace.id", nb->trace, strlen(nb->trace));
     nlf__out_end(f, level);
 }
 
+/* With --durations, every flow judged: its root activity's duration, for nl-detect. */
+static void out_done(nlf_t *f, const nlf_done_t *d, double s, int anomalous)
+{
+    char text[1024];
+    nlf__out_begin(f, d->t1, "nl.flow.done", NL_LVL_INFO, d->guid);
+    if (d->trace[0]) nl_enc_str(&f->b, "trace.id", d->trace, strlen(d->trace));
+    size_t n = nlf__path_text(f, d->root, text, sizeof text);
+    nl_enc_str(&f->b, "root", text, n);
+    nl_enc_dbl(&f->b, "dur", d->rdur);
+    nl_enc_dbl(&f->b, "span", (double)(d->t1 - d->t0) / 1e6);
+    nl_enc_dbl(&f->b, "score", s);
+    nl_enc_i64(&f->b, "anomalous", anomalous);
+    nlf__out_end(f, NL_LVL_INFO);
+}
+
 /* A verdict on a flow whose score is known. */
-static void verdict(nlf_t *f, nlf_root_t *r, const nlf_done_t *d, double s, const double *nb)
+static void verdict(nlf_t *f, nlf_root_t *r, const nlf_done_t *d, double s, const nb_t *nb)
 {
     double diff = 0;
-    uint32_t path = nb ? culprit(f, r, d->v, nb, &diff) : NLF_NONE;
+    uint32_t path = nb->v ? culprit(f, r, d->v, nb->v, &diff) : NLF_NONE;
     /* with a reference run, a root activity it never had is unlike anything normal */
     int anomalous = s > r->thr || (have_refs(f) && !r->nring);
     f->n.judged++;
     if (anomalous) {
         f->n.suspects++;
-        out_flow(f, "nl.flow.suspect", NL_LVL_WARN, d, s, r->thr, path, diff);
+        out_flow(f, "nl.flow.suspect", NL_LVL_WARN, d, s, r->thr, path, diff, nb);
         top_add(f, d, s, path, diff);
     } else if (f->o.all) {
-        out_flow(f, "nl.flow.score", NL_LVL_INFO, d, s, r->thr, path, diff);
+        out_flow(f, "nl.flow.score", NL_LVL_INFO, d, s, r->thr, path, diff, nb);
     }
-    nlf__cover(f, r, d, anomalous, nb);
+    if (f->o.durations) out_done(f, d, s, anomalous);
+    nlf__cover(f, r, d, anomalous, nb->v);
     if (!anomalous) {
-        if (!have_refs(f)) ring_add(f, r, d->v);
+        if (!have_refs(f)) ring_add(f, r, d);
         score_add(f, r, s);
         threshold(f, r, 0);
     }
@@ -185,9 +219,9 @@ static void warm_flush(nlf_t *f, nlf_root_t *r)
     double *s = malloc((n ? n : 1) * sizeof *s);
     if (!s) return;
     if (!have_refs(f))
-        for (size_t i = 0; i < n; i++) ring_add(f, r, r->warm[i].v);
+        for (size_t i = 0; i < n; i++) ring_add(f, r, &r->warm[i]);
     for (size_t i = 0; i < n; i++) {
-        const double *nb;
+        nb_t nb;
         s[i] = score(f, r, r->warm[i].v, have_refs(f) ? -1 : (long)i, &nb);
     }
     if (f->o.threshold > 0) {
@@ -206,20 +240,20 @@ static void warm_flush(nlf_t *f, nlf_root_t *r)
     if (isnan(r->thr)) r->thr = f->o.floor;
     if (!have_refs(f)) r->nring = r->ringpos = 0; /* re-added below if normal */
     for (size_t i = 0; i < n; i++) {
-        const double *nb = NULL;
+        nb_t nb = {0};
         double *keep = NULL;
         if (!have_refs(f)) { /* the neighbour, found again among all held flows */
-            size_t m = n;
-            for (size_t j = 0; j < m; j++) f->dist[j] = dist(f, r, r->warm[i].v, r->warm[j].v);
+            for (size_t j = 0; j < n; j++) f->dist[j] = dist(f, r, r->warm[i].v, r->warm[j].v);
             int which;
-            nlp_kth_nearest(f->dist, m, i, f->o.k, &which);
-            if (which >= 0 && (keep = malloc(f->dim * sizeof *keep)))
+            nlp_kth_nearest(f->dist, n, i, f->o.k, &which);
+            if (which >= 0 && (keep = malloc(f->dim * sizeof *keep))) {
                 memcpy(keep, r->warm[which].v, f->dim * sizeof *keep);
-            nb = keep;
+                nb = (nb_t){keep, r->warm[which].guid, r->warm[which].trace};
+            }
         } else {
             score(f, r, r->warm[i].v, -1, &nb);
         }
-        verdict(f, r, &r->warm[i], s[i], nb);
+        verdict(f, r, &r->warm[i], s[i], &nb);
         free(keep);
     }
     for (size_t i = 0; i < n; i++) nlf__done_free(&r->warm[i]);
@@ -234,7 +268,7 @@ void nlf__judge(nlf_t *f, nlf_done_t *d)
     nlf_root_t *r = nl__map_get(&f->roots, &d->root, sizeof d->root);
     if (!r) return;
     if (f->phase == NLF_REFERENCE) {
-        ring_add(f, r, d->v);
+        ring_add(f, r, d);
         f->n.refs++;
         return;
     }
@@ -250,9 +284,9 @@ void nlf__judge(nlf_t *f, nlf_done_t *d)
         if (r->nwarm >= warm_n(f)) warm_flush(f, r);
         return;
     }
-    const double *nb;
+    nb_t nb;
     double s = score(f, r, d->v, -1, &nb);
-    verdict(f, r, d, s, nb);
+    verdict(f, r, d, s, &nb);
 }
 
 void nlf__judge_finish(nlf_t *f)

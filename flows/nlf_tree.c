@@ -307,6 +307,7 @@ int nlf__profile(nlf_t *f, nlf_flow_t *fl, nlf_done_t *d)
     snprintf(d->guid, sizeof d->guid, "%s", rg->id);
     snprintf(d->trace, sizeof d->trace, "%s", fl->trace);
     d->orphan = gs[nd[root].g].orphan;
+    d->rdur = nd[root].dur;
     d->t0 = fl->first;
     d->t1 = fl->last;
     d->nev = (uint32_t)fl->nev;

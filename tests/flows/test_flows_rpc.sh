@@ -11,9 +11,10 @@
 # workload's own accounts (sim.dur), so nothing here depends on the machine's speed.
 # The retry run loaded into a SQLite archive with nl-load and read back with nl-flows -d
 # gives the same flows named as the files.
-#   test_flows_rpc.sh NL_FLOWS_RPC NL_FLOWS NL_LOAD
+# nl-flows --durations hands every flow's duration to nl-detect.
+#   test_flows_rpc.sh NL_FLOWS_RPC NL_FLOWS NL_LOAD NL_DETECT
 set -euo pipefail
-RPC=$1 FLOWS=$2 LOAD=$3
+RPC=$1 FLOWS=$2 LOAD=$3 DETECT=$4
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -81,6 +82,11 @@ judge drop request/fe.handle/be.call/be.timeout
 run slow 13
 judge slow request/fe.handle/be.call/be.serve/disk.read
 grep ' rank=1 ' "$T/slow/out" | grep -q 'kind=time' || fail "slow: not a time cause"
+# each flow's duration handed to nl-detect, one stream per root activity
+"$FLOWS" --durations --dur-field sim.dur "$T/slow/cl.log" "$T/slow/fe.log" "$T/slow/be1.log" "$T/slow/be2.log" |
+    "$DETECT" -e nl.flow.done -v dur -k root --stats > /dev/null 2> "$T/detect.err"
+grep -q " values=$N " "$T/detect.err" || fail "nl-detect did not get every flow's duration: $(cat "$T/detect.err")"
+grep -q " streams=1 " "$T/detect.err" || fail "nl-detect: not one stream per root activity"
 run none 14
 judge none -
 
