@@ -121,7 +121,8 @@ typedef struct nlr_life_ev {
 } nlr_life_ev_t;
 
 typedef struct nlr_life {
-    char *guid, *why;
+    char *guid, *why; /* guid: the identity followed, a GUID or (by_trace) a trace id */
+    int by_trace;     /* the events of a trace (trace.id), across its processes' GUIDs */
     nlr_life_ev_t *ev;
     int n;
     int64_t more; /* events past NLR_LIFE_MAX */
@@ -183,8 +184,10 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
 
 /* ---- lifelines (nlr_life.c) -------------------------------------------------------------- */
 
-/* Read the lifelines: the GUIDs asked for, or else the GUIDs of missing-end reports, or else
- * the GUID of the slowest start/end pair in the window. */
+/* Read the lifelines: the GUIDs asked for; or else the odd flows nl-flows reported in the
+ * window (the two of highest score, each beside its typical flow, by trace id when it has
+ * one) and the GUIDs of missing-end reports; or else the GUID of the slowest start/end pair
+ * in the window. */
 int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
 
 /* ---- drawing (nlr_svg.c, nlr_page.c) ---------------------------------------------------- */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nlr_life.c — lifelines (NetLogger's nlv idea): every event of one GUID, across hosts, in
- * time order. Which GUIDs: those asked for; else those of the window's missing-end reports
- * (what happened to the transfer that never ended?); else the slowest pair's. */
+/* nlr_life.c — lifelines (NetLogger's nlv idea): every event of one GUID (or of one trace,
+ * across its processes' GUIDs), across hosts, in time order. Which: the GUIDs asked for;
+ * else the odd flows nl-flows reported, each beside the typical flow it was measured against
+ * (what did this request do that the others did not?), and those of the window's
+ * missing-end reports (what happened to the transfer that never ended?); else the slowest
+ * pair's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +19,11 @@ static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
                            "JOIN event e ON e.id = g.event_id "
                            "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
                            "LEFT JOIN summary s ON s.event_id = e.id "
-                           "WHERE g.name = 'guid' AND g.value = ?1 ORDER BY e.ts, e.id",
+                           "WHERE g.name = ?2 AND g.value = ?1 ORDER BY e.ts, e.id",
                            -1, &st, NULL) != SQLITE_OK)
         return nll_lite_fail(db, err, "reading a lifeline");
     sqlite3_bind_text(st, 1, l->guid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, l->by_trace ? "trace.id" : "guid", -1, SQLITE_STATIC);
     int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (l->n >= NLR_LIFE_MAX) {
@@ -45,21 +49,75 @@ static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
     return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading a lifeline");
 }
 
-static int add(nlr_report_t *r, const char *guid, const char *why)
+static int add_by(nlr_report_t *r, const char *guid, int by_trace, const char *why)
 {
     for (int i = 0; i < r->nlife; i++)
-        if (!strcmp(r->life[i].guid, guid)) return 0;
+        if (!strcmp(r->life[i].guid, guid) && r->life[i].by_trace == by_trace) return 0;
     if (r->nlife >= (int)(sizeof r->life / sizeof r->life[0])) return 0;
     nlr_life_t *l = &r->life[r->nlife];
     memset(l, 0, sizeof *l);
     l->guid = strdup(guid);
     l->why = strdup(why);
+    l->by_trace = by_trace;
     if (!l->guid || !l->why) {
         free(l->guid), free(l->why);
         return NL_ENOMEM;
     }
     r->nlife++;
     return 0;
+}
+
+static int add(nlr_report_t *r, const char *guid, const char *why)
+{
+    return add_by(r, guid, 0, why);
+}
+
+/* The odd flows of nl-flows' suspect reports in the window, the two of highest score, each
+ * followed by its typical flow: by trace id where the report has one, else by root GUID. */
+static int odd_flows(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT coalesce(g.value, ''), coalesce(t.value, ''), coalesce(tg.value, ''), "
+            "coalesce(tt.value, ''), coalesce(sc.num, 0), coalesce(CAST(p.value AS TEXT), ''), "
+            "coalesce(CAST(rt.value AS TEXT), '') FROM event e "
+            "LEFT JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
+            "LEFT JOIN ident t ON t.event_id = e.id AND t.name = 'trace.id' "
+            "LEFT JOIN value tg ON tg.event_id = e.id AND tg.name = 'typical.guid' "
+            "LEFT JOIN ident tt ON tt.event_id = e.id AND tt.name = 'typical.trace.id' "
+            "LEFT JOIN value sc ON sc.event_id = e.id AND sc.name = 'score' "
+            "LEFT JOIN value p ON p.event_id = e.id AND p.name = 'path' "
+            "LEFT JOIN value rt ON rt.event_id = e.id AND rt.name = 'root' "
+            "WHERE e.event = 'nl.flow.suspect' AND e.ts >= ?1 AND e.ts <= ?2 "
+            "ORDER BY sc.num DESC, e.ts LIMIT 2",
+            -1, &st, NULL) != SQLITE_OK)
+        return nll_lite_fail(db, err, "reading nl-flows' reports");
+    sqlite3_bind_double(st, 1, r->t0);
+    sqlite3_bind_double(st, 2, r->t1);
+    int rc = SQLITE_DONE, bad = 0;
+    while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double score = sqlite3_column_double(st, 4); /* before the texts: no conversion after */
+        const char *c[7];
+        for (int i = 0; i < 7; i++) c[i] = i == 4 ? "" : (const char *)sqlite3_column_text(st, i);
+        char why[600];
+        int odd_trace = c[1][0] != '\0', typ_trace = c[3][0] != '\0';
+        if (!c[0][0] && !odd_trace) continue;
+        snprintf(why, sizeof why, "an odd %s flow (nl-flows: score %.3g, differs most in %s)",
+                 c[6], score, c[5]);
+        bad = add_by(r, odd_trace ? c[1] : c[0], odd_trace, why);
+        if (!bad && (typ_trace || c[2][0])) {
+            snprintf(why, sizeof why, "a typical %s flow, the one the odd flow above was measured "
+                     "against", c[6]);
+            bad = add_by(r, typ_trace ? c[3] : c[2], typ_trace, why);
+        }
+    }
+    sqlite3_finalize(st);
+    if (bad) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return NL_ENOMEM;
+    }
+    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading nl-flows' reports");
 }
 
 /* Up to three GUIDs of missing-end reports in the window. */
@@ -94,7 +152,9 @@ int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc = 0;
     for (int i = 0; i < r->o->nguids && !rc; i++) rc = add(r, r->o->guids[i], "asked for");
-    if (!rc && !r->nlife) rc = missing_guids(db, r, err);
+    int asked = r->nlife > 0;
+    if (!rc && !asked) rc = odd_flows(db, r, err);
+    if (!rc && !asked) rc = missing_guids(db, r, err);
     if (!rc && !r->nlife) { /* the slowest pair of any chart */
         const nlr_chart_t *slow = NULL;
         for (int i = 0; i < r->ncharts; i++)

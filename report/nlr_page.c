@@ -230,7 +230,7 @@ static void lifelines(FILE *f, const nlr_report_t *r)
               f);
     for (int i = 0; i < r->nlife; i++) {
         const nlr_life_t *l = &r->life[i];
-        fputs("<figure><figcaption><h3>guid ", f);
+        fputs(l->by_trace ? "<figure><figcaption><h3>trace " : "<figure><figcaption><h3>guid ", f);
         nlr_esc(f, l->guid);
         fputs("</h3><p>", f);
         nlr_esc(f, l->why);

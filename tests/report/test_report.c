@@ -322,6 +322,54 @@ static void test_pairs(void **state)
     t_rmtree(dir);
 }
 
+/* nl-flows' odd flows, loaded as its lines: each drawn by trace id across its processes and
+ * hosts, beside the typical flow it was measured against; the higher score first. */
+static void test_odd_flows(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    nll_db_t *db = new_archive(path);
+    lines_t l = {0};
+    static const char *const tr[3] = {"aaaa", "bbbb", "cccc"};
+    for (int i = 0; i < 3; i++) { /* a request: client on cl, its handler on fe */
+        double t = T0 + 10 * i;
+        add(&l, "ts=%s event=request.start level=Info guid=c%d host=cl trace.id=%s", iso(t), i, tr[i]);
+        add(&l, "ts=%s event=fe.handle.start level=Info guid=f%d host=fe trace.id=%s", iso(t + 0.1),
+            i, tr[i]);
+        add(&l, "ts=%s event=fe.handle.end level=Info guid=f%d host=fe trace.id=%s", iso(t + 0.2),
+            i, tr[i]);
+        add(&l, "ts=%s event=request.end level=Info guid=c%d host=cl trace.id=%s", iso(t + 0.3), i,
+            tr[i]);
+    }
+    add(&l,
+        "ts=%s event=nl.flow.suspect level=Warn guid=c1 trace.id=bbbb root=request score=0.4 "
+        "threshold=0.1 path=request/fe.handle diff=0.3 hosts=cl,fe typical.guid=c0 "
+        "typical.trace.id=aaaa",
+        iso(T0 + 11));
+    add(&l,
+        "ts=%s event=nl.flow.suspect level=Warn guid=c2 trace.id=cccc root=request score=0.9 "
+        "threshold=0.1 path=request diff=0.3 hosts=cl,fe typical.guid=c0 typical.trace.id=aaaa",
+        iso(T0 + 21));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    assert_int_equal(r.nlife, 3); /* cccc, its typical aaaa, bbbb (aaaa once) */
+    assert_string_equal(r.life[0].guid, "cccc");
+    assert_int_equal(r.life[0].by_trace, 1);
+    assert_non_null(strstr(r.life[0].why, "odd request flow"));
+    assert_int_equal(r.life[0].n, 5); /* across both processes' GUIDs, and the report */
+    assert_string_equal(r.life[0].ev[1].host, "fe");
+    assert_string_equal(r.life[0].ev[4].event, "nl.flow.suspect");
+    assert_string_equal(r.life[1].guid, "aaaa");
+    assert_non_null(strstr(r.life[1].why, "typical"));
+    assert_string_equal(r.life[2].guid, "bbbb");
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 static int spans_of(const nlr_chart_t *c, int kind)
 {
     int n = 0;
@@ -719,6 +767,7 @@ int main(int argc, char **argv)
     report_prog = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_columns), cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_odd_flows),
         cmocka_unit_test(test_reports_placed),  cmocka_unit_test(test_page),
         cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_extremes),
