@@ -43,7 +43,7 @@ typedef struct nlf_counts {
     uint64_t lines, events, bad, noguid, summaries, ambiguous, dropped_flow_full;
     uint64_t flows, judged, suspects, warm_left, orphans, open_flows, open_acts;
     uint64_t evicted, skewed, unmatched_ends, shared_keys, too_deep, path_overflow;
-    uint64_t root_overflow, refs, out_errors;
+    uint64_t root_overflow, name_overflow, refs, out_errors;
     double skew_max; /* seconds: the largest gap by which a child started before its parent */
 } nlf_counts_t;
 

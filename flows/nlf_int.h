@@ -14,6 +14,8 @@
 #define NLF_SLOTS 64       /* paths per root activity in its profiles; the last is "other" */
 #define NLF_ROOT_MAX 1024  /* root activities; flows of more are counted and not judged */
 #define NLF_TOP_MAX 10000  /* --top at most */
+#define NLF_NAMES_MAX 65536 /* activity names, and host names, told apart */
+#define NLF_PATHS_MAX (1u << 20) /* distinct paths of all root activities */
 #define NLF_NONE UINT32_MAX
 
 typedef struct nlf_flow nlf_flow_t;

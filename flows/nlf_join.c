@@ -111,9 +111,12 @@ void nlf_counts(const nlf_t *f, nlf_counts_t *n) { *n = f->n; }
 uint32_t nlf__intern(nlf_t *f, nl__map_t *m, const char ***names, uint32_t *n, uint32_t *cap,
                      const char *s, size_t len)
 {
-    (void)f;
     void *v = nl__map_get(m, s, len);
     if (v) return (uint32_t)((uintptr_t)v - 1);
+    if (*n >= NLF_NAMES_MAX) {
+        f->n.name_overflow++;
+        return NLF_NONE;
+    }
     if (*n == *cap) {
         uint32_t c = *cap ? *cap * 2 : 64;
         const char **nn = realloc(*names, c * sizeof *nn);
@@ -458,10 +461,7 @@ void nlf_event(nlf_t *f, const nl_rec_t *rec, const char *where, long lineno)
         }
     }
     uint32_t act = nlf__intern(f, &f->acts, &f->act_name, &f->nact, &f->capact, ev->value, alen);
-    if (act == NLF_NONE) {
-        f->n.ambiguous++;
-        return;
-    }
+    if (act == NLF_NONE) return; /* counted as name.overflow */
     if (fl->nev == fl->capev) {
         size_t c = fl->capev ? fl->capev * 2 : 16;
         nlf_ev_t *ne = realloc(fl->ev, c * sizeof *ne);

@@ -65,5 +65,6 @@ void nlf__out_stats(nlf_t *f)
     nl_enc_u64(&f->b, "too.deep", n->too_deep);
     nl_enc_u64(&f->b, "path.overflow", n->path_overflow);
     nl_enc_u64(&f->b, "root.overflow", n->root_overflow);
+    nl_enc_u64(&f->b, "name.overflow", n->name_overflow);
     nlf__out_end(f, NL_LVL_INFO);
 }

@@ -41,6 +41,10 @@ uint32_t nlf__path(nlf_t *f, uint32_t parent, uint32_t act)
     uint32_t k[2] = {parent, act};
     void *v = nl__map_get(&f->paths, k, sizeof k);
     if (v) return (uint32_t)((uintptr_t)v - 1);
+    if (f->npath >= NLF_PATHS_MAX) { /* the path stays its parent's */
+        f->n.path_overflow++;
+        return NLF_NONE;
+    }
     if (f->npath == f->cappath) {
         uint32_t c = f->cappath ? f->cappath * 2 : 256;
         nlf_path_t *np = realloc(f->path, c * sizeof *np);

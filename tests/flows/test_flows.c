@@ -315,6 +315,27 @@ static void test_memory_bound(void **state)
     run_free(&r);
 }
 
+/* Activity names are bounded: a flood of distinct names is counted, not held. */
+static void test_names_bounded(void **state)
+{
+    (void)state;
+    nlf_opts_t o;
+    nlf_opts_default(&o);
+    o.max_flow_events = 100000;
+    run_t r;
+    run_start(&r, &o);
+    for (int i = 0; i < 70000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "junk.%d", i);
+        ev(r.f, 1000000LL + i, name, "g", "h", NULL);
+    }
+    const char *t = run_end(&r);
+    char v[256];
+    assert_string_equal(field_of(t, "nl.flow.stats", "name.overflow", v, sizeof v), "4464");
+    assert_string_equal(field_of(t, "nl.flow.stats", "flows", v, sizeof v), "1");
+    run_free(&r);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -342,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_only_normal_path),
         cmocka_unit_test(test_reference_run),
         cmocka_unit_test(test_memory_bound),
+        cmocka_unit_test(test_names_bounded),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
