@@ -2,8 +2,8 @@
 /* nlf_cause.c — root cause by coverage (Mirgorodskiy & Miller): the paths present only in
  * anomalous flows (Δa) and only in normal ones (Δn), reduced to the shortest path of each
  * subtree wholly in Δ, paths that always occur together merged into one line, ranked by
- * the share of flows they explain; and when coverage explains little, the paths whose
- * share of time differs most from the anomalous flows' neighbours. Counted per slot as
+ * the share of flows they explain, among the paths whose share of time differs most from
+ * the anomalous flows' neighbours (ranked by that difference). Counted per slot as
  * flows are judged, so nothing of the flows themselves is kept. */
 #include <math.h>
 #include <stdlib.h>
@@ -115,33 +115,24 @@ static void out_item(nlf_t *f, const nlf_root_t *r, const item_t *it, int rank)
 
 void nlf__causes(nlf_t *f)
 {
-    item_t *cov = malloc(2 * NLF_SLOTS * sizeof *cov), *tim = malloc(NLF_SLOTS * sizeof *tim);
-    if (!cov || !tim) goto out;
+    item_t *cov = malloc(3 * NLF_SLOTS * sizeof *cov); /* Δa, Δn, time: each at most a slot each */
+    if (!cov) return;
     for (uint32_t i = 0; i < f->nroot; i++) {
         const nlf_root_t *r = f->root[i];
         if (!r->na) continue;
         size_t nc = delta(f, r, 0, cov);
         nc += delta(f, r, 1, cov + nc);
-        qsort(cov, nc, sizeof *cov, by_share);
         size_t nt = 0;
         for (uint32_t s = 0; s < r->nslots; s++) {
             double m = r->c[s].tdiff / (double)r->na;
             if (r->slot_path[s] == NLF_NONE || !(fabs(m) > 1e-9)) continue;
-            tim[nt++] = (item_t){.kind = 2, .slot = s, .depth = f->path[r->slot_path[s]].depth,
-                                 .share = m};
+            cov[nc + nt++] = (item_t){.kind = 2, .slot = s,
+                                      .depth = f->path[r->slot_path[s]].depth, .share = m};
         }
-        qsort(tim, nt, sizeof *tim, by_share);
-        /* coverage first when it explains at least half the anomalous flows */
-        int cov_first = nc && cov[0].share >= 0.5;
-        int rank = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            int c = pass == 0 ? cov_first : !cov_first;
-            const item_t *it = c ? cov : tim;
-            size_t n = c ? nc : nt;
-            for (size_t j = 0; j < n && rank < (int)f->o.causes; j++) out_item(f, r, &it[j], ++rank);
-        }
+        /* one ranking: a coverage difference by the share of flows it explains, a time
+         * difference by the share of time that moved; both fractions of one */
+        qsort(cov, nc + nt, sizeof *cov, by_share);
+        for (size_t j = 0; j < nc + nt && j < f->o.causes; j++) out_item(f, r, &cov[j], (int)j + 1);
     }
-out:
     free(cov);
-    free(tim);
 }
