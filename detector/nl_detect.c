@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nl_reader.h"
 #include "nla.h"
 #include "nld.h"
+#include "nld_metrics.h"
 #include "nld_seed_db.h"
 
 _Static_assert((int)NLA_ANOMALY == (int)NLD_R_ANOMALY && (int)NLA_MISSING == (int)NLD_R_MISSING &&
@@ -60,6 +62,12 @@ static void usage(FILE *f)
         "      --db FILE         the archive (nl-load) that history.from=db and\n"
         "                        baseline.from=db read past values from (or set db=FILE)\n"
         "      --stats           print counters on standard error at exit\n"
+        "      --metrics ADDR    serve Prometheus metrics at http://ADDR/metrics (HOST:PORT,\n"
+        "                        [V6]:PORT, or PORT on loopback; see nl-detect(1), METRICS)\n"
+        "      --metrics-keys F1,F2  summary fields that split an activity's series (host)\n"
+        "      --metrics-buckets N   duration buckets per power of two: 1,2,4,8,16,32 (4)\n"
+        "      --metrics-max-series N  the most series held (100000)\n"
+        "      --metrics-hold    after the input ends, go on serving until SIGINT/SIGTERM\n"
         "  -h, --help            this text\n"
         "      --version         version\n"
         "\n"
@@ -85,6 +93,11 @@ enum {
     O_LIVE,
     O_STATS,
     O_DB,
+    O_METRICS,
+    O_MKEYS,
+    O_MBUCKETS,
+    O_MMAX,
+    O_MHOLD,
     O_VERSION
 };
 
@@ -113,9 +126,18 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->escalated);
 }
 
-/* The detector's starts and ends, handed to the alert layer. */
+/* Who hears of the detector's starts and ends: the alert layer, the metrics, or both. */
+typedef struct reports {
+    nla_t *alerts;
+    nld_metrics_t *metrics;
+} reports_t;
+
+/* The detector's starts and ends, handed to the alert layer and the metrics. */
 static void to_alerts(void *ctx, const nld_report_t *r)
 {
+    reports_t *rs = ctx;
+    if (rs->metrics) nld_metrics_report(rs->metrics, r);
+    if (!rs->alerts) return;
     nla_report_t ar = {.kind = r->kind,
                        .phase = r->phase,
                        .id = r->id,
@@ -125,7 +147,16 @@ static void to_alerts(void *ctx, const nld_report_t *r)
                        .why = r->why,
                        .ts = r->ts,
                        .level = r->level};
-    nla_report(ctx, &ar);
+    nla_report(rs->alerts, &ar);
+}
+
+/* The engine's counters and event time, for the metrics' health series and expiry. */
+static void publish(nld_t *d, nld_metrics_t *m)
+{
+    if (!m) return;
+    nld_counts_t c;
+    nld_counts(d, &c);
+    nld_metrics_health(m, &c, nld_now(d));
 }
 
 /* An alert the last run left open: the engine takes it up when its key shows up. */
@@ -152,7 +183,7 @@ static void print_alert_stats(const nla_counts_t *c)
 
 /* Feed one input to the engine; returns 0, or 1 if it could not be read. With an alert
  * layer the reader wakes at least every second so that groups go out on time. */
-static int run_input(nld_t *d, nla_t *a, const char *path, int live)
+static int run_input(nld_t *d, nla_t *a, nld_metrics_t *m, const char *path, int live)
 {
     const char *name;
     nl_reader_t rd;
@@ -161,15 +192,18 @@ static int run_input(nld_t *d, nla_t *a, const char *path, int live)
     while (!stop_requested) {
         const char *line;
         size_t len;
-        int r = nl__reader_next(&rd, live || a ? 1000 : -1, &line, &len);
+        int r = nl__reader_next(&rd, live || a || m ? 1000 : -1, &line, &len);
         if (r == NL_RD_LINE) {
             nld_line(d, line, len, name, rd.lineno);
             if (a) nla_tick(a, nld_now(d), 0);
+            publish(d, m);
         } else if (r == NL_RD_TOOLONG) {
             nld_reject(d, name, rd.lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
+            publish(d, m);
         } else if (r == NL_RD_AGAIN) {
             if (live) nld_advance(d, nl_now_usec());
             if (a) nla_tick(a, nld_now(d), 1);
+            publish(d, m);
         } else if (r == NL_RD_EOF) {
             break;
         } else {
@@ -206,6 +240,11 @@ int main(int argc, char **argv)
                                          {"live", no_argument, 0, O_LIVE},
                                          {"stats", no_argument, 0, O_STATS},
                                          {"db", required_argument, 0, O_DB},
+                                         {"metrics", required_argument, 0, O_METRICS},
+                                         {"metrics-keys", required_argument, 0, O_MKEYS},
+                                         {"metrics-buckets", required_argument, 0, O_MBUCKETS},
+                                         {"metrics-max-series", required_argument, 0, O_MMAX},
+                                         {"metrics-hold", no_argument, 0, O_MHOLD},
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
@@ -216,7 +255,9 @@ int main(int argc, char **argv)
     unsetenv("NL_SUMMARY");
     unsetenv("NL_SUMMARY_FILE");
 
-    const char *config = NULL, *output = "-", *db = NULL;
+    const char *config = NULL, *output = "-", *db = NULL, *maddr = NULL;
+    nld_metrics_opts_t mo = {.max_series = 100000, .per_octave = 4, .keys = "host"};
+    int mhold = 0;
     char *words[16];
     int scores = 0, nwords = 0, each = 0, live = 0, stats = 0, have_event = 0;
     unsigned parse = NL_PARSE_STRICT;
@@ -249,6 +290,11 @@ int main(int argc, char **argv)
         case O_LIVE: live = 1; break;
         case O_STATS: stats = 1; break;
         case O_DB: db = optarg; break;
+        case O_METRICS: maddr = optarg; break;
+        case O_MKEYS: mo.keys = optarg; break;
+        case O_MBUCKETS: mo.per_octave = atoi(optarg); break;
+        case O_MMAX: mo.max_series = strtoul(optarg, NULL, 10); break;
+        case O_MHOLD: mhold = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-detect (nlkit) " NLKIT_VERSION); return 0;
         default: usage(stderr); return 2;
@@ -342,14 +388,35 @@ int main(int argc, char **argv)
         nld_cfg_free(&cfg);
         return 2;
     }
+    mo.expire = cfg.expire;
+    nld_metrics_t *metrics = NULL;
+    nld_metrics_srv_t *srv = NULL;
+    if (maddr && (!(metrics = nld_metrics_new(&mo, err, sizeof err)) ||
+                  !(srv = nld_metrics_serve(metrics, maddr, err, sizeof err)))) {
+        fprintf(stderr, "nl-detect: %s\n", err);
+        nld_metrics_free(metrics);
+        nla_free(alerts);
+        nl_close(out);
+        nld_seed_db_close(seed);
+        nla_cfg_free(&acfg);
+        nld_cfg_free(&cfg);
+        return 2;
+    }
+    if (srv) fprintf(stderr, "nl-detect: metrics at http://%s/metrics\n", nld_metrics_srv_addr(srv));
+    reports_t rs = {.alerts = alerts, .metrics = metrics};
     nld_opts_t o = {.parse = parse,
                     .seed = seed ? nld_seed_db : NULL,
                     .seed_ctx = seed,
-                    .report = alerts ? to_alerts : NULL,
-                    .report_ctx = alerts};
+                    .report = alerts || metrics ? to_alerts : NULL,
+                    .report_ctx = &rs,
+                    .event = metrics ? nld_metrics_event : NULL,
+                    .value = metrics ? nld_metrics_value : NULL,
+                    .watch_ctx = metrics};
     nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
     if (!d) {
         fprintf(stderr, "nl-detect: %s\n", err);
+        nld_metrics_srv_stop(srv);
+        nld_metrics_free(metrics);
         nla_free(alerts);
         nl_close(out);
         nld_seed_db_close(seed);
@@ -364,10 +431,16 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     int rc = 0;
-    if (optind == argc) rc |= run_input(d, alerts, "-", live);
+    if (optind == argc) rc |= run_input(d, alerts, metrics, "-", live);
     for (int i = optind; i < argc && !stop_requested; i++)
-        rc |= run_input(d, alerts, argv[i], live);
+        rc |= run_input(d, alerts, metrics, argv[i], live);
     nld_finish(d);
+    publish(d, metrics);
+    while (srv && mhold && !stop_requested) { /* the signal ends the sleep early */
+        struct timespec t = {0, 200000000};
+        nanosleep(&t, NULL);
+    }
+    nld_metrics_srv_stop(srv);
     nld_counts_t n;
     nld_counts(d, &n);
     if (stats) print_stats(&n);
@@ -380,6 +453,7 @@ int main(int argc, char **argv)
         nla_free(alerts);
     }
     nld_free(d);
+    nld_metrics_free(metrics);
     nl_stats_t os;
     nl_stats(out, &os);
     nl_close(out);

@@ -54,6 +54,8 @@ typedef struct nld_counts {
     uint64_t fatigued;       /* flags that would have started an episode but did not clear
                                 the bar the stream's recent reports raised (fatigue=) */
     uint64_t escalated;      /* episodes ended by a much rarer flag, which started another */
+    uint64_t tracked;        /* streams and subscription keys held now */
+    uint64_t pending;        /* starts awaiting their end now */
 } nld_counts_t;
 
 /* Past values of one key, to start a stream's history or a subscription's baseline from
@@ -86,6 +88,24 @@ typedef struct nld_report {
 
 typedef void (*nld_report_fn)(void *ctx, const nld_report_t *r);
 
+/* Every event the engine reads (a parsed line), after event time has moved to `now`. */
+typedef void (*nld_event_fn)(void *ctx, const nl_rec_t *r, int64_t now);
+
+/* One stream value and the scores it got: a slot per algorithm the stream's episodes
+ * follow (or the one combined verdict, named after its combine= mode). */
+typedef struct nld_value {
+    const char *stream;   /* the stream's name */
+    const nld_sel_t *sel; /* its selector: sel->keys name the key fields */
+    const nl_rec_t *rec;  /* the line the value came from */
+    int64_t now;          /* event time */
+    double x;             /* the value */
+    int n;                /* slots below */
+    const char *algo[NLD_ALGOS + 1];
+    double score[NLD_ALGOS + 1]; /* in [0, 1]; NaN while the algorithm warms up */
+} nld_value_t;
+
+typedef void (*nld_value_fn)(void *ctx, const nld_value_t *v);
+
 typedef struct nld_opts {
     unsigned parse;   /* NL_PARSE_STRICT, NL_PARSE_LENIENT or NL_PARSE_NETLOGGER */
     FILE *diag;       /* where bad lines are reported (stderr if NULL) */
@@ -95,6 +115,10 @@ typedef struct nld_opts {
     void *seed_ctx;
     nld_report_fn report; /* told of every start and end (NULL: nobody) */
     void *report_ctx;
+    nld_event_fn event; /* told of every event read (NULL: nobody) */
+    nld_value_fn value; /* told of every stream value and its scores (NULL: nobody; given,
+                           scores are computed for every value) */
+    void *watch_ctx;    /* of both */
 } nld_opts_t;
 
 /* A new engine over a configuration (which must outlive it) writing every report line to

@@ -237,7 +237,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     k->last = d->now;
     if (kind == NLD_K_STREAM) {
         nld_params_t p = d->cfg->s[def].p;
-        p.want_scores = d->cfg->scores || d->cfg->s[def].comb.on;
+        p.want_scores = d->cfg->scores || d->cfg->s[def].comb.on || d->opts.value;
         if (nld_bank_init(&k->u.s.bank, &p)) goto fail;
     } else {
         nl_mom_init(&k->u.w.base);
@@ -436,6 +436,23 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
     episode_end(d, k, slot, r->ts_usec, NULL);
 }
 
+/* Tell the value hook (nl-detect's metrics) of the scores of the slots episodes follow. */
+static void watch_value(nld_t *d, const nld_sdef_t *sd, const nl_rec_t *r, double x,
+                        const nld_verdict_t *v, const nld_verdict_t *cv)
+{
+    nld_value_t w = {.stream = sd->name, .sel = &sd->sel, .rec = r, .now = d->now, .x = x};
+    for (int a = 0; a < NLD_ALGOS && !cv; a++)
+        if (sd->p.algos >> a & 1) {
+            w.algo[w.n] = nld_algo_name(a);
+            w.score[w.n++] = v[a].state == NLD_WARMUP ? NAN : v[a].score;
+        }
+    if (cv) {
+        w.algo[w.n] = sd->comb.name;
+        w.score[w.n++] = cv->state == NLD_WARMUP ? NAN : cv->score;
+    }
+    d->opts.value(d->opts.watch_ctx, &w);
+}
+
 void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
 {
     nld_keyed_t *k = lookup(d, NLD_K_STREAM, def, &d->cfg->s[def].sel, r);
@@ -457,6 +474,7 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
         if (!sd->comb.on) episode_step(d, k, a, r, x, s, &v[a], 0);
     }
     if (sd->comb.on) episode_step(d, k, NLD_ALGOS, r, x, s, &cv, agree);
+    if (d->opts.value) watch_value(d, sd, r, x, v, sd->comb.on ? &cv : NULL);
 }
 
 /* ---- subscriptions ------------------------------------------------------------------------ */

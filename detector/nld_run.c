@@ -113,6 +113,7 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
     }
     d->n.events++;
     set_now(d, r->ts_usec);
+    if (d->opts.event) d->opts.event(d->opts.watch_ctx, r, d->now);
     if (d->cfg->nm) nld__missing_event(d, r);
     double x;
     for (int i = 0; i < d->cfg->ns; i++) {
@@ -158,6 +159,11 @@ void nld_finish(nld_t *d)
     nl_flush(d->out);
 }
 
-void nld_counts(const nld_t *d, nld_counts_t *c) { *c = d->n; }
+void nld_counts(const nld_t *d, nld_counts_t *c)
+{
+    *c = d->n;
+    c->tracked = d->nkeyed;
+    c->pending = d->npend;
+}
 
 int64_t nld_now(const nld_t *d) { return d->now; }

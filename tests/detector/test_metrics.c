@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_metrics.c — nl-detect's metrics store and endpoint (detector/nld_metrics*.c): summary
+ * lines into counters that only grow (across intervals and a restarted source) and into
+ * buckets whose cumulative counts are exact at every edge; label values escaped and field
+ * names made label names; the series bound (refusals counted) and idle expiry; the report
+ * hook's gauges; the engine's hooks end to end; and the HTTP server on hostile requests
+ * (errors answered, the next client still served). The real Prometheus is in
+ * test_metrics_prometheus.py. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nl_buf.h"
+#include "nl_hist.h"
+#include "nl_test.h"
+#include "nld_metrics.h"
+
+static nld_metrics_t *store(size_t max_series, const char *keys)
+{
+    nld_metrics_opts_t o = {.max_series = max_series, .expire = 60, .per_octave = 4, .keys = keys};
+    char err[128];
+    nld_metrics_t *m = nld_metrics_new(&o, err, sizeof err);
+    assert_non_null(m);
+    return m;
+}
+
+/* Feed one line (as nld_line would, after parsing) at its own ts. */
+static void feed(nld_metrics_t *m, const char *line)
+{
+    nl_rec_t r;
+    nl_rec_init(&r);
+    nl_perr_t e;
+    assert_int_equal(nl_parse(&r, line, strlen(line), 1, NL_PARSE_STRICT, &e), 1);
+    nld_metrics_event(m, &r, r.ts_usec);
+    nl_rec_free(&r);
+}
+
+static char *render(nld_metrics_t *m, int om)
+{
+    char *out;
+    size_t len;
+    assert_int_equal(nld_metrics_render(m, om, &out, &len), 0);
+    char *z = malloc(len + 1);
+    assert_non_null(z);
+    memcpy(z, out, len);
+    z[len] = 0;
+    free(out);
+    return z;
+}
+
+/* The value of the sample line starting with `head` ("name{labels}"), or NAN if absent. */
+static double sample(const char *text, const char *head)
+{
+    size_t n = strlen(head);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, head, n) && p[n] == ' ') return strtod(p + n + 1, NULL);
+    return NAN;
+}
+
+/* A summary line of activity a on host h with the durations d[0..n) (dur.h built by the
+ * summarizer's own histogram code). */
+static void summary_line(char *out, size_t cap, const char *ts, const char *a, const char *h,
+                         const char *pid, const double *d, int n, double v)
+{
+    nl_hist_t hist = {0};
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(nl__hist_add(&hist, d[i]), 0);
+        sum += d[i];
+    }
+    nl_buf_t b;
+    nl_buf_init(&b, NULL, 0);
+    if (n) nl__hist_put(&b, &hist);
+    snprintf(out, cap,
+             "ts=%s event=%s.summary level=Info host=%s pid=%s n=%d dur.sum=%.17g v.sum=%g "
+             "open=1 int=1%s%.*s",
+             ts, a, h, pid, n, sum, v, n ? " dur.h=" : "", (int)b.len, n ? b.p : "");
+    nl_buf_free(&b);
+    nl__hist_free(&hist);
+}
+
+static void test_width(void **state)
+{
+    (void)state;
+    assert_true(fabs(nld_metrics_width(4) - 0.2) < 1e-12);
+    assert_true(fabs(nld_metrics_width(32) - 1.0 / 32) < 1e-12);
+    assert_true(nld_metrics_width(8) < 0.11 && nld_metrics_width(2) < 0.43);
+    assert_true(nld_metrics_width(3) == 0);
+    nld_metrics_opts_t o = {.max_series = 10, .expire = 1, .per_octave = 5};
+    char err[128];
+    assert_null(nld_metrics_new(&o, err, sizeof err));
+    assert_non_null(strstr(err, "per power of two"));
+}
+
+/* Counters add the intervals' counts, also when the source restarts (another pid): they
+ * never go down. Buckets: cumulative counts exact at every edge. */
+static void test_counters_and_buckets(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    uint64_t rng = 7;
+    double all[600];
+    int na = 0;
+    char line[8192];
+    for (int k = 0; k < 3; k++) {
+        double d[200];
+        for (int i = 0; i < 200; i++) all[na++] = d[i] = 0.01 * exp(2 * t_unit(&rng));
+        char ts[40];
+        snprintf(ts, sizeof ts, "2026-11-26T10:00:0%d.000000Z", k);
+        summary_line(line, sizeof line, ts, "disk.write", "gw1", k < 2 ? "100" : "200", d, 200,
+                     1000);
+        feed(m, line);
+    }
+    char *t = render(m, 0);
+    const char *lab = "{activity=\"disk.write\",host=\"gw1\"}";
+    char head[256];
+    snprintf(head, sizeof head, "nlkit_activity_duration_seconds_count%s", lab);
+    assert_true(sample(t, head) == 600);
+    snprintf(head, sizeof head, "nlkit_activity_value_total%s", lab);
+    assert_true(sample(t, head) == 3000);
+    double sum = 0;
+    for (int i = 0; i < na; i++) sum += all[i];
+    snprintf(head, sizeof head, "nlkit_activity_duration_seconds_sum%s", lab);
+    assert_true(fabs(sample(t, head) - sum) < 1e-9 * sum);
+    /* every bucket line: its count is the number of durations below its edge (ll5 buckets
+     * never straddle an edge), and the counts never decrease */
+    int nb = 0;
+    double prev = -1;
+    for (const char *p = strstr(t, "_bucket{"); p; p = strstr(p + 1, "_bucket{")) {
+        const char *le = strstr(p, "le=\"");
+        assert_non_null(le);
+        double edge = strcmp(le + 4, "+Inf") ? strtod(le + 4, NULL) : INFINITY;
+        if (!strncmp(le + 4, "+Inf", 4)) edge = INFINITY;
+        double c = strtod(strchr(le, ' ') + 1, NULL);
+        int want = 0;
+        for (int i = 0; i < na; i++) want += all[i] < edge;
+        assert_true(c == want);
+        assert_true(c >= prev);
+        prev = c;
+        nb++;
+    }
+    /* durations in 2^-7 .. 2^-3 s (4 powers of two), padded by 2 below and 4 above: 4 edges
+     * to each, the lowest edge, +Inf */
+    assert_int_equal(nb, 4 * (4 + 2 + 4) + 1 + 1);
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* Label values escaped; field names made label names (ours prefixed with key_). */
+static void test_labels(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, "host,stream.id,le,9x");
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info "
+            "host=\"q\\\"uo\\\\te\\nnl\" stream.id=3 le=x 9x=\"\\xff\" n=0 open=2");
+    char *t = render(m, 1);
+    const char *want = "nlkit_activity_open{activity=\"a\",host=\"q\\\"uo\\\\te\\nnl\","
+                       "stream_id=\"3\",key_le=\"x\",_9x=\"\xef\xbf\xbd\"} 2";
+    if (!strstr(t, want)) print_message("%s\n", t);
+    assert_non_null(strstr(t, want));
+    assert_non_null(strstr(t, "# TYPE nlkit_activity_value counter\n"));
+    assert_non_null(strstr(t, "# UNIT nlkit_activity_duration_seconds seconds\n"));
+    assert_non_null(strstr(t, "\n# EOF\n"));
+    free(t);
+    t = render(m, 0); /* text 0.0.4: a counter's family is named with _total, no # EOF */
+    assert_non_null(strstr(t, "# TYPE nlkit_activity_value_total counter\n"));
+    assert_null(strstr(t, "# EOF"));
+    assert_null(strstr(t, "# UNIT"));
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* At most max_series; what would pass it is refused and counted; idle ones expire. */
+static void test_bound_and_expiry(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(40, NULL); /* 8 keys of 5 series (no buckets yet) */
+    char line[512];
+    for (int h = 0; h < 10; h++) {
+        snprintf(line, sizeof line,
+                 "ts=2026-11-26T10:00:%02d.000000Z event=a.summary level=Info host=h%d n=0",
+                 h, h);
+        feed(m, line);
+    }
+    size_t n = nld_metrics_series(m);
+    assert_true(n <= 40);
+    assert_int_equal(n, 40);
+    char *t = render(m, 0);
+    assert_true(sample(t, "nlkit_metrics_refused_total") == 2);
+    assert_true(sample(t, "nlkit_metrics_series") == 40);
+    assert_true(sample(t, "nlkit_metrics_series_limit") == 40);
+    free(t);
+    /* h5 is touched again at 70 s: at 69 s (expire 60) all the others, idle since 9 s or
+     * before, go */
+    feed(m, "ts=2026-11-26T10:01:10.000000Z event=a.summary level=Info host=h5 n=1");
+    nld_counts_t c = {.lines = 11};
+    nld_metrics_health(m, &c, (int64_t)1795687200 * 1000000 + 69 * 1000000LL);
+    assert_int_equal(nld_metrics_series(m), 5); /* h5 */
+    t = render(m, 0);
+    assert_true(sample(t, "nlkit_metrics_expired_total") == 7); /* h0-h4, h6, h7 */
+    assert_true(sample(t, "nlkit_detect_lines_read_total") == 11);
+    assert_true(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h5\"}") == 1);
+    assert_true(isnan(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h0\"}")));
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* Lines that are no summary nlkit wrote: counted, nothing made up. */
+static void test_bad_summaries(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=abc");
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=1.5");
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=2 dur.sum=-1");
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.start level=Info host=x n=2");
+    assert_int_equal(nld_metrics_series(m), 0);
+    /* a dur.h that does not hold n values: the pairs count, in +Inf only */
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=b.summary level=Info host=x n=3 "
+            "dur.sum=0.3 dur.h=16300:2");
+    char *t = render(m, 0);
+    assert_true(sample(t, "nlkit_metrics_bad_summaries_total") == 4);
+    assert_true(sample(t, "nlkit_activity_duration_seconds_bucket{activity=\"b\",host=\"x\","
+                          "le=\"+Inf\"}") == 3);
+    assert_null(strstr(t, "activity=\"a\""));
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* The report hook: anomaly episodes, missing ends and alerts as gauges and counters. */
+static void report(nld_metrics_t *m, int kind, int phase, const char *why, const char *line)
+{
+    char l[512];
+    int n = snprintf(l, sizeof l, "%s\n", line);
+    nld_report_t r = {.kind = kind, .phase = phase, .id = "x", .id_len = 1, .line = l,
+                      .len = (size_t)n, .why = why, .ts = 1795687200000000, .level = NL_LVL_WARN};
+    nld_metrics_report(m, &r);
+}
+
+static void test_reports(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    const char *a = "ts=2026-11-26T10:00:00.000000Z event=nl.anomaly.start level=Warn "
+                    "stream=disk algo=msd-hu key.host=gw3 x=1";
+    report(m, NLD_R_ANOMALY, NLD_R_START, NULL, a);
+    report(m, NLD_R_ALERT, NLD_R_START, NULL,
+           "ts=2026-11-26T10:00:00.000000Z event=nl.alert.start level=Warn name=slow-disk "
+           "key.host=gw3");
+    report(m, NLD_R_MISSING, NLD_R_START, NULL,
+           "ts=2026-11-26T10:00:00.000000Z event=nl.missing level=Warn activity=job.run");
+    char *t = render(m, 0);
+    const char *s = "{stream=\"disk\",algo=\"msd-hu\",host=\"gw3\"}";
+    char h[128];
+    snprintf(h, sizeof h, "nlkit_anomaly_active%s", s);
+    assert_true(sample(t, h) == 1);
+    snprintf(h, sizeof h, "nlkit_anomaly_episodes_total%s", s);
+    assert_true(sample(t, h) == 1);
+    assert_true(sample(t, "nlkit_alerts_firing{alertname=\"slow-disk\",host=\"gw3\"}") == 1);
+    assert_true(sample(t, "nlkit_missing_ends_total{activity=\"job.run\"}") == 1);
+    free(t);
+    report(m, NLD_R_ANOMALY, NLD_R_END, NULL,
+           "ts=2026-11-26T10:00:05.000000Z event=nl.anomaly.end level=Info stream=disk "
+           "algo=msd-hu key.host=gw3");
+    report(m, NLD_R_ALERT, NLD_R_END, "expired",
+           "ts=2026-11-26T10:00:05.000000Z event=nl.alert.end level=Info name=slow-disk "
+           "key.host=gw3");
+    report(m, NLD_R_ANOMALY, NLD_R_START, NULL, a);
+    t = render(m, 0);
+    snprintf(h, sizeof h, "nlkit_anomaly_episodes_total%s", s);
+    assert_true(sample(t, h) == 2);
+    assert_true(sample(t, "nlkit_alerts_firing{alertname=\"slow-disk\",host=\"gw3\"}") == 0);
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* The engine's hooks: a stream's scores and its episode reach the store. */
+static void test_engine_hooks(void **state)
+{
+    (void)state;
+    nld_cfg_t cfg;
+    nld_cfg_init(&cfg);
+    char err[256];
+    assert_int_equal(nld_cfg_parse(&cfg, "stream lat event=op value=x key=host algo=msd-hu "
+                                         "min=20 history=50 episode.min=2\n",
+                                   "t.conf", err, sizeof err),
+                     0);
+    nld_metrics_t *m = store(100000, NULL);
+    const char *dir = t_tmpdir();
+    char url[512];
+    snprintf(url, sizeof url, "file://%s", t_path(dir, "out.log"));
+    nl_log_t *out = nl_open(url);
+    assert_non_null(out);
+    FILE *diag = tmpfile();
+    nld_opts_t o = {.diag = diag,
+                    .report = (nld_report_fn)nld_metrics_report,
+                    .report_ctx = m,
+                    .event = nld_metrics_event,
+                    .value = nld_metrics_value,
+                    .watch_ctx = m};
+    nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
+    assert_non_null(d);
+    uint64_t rng = 3;
+    char line[256];
+    for (int i = 0; i < 60; i++) {
+        double x = i < 50 ? 10 + t_unit(&rng) : 100;
+        int n = snprintf(line, sizeof line,
+                         "ts=2026-11-26T10:%02d:%02d.000000Z event=op level=Info host=h1 x=%g",
+                         i / 60, i % 60, x);
+        nld_line(d, line, (size_t)n, "t", i + 1);
+        nld_counts_t c;
+        nld_counts(d, &c);
+        nld_metrics_health(m, &c, nld_now(d));
+    }
+    char *t = render(m, 0);
+    const char *s = "{stream=\"lat\",algo=\"msd-hu\",host=\"h1\"}";
+    char h[128];
+    snprintf(h, sizeof h, "nlkit_anomaly_active%s", s);
+    assert_true(sample(t, h) == 1);
+    snprintf(h, sizeof h, "nlkit_anomaly_score%s", s);
+    assert_true(sample(t, h) > 0.9);
+    assert_true(sample(t, "nlkit_detect_events_total") == 60);
+    assert_true(sample(t, "nlkit_detect_streams") == 1);
+    free(t);
+    nld_free(d);
+    nl_close(out);
+    fclose(diag);
+    nld_cfg_free(&cfg);
+    nld_metrics_free(m);
+    t_rmtree(dir);
+}
+
+/* ---- the endpoint -------------------------------------------------------------------------- */
+
+static int connect_to(const char *addr)
+{
+    const char *c = strrchr(addr, ':');
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(c + 1))};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    return fd;
+}
+
+/* Send req (len bytes), read the whole answer (the server closes) into a static buffer. */
+static const char *ask(const char *addr, const char *req, size_t len)
+{
+    static char ans[1 << 16];
+    int fd = connect_to(addr);
+    if (len) assert_true(send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len);
+    shutdown(fd, SHUT_WR);
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof ans - 1 && (r = recv(fd, ans + n, sizeof ans - 1 - n, 0)) > 0)
+        n += (size_t)r;
+    ans[n] = 0;
+    close(fd);
+    return ans;
+}
+
+static void status_is(const char *addr, const char *req, const char *status)
+{
+    const char *a = ask(addr, req, strlen(req));
+    if (strncmp(a, status, strlen(status))) print_message("asked %s\ngot %s\n", req, a);
+    assert_memory_equal(a, status, strlen(status));
+}
+
+static void test_http(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=1 dur.sum=1");
+    char err[256];
+    assert_null(nld_metrics_serve(m, "127.0.0.1:99999", err, sizeof err));
+    assert_null(nld_metrics_serve(m, "[::1", err, sizeof err));
+    nld_metrics_srv_t *s = nld_metrics_serve(m, "127.0.0.1:0", err, sizeof err);
+    assert_non_null(s);
+    const char *addr = nld_metrics_srv_addr(s);
+    const char *req = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    const char *a = ask(addr, req, strlen(req));
+    assert_non_null(strstr(a, "HTTP/1.1 200 OK\r\n"));
+    assert_non_null(strstr(a, "Content-Type: text/plain; version=0.0.4"));
+    assert_non_null(strstr(a, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"x\"} 1\n"));
+    req = "GET /metrics?x=1 HTTP/1.1\r\naccept: application/openmetrics-text;"
+          "version=1.0.0,text/plain;q=0.5\r\n\r\n";
+    a = ask(addr, req, strlen(req));
+    assert_non_null(strstr(a, "application/openmetrics-text; version=1.0.0"));
+    assert_non_null(strstr(a, "# EOF\n"));
+    req = "HEAD /metrics HTTP/1.0\r\n\r\n";
+    a = ask(addr, req, strlen(req));
+    assert_non_null(strstr(a, "200 OK"));
+    assert_null(strstr(a, "# HELP"));
+    status_is(addr, "POST /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 405");
+    status_is(addr, "GET / HTTP/1.1\r\n\r\n", "HTTP/1.1 404");
+    status_is(addr, "GET /metricsx HTTP/1.1\r\n\r\n", "HTTP/1.1 404");
+    status_is(addr, "GET /metrics HTTP/2.0\r\n\r\n", "HTTP/1.1 505");
+    status_is(addr, "GET /metrics\r\n\r\n", "HTTP/1.1 400");
+    status_is(addr, "GET  /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 400");
+    status_is(addr, "GET /metrics HTTP/1.1\r\nno colon here\r\n\r\n", "HTTP/1.1 400");
+    status_is(addr, "GET /metrics HTTP/1.1\r\nBad Name: x\r\n\r\n", "HTTP/1.1 400");
+    status_is(addr, "\x01\x02\x03 / HTTP/1.1\r\n\r\n", "HTTP/1.1 400");
+    a = ask(addr, "GET /met\0rics HTTP/1.1\r\n\r\n", sizeof "GET /met\0rics HTTP/1.1\r\n\r\n" - 1);
+    assert_memory_equal(a, "HTTP/1.1 400", 12);
+    /* a header that never ends */
+    char *big = malloc(20000);
+    assert_non_null(big);
+    memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
+    memset(big + 26, 'a', 20000 - 26);
+    int fd = connect_to(addr);
+    send(fd, big, 20000, MSG_NOSIGNAL); /* the server may close before it has all */
+    char ans[256] = "";
+    ssize_t r = recv(fd, ans, sizeof ans - 1, 0);
+    assert_true(r > 0);
+    assert_memory_equal(ans, "HTTP/1.1 431", 12);
+    close(fd);
+    free(big);
+    /* a client that goes away mid-request, one that sends nothing: the next is served */
+    ask(addr, "GET /metr", 9);
+    ask(addr, "", 0);
+    status_is(addr, "GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200");
+    char *t = render(m, 0);
+    assert_true(sample(t, "nlkit_metrics_scrapes_total") == 4);
+    assert_true(sample(t, "nlkit_metrics_http_errors_total") >= 11);
+    free(t);
+    nld_metrics_srv_stop(s);
+    nld_metrics_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_width),
+        cmocka_unit_test(test_counters_and_buckets),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_bound_and_expiry),
+        cmocka_unit_test(test_bad_summaries),
+        cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_engine_hooks),
+        cmocka_unit_test(test_http),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
