@@ -18,7 +18,7 @@ fi
 B=$(realpath "${1:-$ROOT/build}")
 OUT=${2:-$B/bench-results}
 mkdir -p "$OUT"
-for p in bench-throughput bench-perturb bench-write bench-detect bench-load bench-eval bench-peers bench-flows bench-realdata; do
+for p in bench-throughput bench-perturb bench-write bench-detect bench-metrics bench-load bench-eval bench-peers bench-flows bench-realdata; do
     [ -x "$B/bench/$p" ] || { echo "run_all: $B/bench/$p missing: build first (./nlkit build)" >&2; exit 1; }
 done
 T0=$(date +%s)
@@ -67,6 +67,9 @@ else
     "$B/bench/bench-eval" --seeds 10 --dir "$OUT/eval" --plot "$OUT"
 fi
 echo "plots (the paper's Figure 6): $OUT/xfer-controlled.svg $OUT/xfer-random.svg $OUT/cpu-job.svg"
+
+say "bench-metrics: nl-detect --metrics with 100k series (memory, render, scrape)"
+if [ $QUICK = 1 ]; then "$B/bench/bench-metrics" --quick; else "$B/bench/bench-metrics"; fi
 
 say "bench-peers: nl-peers names the slowed and the stopped host of a 16-server pool"
 if [ $QUICK = 1 ]; then "$B/bench/bench-peers" --seeds 2; else "$B/bench/bench-peers" --seeds 20; fi

@@ -40,6 +40,26 @@ receiver ops http://127.0.0.1:$(cat "$T/webhook.port")/nlkit timeout=5s
 route kind=alert notify ops group.by=name group.wait=2s
 route kind=missing notify ops
 EOF
+# Prometheus, where it is installed: it scrapes nl-detect's metrics (--metrics, on a free
+# loopback port) every second, with the rules of prometheus/nlkit.rules.yml; one query's
+# answer is shown at the end. (`nl_detect` goes into the central's program() command line
+# as it is, so the option rides along with the path.)
+PROM=$(command -v prometheus || true) PROM_URL=""
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ -n "$PROM" ]; then
+    MPORT=$(free_port) PPORT=$(free_port)
+    NL_DETECT="$NL_DETECT --metrics 127.0.0.1:$MPORT"
+    cat >"$T/prometheus.yml" <<EOF
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: ["$ROOT/prometheus/nlkit.rules.yml"]
+scrape_configs: [{job_name: nlkit, static_configs: [{targets: ["127.0.0.1:$MPORT"]}]}]
+EOF
+    "$PROM" --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
+        --web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$T/prometheus.log" 2>&1 &
+    PROM_PID=$!
+    PROM_URL=http://127.0.0.1:$PPORT
+    trap 'kill $SINK $PROM_PID 2>/dev/null || true; cleanup' EXIT
+fi
 start_central
 printf '@version: 3.38\n@include "%s/nlkit-host.conf"\n' "$CONF" >"$T/host.conf"
 printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s/buf") reopen(1));\n' \
@@ -130,6 +150,29 @@ for r in rows:
                   f"  (notification {b['seq']} of group {b['group']})")
 print(f"  {len(rows)} notification(s)")
 PY
+if [ -n "$PROM_URL" ]; then
+    echo
+    echo "== Prometheus ($PROM_URL, scraping nl-detect --metrics): p99 of the disk writes per host"
+    echo "   histogram_quantile(0.99, sum by (host, le) (rate(nlkit_activity_duration_seconds_bucket[5m])))"
+    sleep 3 # the last summaries scraped
+    python3 - "$PROM_URL" <<'PY'
+import json, sys, urllib.parse, urllib.request
+def q(expr):
+    url = sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    try:
+        return json.load(urllib.request.urlopen(url, timeout=10))["data"]["result"]
+    except OSError as e:
+        print("  (Prometheus did not answer: %s)" % e)
+        return []
+for r in sorted(q('histogram_quantile(0.99, sum by (host, le) (rate('
+                  'nlkit_activity_duration_seconds_bucket{activity="gridftp.disk.write"}[5m])))'),
+                key=lambda r: r["metric"].get("host", "")):
+    print("  %-4s p99 %.4f s" % (r["metric"].get("host", "?"), float(r["value"][1])))
+fired = q('max_over_time(ALERTS{alertstate="firing"}[5m])')
+print("  alerting rules that fired: " + (", ".join(sorted("%s %s" % (r["metric"]["alertname"],
+      r["metric"].get("host", r["metric"].get("activity", ""))) for r in fired)) or "none"))
+PY
+fi
 echo
 echo "== nl-baseline: what is normal per host (throughput of the disk-write summaries)"
 "$B/loader/nl-baseline" -d "$T/archive.db" -e gridftp.disk.write.summary --by host --metric rate --table

@@ -388,22 +388,22 @@ int main(int argc, char **argv)
         nld_cfg_free(&cfg);
         return 2;
     }
+    int ok = 1; /* every selector's keys make distinct label names (nld_metrics_keys_ok) */
+    for (int i = 0; maddr && ok && i < cfg.ns + cfg.nw; i++) {
+        const nld_sel_t *sel = i < cfg.ns ? &cfg.s[i].sel : &cfg.w[i - cfg.ns].sel;
+        char why[300];
+        if ((ok = nld_metrics_keys_ok(sel->keys, sel->nkeys, why, sizeof why)) == 0)
+            snprintf(err, sizeof err, "--metrics: %s %s: %s", i < cfg.ns ? "stream" : "when",
+                     i < cfg.ns ? cfg.s[i].name : cfg.w[i - cfg.ns].name, why);
+    }
     mo.expire = cfg.expire;
     nld_metrics_t *metrics = NULL;
     nld_metrics_srv_t *srv = NULL;
-    if (maddr && (!(metrics = nld_metrics_new(&mo, err, sizeof err)) ||
-                  !(srv = nld_metrics_serve(metrics, maddr, err, sizeof err)))) {
-        fprintf(stderr, "nl-detect: %s\n", err);
-        nld_metrics_free(metrics);
-        nla_free(alerts);
-        nl_close(out);
-        nld_seed_db_close(seed);
-        nla_cfg_free(&acfg);
-        nld_cfg_free(&cfg);
-        return 2;
-    }
-    if (srv) fprintf(stderr, "nl-detect: metrics at http://%s/metrics\n", nld_metrics_srv_addr(srv));
-    reports_t rs = {.alerts = alerts, .metrics = metrics};
+    reports_t rs = {.alerts = alerts};
+    ok = ok && (!maddr || ((metrics = rs.metrics = nld_metrics_new(&mo, err, sizeof err)) &&
+                           (srv = nld_metrics_serve(metrics, maddr, err, sizeof err))));
+    if (srv)
+        fprintf(stderr, "nl-detect: metrics at http://%s/metrics\n", nld_metrics_srv_addr(srv));
     nld_opts_t o = {.parse = parse,
                     .seed = seed ? nld_seed_db : NULL,
                     .seed_ctx = seed,
@@ -412,8 +412,8 @@ int main(int argc, char **argv)
                     .event = metrics ? nld_metrics_event : NULL,
                     .value = metrics ? nld_metrics_value : NULL,
                     .watch_ctx = metrics};
-    nld_t *d = nld_new(&cfg, out, &o, err, sizeof err);
-    if (!d) {
+    nld_t *d = ok ? nld_new(&cfg, out, &o, err, sizeof err) : NULL;
+    if (!d) { /* what was set up, undone */
         fprintf(stderr, "nl-detect: %s\n", err);
         nld_metrics_srv_stop(srv);
         nld_metrics_free(metrics);

@@ -17,9 +17,9 @@
  * Duration histograms: the summaries' own log-linear buckets (`dur.h`, internal/nl_hist.h)
  * merged into `per_octave` buckets per power of two whose edges are edges of those buckets
  * (so each coarse count is exact), as close to a geometric series as they allow. The widest
- * such bucket is nld_metrics_width(per_octave) of its lower edge (0.2 for 4): histogram_quantile() on
- * them is that close to the quantile the summaries themselves give. An activity's buckets
- * span the powers of two its durations have reached, widened on the first summary by
+ * such bucket is nld_metrics_width(per_octave) of its lower edge (0.2 for 4): histogram_quantile()
+ * on them is that close to the quantile the summaries themselves give. An activity's buckets span
+ * the powers of two its durations have reached, widened on the first summary by
  * NLD_METRICS_PAD_BELOW below and NLD_METRICS_PAD_ABOVE above (so that a slowdown lands in
  * buckets that already exist: a bucket that appears later loses, in rate(), the part of a
  * range before it appeared), at most NLD_METRICS_OCTAVES_MAX of them; durations below the
@@ -51,6 +51,10 @@ typedef struct nld_metrics_opts {
  * of two (1: 1, 2: 0.42, 4: 0.2, 8: 0.102, 16: 0.061, 32: 0.031); 0 for another number. */
 double nld_metrics_width(int per_octave);
 
+/* Whether the key fields keys[0..n) make distinct label names (a.b and a_b would not: both
+ * are a_b). 1, or 0 with a message in err. For every selector whose keys become labels. */
+int nld_metrics_keys_ok(char *const *keys, int n, char *err, size_t errlen);
+
 /* A new store; NULL with a message in err on a bad option or no memory. */
 nld_metrics_t *nld_metrics_new(const nld_metrics_opts_t *o, char *err, size_t errlen);
 void nld_metrics_free(nld_metrics_t *m);
@@ -76,16 +80,15 @@ typedef struct nld_metrics_srv nld_metrics_srv_t;
 
 /* What the endpoint has done (also exposed as nlkit_metrics_http_*). */
 typedef struct nld_metrics_http_counts {
-    uint64_t scrapes;   /* 200 answers */
-    uint64_t errors;    /* requests answered with an error (4xx, 5xx) */
-    uint64_t timeouts;  /* connections closed for being too slow */
+    uint64_t scrapes;  /* 200 answers */
+    uint64_t errors;   /* requests answered with an error (4xx, 5xx) */
+    uint64_t timeouts; /* connections closed for being too slow */
 } nld_metrics_http_counts_t;
 
 /* Listen on `addr` ("HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" for loopback; PORT 0 for
  * any free one) and serve GET/HEAD /metrics from m on a thread of its own. NULL with a
  * message in err if the address is bad or cannot be bound. */
-nld_metrics_srv_t *nld_metrics_serve(nld_metrics_t *m, const char *addr, char *err,
-                                     size_t errlen);
+nld_metrics_srv_t *nld_metrics_serve(nld_metrics_t *m, const char *addr, char *err, size_t errlen);
 /* The address it listens on, "HOST:PORT" (the port it got if 0 was asked for). */
 const char *nld_metrics_srv_addr(const nld_metrics_srv_t *s);
 /* Stop answering, join the thread, close the socket. */

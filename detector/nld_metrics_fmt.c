@@ -43,8 +43,7 @@ static void put_d(out_t *o, double v)
 /* HELP, TYPE and UNIT of a family. `name` is the sample's name without _total: a counter's
  * samples are name_total in both formats, its family is `name` in OpenMetrics and
  * name_total in 0.0.4. */
-static void family(out_t *o, const char *name, const char *type, const char *unit,
-                   const char *help)
+static void family(out_t *o, const char *name, const char *type, const char *unit, const char *help)
 {
     int ctr = !strcmp(type, "counter") && !o->om;
     put_s(o, "# HELP ");
@@ -121,7 +120,7 @@ static void histogram(out_t *o, const nldm_ent_t *e, char (*les)[48])
 /* The le="..." text of every edge of an activity, into les (nb + 1 of them). */
 static char (*edges_text(const nld_metrics_t *m, const nldm_act_t *a))[48]
 {
-    char (*les)[48] = malloc((a->nb + 1) * sizeof *les);
+    char(*les)[48] = malloc((a->nb + 1) * sizeof *les);
     if (!les) return NULL;
     for (uint32_t i = 0; i <= a->nb; i++) {
         char t[40];
@@ -132,8 +131,8 @@ static char (*edges_text(const nld_metrics_t *m, const nldm_act_t *a))[48]
 }
 
 /* Every entry of one kind. */
-#define EACH(m, k, e) \
-    for (const nldm_ent_t *e = (m)->lru_head; e; e = e->next) \
+#define EACH(m, k, e)                                                                              \
+    for (const nldm_ent_t *e = (m)->lru_head; e; e = e->next)                                      \
         if (e->kind == (k))
 
 static void activities(out_t *o, const nld_metrics_t *m)
@@ -141,7 +140,7 @@ static void activities(out_t *o, const nld_metrics_t *m)
     family(o, "nlkit_activity_duration_seconds", "histogram", "seconds",
            "Durations of an activity's start/end pairs, from its summaries (n, dur.sum, dur.h).");
     /* entries of one activity need its edges' text: made once per activity */
-    char (*les)[48] = NULL;
+    char(*les)[48] = NULL;
     int failed = 0;
     for (size_t bi = 0; bi < m->acts.nb; bi++)
         for (nl__ment_t *am = m->acts.b[bi]; am; am = am->next) {
@@ -172,14 +171,16 @@ static void verdicts(out_t *o, const nld_metrics_t *m)
     family(o, "nlkit_anomaly_active", "gauge", NULL,
            "1 while an anomaly episode of the stream and algorithm is open (nl.anomaly.start "
            "written, nl.anomaly.end not yet), else 0.");
-    EACH(m, NLDM_STREAM, e) sample_u(o, "nlkit_anomaly_active", NULL, e, NULL, (uint64_t)e->u.s.active);
+    EACH(m, NLDM_STREAM, e)
+    sample_u(o, "nlkit_anomaly_active", NULL, e, NULL, (uint64_t)e->u.s.active);
     family(o, "nlkit_anomaly_score", "gauge", NULL,
            "The stream's last value's score under the algorithm, 0 to 1 (nl-detect(1), SCORES).");
     EACH(m, NLDM_STREAM, e)
     if (e->u.s.has_score) sample_d(o, "nlkit_anomaly_score", NULL, e, NULL, e->u.s.score);
     family(o, "nlkit_anomaly_episodes", "counter", NULL,
            "Anomaly episodes started (nl.anomaly.start lines).");
-    EACH(m, NLDM_STREAM, e) sample_u(o, "nlkit_anomaly_episodes", "_total", e, NULL, e->u.s.episodes);
+    EACH(m, NLDM_STREAM, e)
+    sample_u(o, "nlkit_anomaly_episodes", "_total", e, NULL, e->u.s.episodes);
     family(o, "nlkit_missing_ends", "counter", NULL,
            "Starts whose end did not come within the timeout (nl.missing lines).");
     EACH(m, NLDM_MISSING, e) sample_u(o, "nlkit_missing_ends", "_total", e, NULL, e->u.m.missing);
@@ -189,7 +190,8 @@ static void verdicts(out_t *o, const nld_metrics_t *m)
     family(o, "nlkit_alerts_firing", "gauge", NULL,
            "1 while a subscription's alert is firing (nl.alert.start written, nl.alert.end "
            "not yet), else 0.");
-    EACH(m, NLDM_ALERT, e) sample_u(o, "nlkit_alerts_firing", NULL, e, NULL, (uint64_t)e->u.w.firing);
+    EACH(m, NLDM_ALERT, e)
+    sample_u(o, "nlkit_alerts_firing", NULL, e, NULL, (uint64_t)e->u.w.firing);
 }
 
 static void counter(out_t *o, const char *name, const char *help, uint64_t v)
@@ -227,8 +229,7 @@ static void health(out_t *o, const nld_metrics_t *m)
         gauge(o, "nlkit_detect_event_time_seconds", "seconds",
               "Event time: the latest ts read, as Unix time.", (double)m->now / 1e6);
     gauge(o, "nlkit_metrics_series", NULL,
-          "Series of activities, anomalies, missing ends and alerts held now.",
-          (double)m->nseries);
+          "Series of activities, anomalies, missing ends and alerts held now.", (double)m->nseries);
     gauge(o, "nlkit_metrics_series_limit", NULL, "The most series held (--metrics-max-series).",
           (double)m->o.max_series);
     counter(o, "nlkit_metrics_refused",

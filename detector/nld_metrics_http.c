@@ -135,42 +135,21 @@ static long read_request(nld_metrics_srv_t *s, int fd, char *req, int64_t deadli
     }
 }
 
-/* Whether the request line and headers are well-formed HTTP/1.x for GET/HEAD /metrics;
- * answers the errors. On success *head tells a HEAD, *om an OpenMetrics client. */
-static int check_request(nld_metrics_srv_t *s, int fd, char *req, long len, int *head, int *om,
-                         int64_t deadline)
+int nldm__http_check(char *req, size_t len, int *head, int *om)
 {
-    if ((long)strlen(req) != len) {
-        answer_error(s, fd, 400, "Bad Request", NULL, deadline);
-        return -1;
-    }
+    if (strlen(req) != len) return 400; /* a NUL byte */
     char *eol = strchr(req, '\n');
-    if (!eol) { /* cannot happen: read_request ends at a blank line */
-        answer_error(s, fd, 400, "Bad Request", NULL, deadline);
-        return -1;
-    }
+    if (!eol) return 400;
     *eol = 0;
     if (eol > req && eol[-1] == '\r') eol[-1] = 0;
     char *sp1 = strchr(req, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-    if (!sp1 || !sp2 || strchr(sp2 + 1, ' ') || sp1 == req || sp2 == sp1 + 1) {
-        answer_error(s, fd, 400, "Bad Request", NULL, deadline);
-        return -1;
-    }
+    if (!sp1 || !sp2 || strchr(sp2 + 1, ' ') || sp1 == req || sp2 == sp1 + 1) return 400;
     *sp1 = *sp2 = 0;
     const char *method = req, *target = sp1 + 1, *version = sp2 + 1;
-    if (strncmp(version, "HTTP/", 5)) {
-        answer_error(s, fd, 400, "Bad Request", NULL, deadline);
-        return -1;
-    }
-    if (strcmp(version, "HTTP/1.1") && strcmp(version, "HTTP/1.0")) {
-        answer_error(s, fd, 505, "HTTP Version Not Supported", NULL, deadline);
-        return -1;
-    }
-    for (const char *p = req; *p; p++)
-        if ((unsigned char)*p < 0x21 || (unsigned char)*p > 0x7e) {
-            answer_error(s, fd, 400, "Bad Request", NULL, deadline);
-            return -1;
-        }
+    for (const char *p = req; p < eol; p++)
+        if (*p && ((unsigned char)*p < 0x21 || (unsigned char)*p > 0x7e)) return 400;
+    if (strncmp(version, "HTTP/", 5)) return 400;
+    if (strcmp(version, "HTTP/1.1") && strcmp(version, "HTTP/1.0")) return 505;
     /* headers: NAME ":" VALUE, until the blank line */
     *om = 0;
     for (char *line = eol + 1; *line && *line != '\r' && *line != '\n';) {
@@ -179,24 +158,15 @@ static int check_request(nld_metrics_srv_t *s, int fd, char *req, long len, int 
         *end = 0;
         if (end > line && end[-1] == '\r') end[-1] = 0;
         char *colon = strchr(line, ':');
-        if (!colon || colon == line || strcspn(line, " \t") < (size_t)(colon - line)) {
-            answer_error(s, fd, 400, "Bad Request", NULL, deadline); /* no NAME: */
-            return -1;
-        }
+        if (!colon || colon == line || strcspn(line, " \t") < (size_t)(colon - line)) return 400;
         if (colon - line == 6 && !strncasecmp(line, "accept", 6) &&
             strstr(colon + 1, "application/openmetrics-text"))
             *om = 1;
         line = end + 1;
     }
+    if (strcmp(method, "GET") && strcmp(method, "HEAD")) return 405;
     size_t plen = strcspn(target, "?#");
-    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-        answer_error(s, fd, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", deadline);
-        return -1;
-    }
-    if (plen != 8 || strncmp(target, "/metrics", 8)) {
-        answer_error(s, fd, 404, "Not Found", NULL, deadline);
-        return -1;
-    }
+    if (plen != 8 || strncmp(target, "/metrics", 8)) return 404;
     *head = !strcmp(method, "HEAD");
     return 0;
 }
@@ -212,7 +182,20 @@ static void serve_one(nld_metrics_srv_t *s, int fd)
         answer_error(s, fd, 431, "Request Header Fields Too Large", NULL, deadline);
         return;
     }
-    if (!len || check_request(s, fd, req, len, &head, &om, deadline)) return;
+    if (!len) return;
+    int code = nldm__http_check(req, (size_t)len, &head, &om);
+    if (code) {
+        static const struct {
+            int code;
+            const char *reason, *extra;
+        } st[] = {{400, "Bad Request", NULL},
+                  {404, "Not Found", NULL},
+                  {405, "Method Not Allowed", "Allow: GET, HEAD\r\n"},
+                  {505, "HTTP Version Not Supported", NULL}};
+        for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+            if (st[i].code == code) answer_error(s, fd, code, st[i].reason, st[i].extra, deadline);
+        return;
+    }
     char *body;
     size_t blen;
     deadline = mono_ms() + SEND_TIMEOUT_MS;
@@ -262,7 +245,8 @@ static void *run(void *arg)
 {
     nld_metrics_srv_t *s = arg;
     for (;;) {
-        struct pollfd p[2] = {{.fd = s->lfd, .events = POLLIN}, {.fd = s->wake[0], .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = s->lfd, .events = POLLIN},
+                              {.fd = s->wake[0], .events = POLLIN}};
         if (poll(p, 2, -1) < 0) {
             if (errno == EINTR) continue;
             break;
@@ -335,7 +319,8 @@ static int listen_on(const char *host, const char *port, char *err, size_t errle
         }
     }
     freeaddrinfo(res);
-    if (fd < 0) snprintf(err, errlen, "metrics: cannot listen on %s port %s: %s", host, port, strerror(e));
+    if (fd < 0)
+        snprintf(err, errlen, "metrics: cannot listen on %s port %s: %s", host, port, strerror(e));
     return fd;
 }
 

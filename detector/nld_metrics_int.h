@@ -28,8 +28,8 @@ typedef struct nldm_ent {
     struct nldm_ent *a_prev, *a_next;
     nl__ment_t *ment; /* key: kind byte, then the labels text */
     int kind;
-    int64_t last;   /* event time of the last touch */
-    size_t nseries; /* series it renders */
+    int64_t last;       /* event time of the last touch */
+    size_t nseries;     /* series it renders */
     const char *labels; /* `name="value",...` (escaped; in the map key, after the kind) */
     size_t llen;
     union {
@@ -58,23 +58,45 @@ struct nld_metrics {
     nld_metrics_opts_t o;
     char *keys[NLD_KEYS_MAX]; /* summary key fields */
     int nkeys;
-    nl__map_t ents;  /* kind + labels -> nldm_ent_t */
-    nl__map_t acts;  /* activity name -> nldm_act_t */
+    nl__map_t ents; /* kind + labels -> nldm_ent_t */
+    nl__map_t acts; /* activity name -> nldm_act_t */
     nldm_ent_t *lru_head, *lru_tail;
     size_t nseries;
-    nl_hist_t h;     /* scratch: one summary's dur.h */
-    nl_rec_t rrec;   /* scratch: a report line, parsed */
+    nl_hist_t h;   /* scratch: one summary's dur.h */
+    nl_rec_t rrec; /* scratch: a report line, parsed */
     int rrec_init;
-    nld_counts_t c;  /* the engine's counters, last published */
+    nld_counts_t c; /* the engine's counters, last published */
     int64_t now;
-    uint64_t refused;      /* updates lost to the series bound */
-    uint64_t expired;      /* entries dropped for being idle */
-    uint64_t bad_summary;  /* summary lines whose n, dur.sum or dur.h could not be read */
-    uint64_t oom;          /* updates lost for lack of memory */
+    uint64_t refused;     /* updates lost to the series bound */
+    uint64_t expired;     /* entries dropped for being idle */
+    uint64_t bad_summary; /* summary lines whose n, dur.sum or dur.h could not be read */
+    uint64_t oom;         /* updates lost for lack of memory */
     nld_metrics_http_counts_t http;
 };
 
-/* The value of grid edge g with `per` edges per power of two. */
+/* All of these are called with m->mu held. */
+
+/* The value of grid edge g with `per` edges per power of two (nld_metrics_hist.c). */
 double nldm__edge(int per, int32_t g);
+/* An activity's bucket layout, made on first sight; NULL out of memory. */
+nldm_act_t *nldm__act(nld_metrics_t *m, const char *name, size_t len);
+/* Add the parsed histogram m->h to activity entry e's buckets (widening its layout first). */
+void nldm__add_hist(nld_metrics_t *m, nldm_ent_t *e);
+
+/* Label text (nld_metrics.c): begin an entry's map key (its kind byte, then the labels), add
+ * a key field's label (its name made a label name), or one of our own (activity, stream,
+ * algo, alertname). */
+void nldm__labels_begin(nl_buf_t *b, char *st, size_t cap, int kind);
+void nldm__label(nl_buf_t *b, const char *name, size_t nlen, const char *v, size_t vlen);
+void nldm__label_own(nl_buf_t *b, const char *name, const char *v, size_t vlen);
+/* The entry of (kind, labels in b), made if new and the bound allows, else NULL (counted:
+ * refused, or out of memory); touched at event time `now` (INT64_MIN: not touched). */
+nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, int64_t now);
+
+/* Whether a request (its line and headers, NUL-terminated, len bytes; changed in place) is
+ * well-formed HTTP/1.0 or 1.1 for GET or HEAD /metrics (nld_metrics_http.c): 0 with *head
+ * (a HEAD) and *om (the client accepts OpenMetrics) set, or the status to answer: 400
+ * malformed, 404 another path, 405 another method, 505 another version. */
+int nldm__http_check(char *req, size_t len, int *head, int *om);
 
 #endif

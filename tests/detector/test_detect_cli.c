@@ -122,6 +122,43 @@ static void test_usage_errors(void **state)
     t_rmtree(dir);
 }
 
+/* --metrics: what cannot be served is a usage error (2) saying why, before any input. */
+static void test_metrics_errors(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char o[512], e[512], conf[512];
+    snprintf(o, sizeof o, "%s", t_path(dir, "o"));
+    snprintf(e, sizeof e, "%s", t_path(dir, "e"));
+    snprintf(conf, sizeof conf, "%s", t_path(dir, "k.conf"));
+    FILE *f = fopen(conf, "w");
+    fputs("stream s event=x key=a.b,a_b\n", f);
+    fclose(f);
+    static const struct {
+        const char *args[8], *says;
+    } cases[] = {
+        {{"-c", "CONF", "--metrics", "127.0.0.1:0"}, "stream s: key fields a.b and a_b"},
+        {{"-e", "x", "--metrics", "0", "--metrics-keys", "host,host"}, "would be one label"},
+        {{"-e", "x", "--metrics", "0", "--metrics-buckets", "3"}, "1, 2, 4, 8, 16 or 32"},
+        {{"-e", "x", "--metrics", "127.0.0.1:70000"}, "give HOST:PORT"},
+        {{"-e", "x", "--metrics", "[::1"}, "give HOST:PORT"},
+        {{"-e", "x", "--metrics", "0", "--metrics-max-series", "0"}, "must be positive"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *args[9];
+        int n = 0;
+        for (; n < 8 && cases[i].args[n]; n++)
+            args[n] = strcmp(cases[i].args[n], "CONF") ? cases[i].args[n] : conf;
+        args[n] = NULL;
+        assert_int_equal(run(NULL, o, e, args), 2);
+        char *t = t_slurp(e, NULL);
+        if (!strstr(t, cases[i].says)) print_message("case %zu said: %s\n", i, t);
+        assert_non_null(strstr(t, cases[i].says));
+        free(t);
+    }
+    t_rmtree(dir);
+}
+
 static void test_junk_and_long_lines(void **state)
 {
     (void)state;
@@ -198,6 +235,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_identical),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_metrics_errors),
         cmocka_unit_test(test_junk_and_long_lines),
         cmocka_unit_test(test_netlogger_input),
     };

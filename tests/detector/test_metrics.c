@@ -183,8 +183,7 @@ static void test_bound_and_expiry(void **state)
     char line[512];
     for (int h = 0; h < 10; h++) {
         snprintf(line, sizeof line,
-                 "ts=2026-11-26T10:00:%02d.000000Z event=a.summary level=Info host=h%d n=0",
-                 h, h);
+                 "ts=2026-11-26T10:00:%02d.000000Z event=a.summary level=Info host=h%d n=0", h, h);
         feed(m, line);
     }
     size_t n = nld_metrics_series(m);
@@ -204,8 +203,10 @@ static void test_bound_and_expiry(void **state)
     t = render(m, 0);
     assert_true(sample(t, "nlkit_metrics_expired_total") == 7); /* h0-h4, h6, h7 */
     assert_true(sample(t, "nlkit_detect_lines_read_total") == 11);
-    assert_true(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h5\"}") == 1);
-    assert_true(isnan(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h0\"}")));
+    assert_true(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h5\"}") ==
+                1);
+    assert_true(
+        isnan(sample(t, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"h0\"}")));
     free(t);
     nld_metrics_free(m);
 }
@@ -237,8 +238,15 @@ static void report(nld_metrics_t *m, int kind, int phase, const char *why, const
 {
     char l[512];
     int n = snprintf(l, sizeof l, "%s\n", line);
-    nld_report_t r = {.kind = kind, .phase = phase, .id = "x", .id_len = 1, .line = l,
-                      .len = (size_t)n, .why = why, .ts = 1795687200000000, .level = NL_LVL_WARN};
+    nld_report_t r = {.kind = kind,
+                      .phase = phase,
+                      .id = "x",
+                      .id_len = 1,
+                      .line = l,
+                      .len = (size_t)n,
+                      .why = why,
+                      .ts = 1795687200000000,
+                      .level = NL_LVL_WARN};
     nld_metrics_report(m, &r);
 }
 
@@ -286,8 +294,9 @@ static void test_engine_hooks(void **state)
     nld_cfg_t cfg;
     nld_cfg_init(&cfg);
     char err[256];
-    assert_int_equal(nld_cfg_parse(&cfg, "stream lat event=op value=x key=host algo=msd-hu "
-                                         "min=20 history=50 episode.min=2\n",
+    assert_int_equal(nld_cfg_parse(&cfg,
+                                   "stream lat event=op value=x key=host algo=msd-hu "
+                                   "min=20 history=50 episode.min=2\n",
                                    "t.conf", err, sizeof err),
                      0);
     nld_metrics_t *m = store(100000, NULL);
@@ -357,8 +366,7 @@ static const char *ask(const char *addr, const char *req, size_t len)
     shutdown(fd, SHUT_WR);
     size_t n = 0;
     ssize_t r;
-    while (n < sizeof ans - 1 && (r = recv(fd, ans + n, sizeof ans - 1 - n, 0)) > 0)
-        n += (size_t)r;
+    while (n < sizeof ans - 1 && (r = recv(fd, ans + n, sizeof ans - 1 - n, 0)) > 0) n += (size_t)r;
     ans[n] = 0;
     close(fd);
     return ans;
@@ -386,7 +394,8 @@ static void test_http(void **state)
     const char *a = ask(addr, req, strlen(req));
     assert_non_null(strstr(a, "HTTP/1.1 200 OK\r\n"));
     assert_non_null(strstr(a, "Content-Type: text/plain; version=0.0.4"));
-    assert_non_null(strstr(a, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"x\"} 1\n"));
+    assert_non_null(
+        strstr(a, "nlkit_activity_duration_seconds_count{activity=\"a\",host=\"x\"} 1\n"));
     req = "GET /metrics?x=1 HTTP/1.1\r\naccept: application/openmetrics-text;"
           "version=1.0.0,text/plain;q=0.5\r\n\r\n";
     a = ask(addr, req, strlen(req));
@@ -432,17 +441,56 @@ static void test_http(void **state)
     nld_metrics_free(m);
 }
 
-int main(void)
+static const char *man_page; /* detector/nl-detect.1 (the test's argument) */
+
+/* Every family the endpoint can expose is documented in nl-detect(1), METRICS. */
+static void test_documented(void **state)
 {
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=1 dur.sum=1 "
+            "open=0 dur.h=16300:1");
+    report(m, NLD_R_ANOMALY, NLD_R_START, NULL,
+           "ts=2026-11-26T10:00:00.000000Z event=nl.anomaly.start level=Warn stream=s algo=a");
+    report(m, NLD_R_ALERT, NLD_R_START, NULL,
+           "ts=2026-11-26T10:00:00.000000Z event=nl.alert.start level=Warn name=n");
+    report(m, NLD_R_MISSING, NLD_R_START, NULL,
+           "ts=2026-11-26T10:00:00.000000Z event=nl.missing level=Warn activity=a");
+    nld_counts_t c = {0};
+    nld_metrics_health(m, &c, 1795687200000000);
+    char *t = render(m, 0);
+    size_t len;
+    char *man = t_slurp(man_page, &len);
+    assert_non_null(man);
+    int n = 0;
+    for (const char *p = strstr(t, "# TYPE "); p; p = strstr(p + 1, "# TYPE ")) {
+        char name[128];
+        assert_int_equal(sscanf(p + 7, "%127s", name), 1);
+        if (!strstr(man, name)) print_message("%s is not in %s\n", name, man_page);
+        assert_non_null(strstr(man, name));
+        n++;
+    }
+    assert_true(n >= 20);
+    static const char *const labels[] = {"\\fBactivity\\fR",  "\\fBstream\\fR", "\\fBalgo\\fR",
+                                         "\\fBalertname\\fR", "\\fBreason\\fR", "\\fBle\\fR"};
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+        if (!strstr(man, labels[i])) print_message("label %s is not in the man page\n", labels[i]);
+        assert_non_null(strstr(man, labels[i]));
+    }
+    free(man);
+    free(t);
+    nld_metrics_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    man_page = argc > 1 ? argv[1] : "detector/nl-detect.1";
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_width),
-        cmocka_unit_test(test_counters_and_buckets),
-        cmocka_unit_test(test_labels),
-        cmocka_unit_test(test_bound_and_expiry),
-        cmocka_unit_test(test_bad_summaries),
-        cmocka_unit_test(test_reports),
-        cmocka_unit_test(test_engine_hooks),
-        cmocka_unit_test(test_http),
+        cmocka_unit_test(test_width),         cmocka_unit_test(test_counters_and_buckets),
+        cmocka_unit_test(test_labels),        cmocka_unit_test(test_bound_and_expiry),
+        cmocka_unit_test(test_bad_summaries), cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_engine_hooks),  cmocka_unit_test(test_http),
+        cmocka_unit_test(test_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

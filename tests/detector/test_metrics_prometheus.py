@@ -11,7 +11,8 @@ HTTP API:
   - histogram_quantile(0.99, ...) of gw3's durations against the summaries' own p99
     (nl-baseline --percentiles dur), within the buckets' stated error;
   - the alerting rule NlkitAnomaly fired for gw3 (ALERTS), the slow-disk subscription's
-    gauge was 1, the hung transfer was counted missing, a recording rule has a value;
+    gauge was 1, the hung transfer was counted missing and NlkitMissingEnd fired for it, a
+    recording rule has a value;
 and, on the side, `promtool check rules`/`check config` on the shipped files and `promtool
 check metrics` on the exposition.
 
@@ -238,6 +239,9 @@ def main():
         check(eps is not None and eps >= 1, "anomaly episodes counted for gw3: %s" % eps)
         miss = scalar(prom, 'nlkit_missing_ends_total{activity="gridftp.transfer"}', t_end)
         check(miss is not None and miss >= 1, "the hung transfer counted missing: %s" % miss)
+        fired = scalar(prom, 'max_over_time(ALERTS{alertname="NlkitMissingEnd",'
+                       'alertstate="firing",activity="gridftp.transfer"}[5m])', t_end)
+        check(fired == 1, "alert NlkitMissingEnd fired for gridftp.transfer (ALERTS)")
         rec = scalar(prom, 'nlkit:activity_duration_seconds:p99_5m{host="gw3"}', t_end)
         check(rec is not None and rec > 0, "recording rule p99_5m for gw3: %s" % rec)
 
@@ -247,6 +251,14 @@ def main():
                            text=True)
         check(r.returncode == 0, "promtool check metrics on the exposition (%d lines)%s" %
               (body.count("\n"), (": " + r.stdout + r.stderr) if r.returncode else ""))
+
+        # nl-detect stops cleanly on SIGTERM while serving (and, under ASan, leaks nothing)
+        det.send_signal(signal.SIGTERM)
+        rc = det.wait(timeout=60)
+        err.seek(0)
+        text = err.read()
+        check(rc == 0 and "Sanitizer" not in text,
+              "nl-detect exits 0 on SIGTERM with its endpoint up (exit %d)" % rc)
     finally:
         for p in reversed(procs):
             if p.poll() is None:

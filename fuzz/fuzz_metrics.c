@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* fuzz_metrics.c — nl-detect's metrics endpoint (detector/nld_metrics*.c) on any bytes: as
+ * an HTTP request (the check the server answers by), and as event lines fed to the store
+ * (summaries with any n, dur.sum, dur.h, keys), whose exposition is then rendered in both
+ * formats and must keep its histograms cumulative. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_cstr.h"
+#include "nld_metrics_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *s = fuzz_cstr(data, size);
+    if (!s) return 0;
+    int head = 0, om = 0;
+    char *req = strdup(s);
+    if (req) nldm__http_check(req, strlen(req), &head, &om);
+    free(req);
+    nld_metrics_opts_t o = {.max_series = 500, .expire = 60, .per_octave = 4, .keys = "host,x.id"};
+    char err[128];
+    nld_metrics_t *m = nld_metrics_new(&o, err, sizeof err);
+    if (!m) abort();
+    nl_rec_t r;
+    nl_rec_init(&r);
+    for (char *line = s, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        if (nl_parse(&r, line, strlen(line), 1, NL_PARSE_LENIENT, NULL) == 1) {
+            nld_metrics_event(m, &r, r.ts_usec);
+            nld_counts_t c = {0};
+            nld_metrics_health(m, &c, r.ts_usec);
+        }
+    }
+    nl_rec_free(&r);
+    for (int f = 0; f <= 1; f++) {
+        char *out;
+        size_t len;
+        if (nld_metrics_render(m, f, &out, &len)) continue;
+        char *z = realloc(out, len + 1); /* the exposition is bytes: a string to search */
+        if (!z) abort();
+        out = z;
+        out[len] = 0;
+        /* cumulative buckets never decrease along one label set, up to its +Inf: each
+         * bucket line is NAME_bucket{...,le="EDGE"} COUNT (label values hold no newline) */
+        static const char pre[] = "nlkit_activity_duration_seconds_bucket{";
+        double prev = -1;
+        for (char *line = out, *nl; line < out + len; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl) abort();
+            *nl = 0;
+            if (strncmp(line, pre, sizeof pre - 1)) continue;
+            char *v = strrchr(line, ' ');
+            if (!v || v - line < 8) abort();
+            double c = strtod(v + 1, NULL);
+            if (c < prev) abort();
+            prev = memcmp(v - 8, "=\"+Inf\"}", 8) ? c : -1; /* the next label set starts */
+        }
+        free(out);
+    }
+    nld_metrics_free(m);
+    free(s);
+    return 0;
+}
