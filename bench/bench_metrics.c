@@ -69,6 +69,20 @@ static double scrape(const char *addr, int om, size_t *got)
     return now_s() - t0;
 }
 
+/* Parse into r the summary of host k at second `sec` with the durations of hb. 0 or -1. */
+static int summary(nl_rec_t *r, int sec, size_t k, const nl_buf_t *hb)
+{
+    static char line[4096];
+    int n = snprintf(line, sizeof line,
+                     "ts=2026-11-26T10:00:%02d.000000Z event=gridftp.disk.write.summary "
+                     "level=Info host=host%05zu n=64 dur.sum=0.9 v.sum=268435456 open=0 dur.h=%.*s",
+                     sec, k, (int)hb->len, hb->p);
+    nl_perr_t e;
+    if (nl_parse(r, line, (size_t)n, 1, 0, &e) == 1) return 0;
+    fprintf(stderr, "bench-metrics: %s\n", e.msg);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     size_t target = 100000;
@@ -98,24 +112,13 @@ int main(int argc, char **argv)
     nl_buf_t hb;
     nl_buf_init(&hb, NULL, 0);
     nl__hist_put(&hb, &h);
-    char line[4096];
     nl_rec_t r;
     nl_rec_init(&r);
     size_t lines = 0;
     double t0 = now_s();
-    for (int k = 0; nld_metrics_series(m) < target; k++) {
-        int n = snprintf(line, sizeof line,
-                         "ts=2026-11-26T10:00:00.000000Z event=gridftp.disk.write.summary "
-                         "level=Info host=host%05d n=64 dur.sum=0.9 v.sum=268435456 open=0 "
-                         "dur.h=%.*s",
-                         k, (int)hb.len, hb.p);
-        nl_perr_t e;
-        if (nl_parse(&r, line, (size_t)n, 1, 0, &e) != 1) {
-            fprintf(stderr, "bench-metrics: %s\n", e.msg);
-            return 1;
-        }
+    for (; nld_metrics_series(m) < target; lines++) {
+        if (summary(&r, 0, lines, &hb)) return 1;
         nld_metrics_event(m, &r, r.ts_usec);
-        lines++;
     }
     double t_new = (now_s() - t0) / (double)lines;
     long mem = rss() - rss0;
@@ -126,23 +129,14 @@ int main(int argc, char **argv)
     printf("  memory (resident, store only)   %8.1f MiB   %6.0f bytes per series\n",
            (double)mem / 1048576.0, (double)mem / (double)series);
     printf("  a summary line, new key         %8.2f us (parse included)\n", t_new * 1e6);
-    double steady = 0;
-    { /* the steady state: the same keys again (no new series), parsing not timed */
-        double tt = 0;
-        for (size_t k = 0; k < lines; k++) {
-            int n = snprintf(line, sizeof line,
-                             "ts=2026-11-26T10:00:02.000000Z event=gridftp.disk.write.summary "
-                             "level=Info host=host%05zu n=64 dur.sum=0.9 v.sum=268435456 open=0 "
-                             "dur.h=%.*s",
-                             k, (int)hb.len, hb.p);
-            nl_perr_t e;
-            if (nl_parse(&r, line, (size_t)n, 1, 0, &e) != 1) return 1;
-            double p0 = now_s();
-            nld_metrics_event(m, &r, r.ts_usec);
-            tt += now_s() - p0;
-        }
-        steady = tt / (double)lines;
+    double steady = 0; /* the same keys again (no new series), parsing not timed */
+    for (size_t k = 0; k < lines; k++) {
+        if (summary(&r, 1, k, &hb)) return 1;
+        double p0 = now_s();
+        nld_metrics_event(m, &r, r.ts_usec);
+        steady += now_s() - p0;
     }
+    steady /= (double)lines;
     printf("  a summary line, known key       %8.2f us (the engine's thread; parsing not "
            "counted)\n",
            steady * 1e6);
