@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_error.c — text for nl_status codes. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,4 +45,27 @@ const char *nl_open_strerror(int err)
     static _Thread_local char msg[sizeof open_dest + 256];
     snprintf(msg, sizeof msg, "NL_DEST=%s: %s", open_dest, why);
     return msg;
+}
+
+/* Why a report is said only once: a program that retries nl_open every second with the same
+ * mistyped NL_DEST would otherwise fill its own standard error with it. */
+void nl__open_report(const char *url, int err)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char said[sizeof open_dest + 512];
+    int e = errno;
+    char msg[sizeof said];
+    if (open_dest[0])
+        snprintf(msg, sizeof msg, "nlkit: cannot open the log: %s", nl_open_strerror(err));
+    else
+        snprintf(msg, sizeof msg, "nlkit: cannot open the log '%s': %s", url ? url : "(null)",
+                 nl_open_strerror(err));
+    pthread_mutex_lock(&mu);
+    int fresh = strcmp(msg, said) != 0;
+    if (fresh) {
+        memcpy(said, msg, sizeof said);
+        fprintf(stderr, "%s\n", msg);
+    }
+    pthread_mutex_unlock(&mu);
+    errno = e;
 }

@@ -246,13 +246,8 @@ static void log_free(nl_log_t *log)
     free(log);
 }
 
-nl_log_t *nl__log_open(const char *url, int *err)
+static nl_log_t *log_open(const char *url, int *rc)
 {
-    int rc_store;
-    int *rc = err ? err : &rc_store;
-    const char *env = getenv("NL_DEST");
-    if (env && *env) url = env;
-    nl__open_dest(env && *env ? env : NULL);
     nl_url_t u;
     if ((*rc = nl__url_parse(url, &u)) != 0) return NULL;
     nl_log_t *log = calloc(1, sizeof *log);
@@ -299,6 +294,21 @@ nl_log_t *nl__log_open(const char *url, int *err)
     }
     nl__fork_register(log);
     *rc = 0;
+    return log;
+}
+
+nl_log_t *nl__log_open(const char *url, int *err)
+{
+    int rc_store;
+    int *rc = err ? err : &rc_store;
+    const char *env = getenv("NL_DEST");
+    int replaced = env && *env;
+    if (replaced) url = env;
+    nl__open_dest(replaced ? env : NULL);
+    nl_log_t *log = log_open(url, rc);
+    /* a bad URL, or NL_DEST's failure, is the operator's: said here whatever the program
+     * does with the NULL (one that ignores it would otherwise log and say nothing) */
+    if (!log && (*rc == NL_EURL || replaced)) nl__open_report(url, *rc);
     return log;
 }
 

@@ -60,5 +60,8 @@ void nl__trace_from_env(nl_log_t *log, const char *parent_guid);
  * thread so that nl_open_strerror names it: a program's message otherwise gives its own
  * URL ("-"), not the path that failed (nl_error.c). */
 void nl__open_dest(const char *env);
+/* Say on standard error why nl_open of url failed with err, once per process for the same
+ * text (nl_error.c); errno is kept. */
+void nl__open_report(const char *url, int err);
 
 #endif

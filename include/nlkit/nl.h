@@ -90,7 +90,9 @@ typedef struct nl_log nl_log_t;
  * A network destination that cannot be reached at open is not an error: the log opens
  * inactive (nl_is_active() == 0), counts what it cannot deliver, and reconnects. Returns
  * NULL on a malformed URL, a file that cannot be opened, or no memory; use nl_open_ex to
- * learn why. */
+ * learn why. A malformed URL, and any failure of the destination NL_DEST named, is also
+ * said on stderr, once per process for the same text, whatever the caller does with the
+ * NULL. */
 nl_log_t *nl_open(const char *url);
 
 /** nl_open, storing the reason for a NULL result (an nl_status code) in *err if err is not

@@ -1000,6 +1000,74 @@ static void test_full_file(void **state)
     t_rmtree(dir);
 }
 
+/* Standard error while f(arg) runs (malloc'd). */
+static char *stderr_of(void (*f)(const char *), const char *arg)
+{
+    char path[] = "/tmp/nlkit-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    f(arg);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fd);
+    char *text = t_slurp(path, NULL);
+    unlink(path);
+    assert_non_null(text);
+    return text;
+}
+
+/* what a program that ignores nl_open's result does: nothing with the NULL */
+static void open_ignoring(const char *url)
+{
+    nl_log_t *log = nl_open(url);
+    nl_write(log, "x.y", NULL);
+    nl_close(log);
+}
+
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* A mistyped destination is said on standard error, once, whatever the program does with
+ * nl_open's NULL: NL_DEST=htp://x made a program log nothing and say nothing. */
+static void test_bad_url_said_once(void **state)
+{
+    (void)state;
+    setenv("NL_DEST", "htp://x", 1);
+    char *said = stderr_of(open_ignoring, "-");
+    assert_int_equal(count_of(said, "NL_DEST=htp://x: malformed or unsupported destination "
+                                    "URL\n"),
+                     1);
+    free(said);
+    said = stderr_of(open_ignoring, "-"); /* the same mistake again: said already */
+    assert_string_equal(said, "");
+    free(said);
+    int err = 0;
+    assert_null(nl_open_ex("-", &err)); /* and nl_open's error says it too */
+    assert_int_equal(err, NL_EURL);
+    assert_string_equal(nl_open_strerror(err), "NL_DEST=htp://x: malformed or unsupported "
+                                                "destination URL");
+    unsetenv("NL_DEST");
+    /* the program's own URL, mistyped: named as well */
+    said = stderr_of(open_ignoring, "x-netlgo://collector");
+    assert_int_equal(count_of(said, "'x-netlgo://collector': malformed or unsupported"), 1);
+    free(said);
+    /* a good one says nothing */
+    char path[600];
+    snprintf(path, sizeof path, "%s/ok.log", t_tmpdir());
+    said = stderr_of(open_ignoring, path);
+    assert_string_equal(said, "");
+    free(said);
+}
+
 /* A file that cannot be opened says why in the system's words: a directory (named, when
  * NL_DEST named it), and (root, in its own mount namespace) a read-only mount, which was
  * reported as "destination unavailable, line dropped" with nothing of the cause. */
@@ -1146,6 +1214,7 @@ int main(void)
         cmocka_unit_test(test_full_buffer_handed_off),
         cmocka_unit_test(test_dns_never_answers),
         cmocka_unit_test(test_open_says_why),
+        cmocka_unit_test(test_bad_url_said_once),
         cmocka_unit_test(test_full_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
