@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "nl_hist.h"
+#include "nl_line.h"
 #include "nll.h"
 #include "nll_sql.h"
 #include "nlkit/nl.h"
@@ -20,7 +21,8 @@ static void usage(FILE *f)
           "a summary event's values, from the archive nl-load keeps.\n"
           "\n"
           "  -d, --db FILE        the archive\n"
-          "  -e, --event NAME     the summary event, e.g. gridftp.disk.write.summary\n"
+          "  -e, --event NAME     the activity (gridftp.disk.write), as nl-detect and nl-report\n"
+          "                       take it, or its summary event (gridftp.disk.write.summary)\n"
           "  -H, --host H         only this host\n"
           "  -m, --metric LIST    rate, avgrate, busy, mean.dur or summary fields such as\n"
           "                       dur.sum, v.max, n (default: rate,busy,mean.dur)\n"
@@ -34,7 +36,8 @@ static void usage(FILE *f)
           "  -t, --table          a table instead of event lines\n"
           "  -h, --help           this text\n"
           "      --version        version\n"
-          "Exit status: 0 (also when nothing matched: n=0), 1 database error, 2 usage.\n",
+          "Exit status: 0 (also when nothing matched: n=0, and said on standard error), 1\n"
+          "database error, 2 usage.\n",
           f);
 }
 
@@ -160,8 +163,19 @@ static int each_host(nll_db_t *db, const opts_t *o, char ***hosts, int *n, nll_e
     return rc < 0 ? rc : 0;
 }
 
+/* How many summaries q selects whether or not they carry histograms: what --percentiles says
+ * when none of them does, instead of printing a header alone. */
+static int64_t count_summaries(nll_db_t *db, const nll_base_q_t *q, nll_err_t *err)
+{
+    nll_base_q_t c = *q;
+    nll_base_t b;
+    c.metric = "n";
+    return nll_base_get(db, &c, &b, err) ? 0 : b.n;
+}
+
 static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
 {
+    int64_t matched = 0, no_hist = 0; /* summaries found; of them, with no histogram */
     char **hosts = NULL;
     int nhosts = 1, groups = 1, rc = 0;
     if (o->by && !strcmp(o->by, "host")) {
@@ -191,11 +205,26 @@ static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
                     nll_pct_t p;
                     if (!(rc = nll_base_pct(db, &q, m, &p, err)) && (p.h.n || !o->by))
                         print_pct(o, &q, m, &p);
-                    if (!rc) nl__hist_free(&p.h);
-                } else if (!(rc = nll_base_get(db, &q, &b, err)) && (b.n || !o->by)) {
-                    print_one(o, &q, &b);
+                    if (!rc) {
+                        int64_t all = p.h.n ? p.summaries : count_summaries(db, &q, err);
+                        matched += all;
+                        no_hist += p.h.n ? 0 : all;
+                        nl__hist_free(&p.h);
+                    }
+                } else if (!(rc = nll_base_get(db, &q, &b, err))) {
+                    if (b.n || !o->by) print_one(o, &q, &b);
+                    matched += b.n;
                 }
             }
+    if (!rc && !matched)
+        fprintf(stderr, "nl-baseline: no summaries of %s%s%s in the archive%s\n", o->event,
+                o->host ? " from " : "", o->host ? o->host : "",
+                isfinite(o->since) || isfinite(o->until) ? " in that period" : "");
+    else if (!rc && no_hist)
+        fprintf(stderr,
+                "nl-baseline: %lld of the %s summaries carry no %s histogram (%s.h): their "
+                "pairs have no percentiles here (-m gives their other figures)\n",
+                (long long)no_hist, o->event, o->pct, o->pct);
     free(list);
     for (int h = 0; hosts && h < nhosts; h++) free(hosts[h]);
     free(hosts);
@@ -248,6 +277,16 @@ int main(int argc, char **argv)
                 optind < argc ? "unexpected argument" : "--db and --event are required");
         usage(stderr);
         return 2;
+    }
+    /* the activity's name, as nl-detect and nl-report take it, means its summaries */
+    char event[1100];
+    size_t alen;
+    if (nl__event_kind(o.event, strlen(o.event), &alen) != NL_KIND_SUMMARY) {
+        if (snprintf(event, sizeof event, "%s.summary", o.event) >= (int)sizeof event) {
+            fprintf(stderr, "nl-baseline: --event: name too long\n");
+            return 2;
+        }
+        o.event = event;
     }
     char *list = strdup(o.pct ? o.pct : o.metrics), *save = NULL;
     for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save))

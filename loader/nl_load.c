@@ -105,12 +105,54 @@ typedef struct source {
     int64_t row;         /* its load_file row (0: none yet) */
     nll_pos_t committed; /* where its row stands: this loader's last commit, or the start */
     uint64_t partial;    /* bytes after its last newline, left for the next load */
+    /* signs that NetLogger's own tools wrote it (nlkit's reading only): lines refused for
+     * what NetLogger writes (an unknown escape such as \d, a repeated guid= or level=), and
+     * lines stored with a \n, \t or \r escape decoded; the first of each, for the hint */
+    long nl_bad, nl_bad_line, ctl, ctl_line;
+    char nl_bad_why[sizeof((nl_perr_t *)0)->msg];
 } source_t;
 
-static void bad_line(load_t *ld, const source_t *src, const nl_perr_t *pe, const char *line,
+/* Whether a line nlkit's reading refused is one NetLogger's own reader takes (an escape
+ * nlkit does not know such as \d, guid= written twice, a word that is no name=value): a
+ * sign that NetLogger's tools wrote it. Only refused lines are read again. */
+static int netlogger_sign(const char *line, size_t len)
+{
+    nl_rec_t rec;
+    nl_perr_t pe;
+    nl_rec_init(&rec);
+    int ok = line && nl_parse(&rec, line, len, 0, NL_PARSE_NETLOGGER, &pe) > 0;
+    nl_rec_free(&rec);
+    return ok;
+}
+
+/* The hint that names --netlogger, once per input, when its lines look written by NetLogger's
+ * own tools and were read as nlkit's: values changed (\n stored as a newline) or lines
+ * refused, where --netlogger reads them as NetLogger does. */
+static void netlogger_hint(const load_t *ld, const source_t *src)
+{
+    if (ld->parse_flags) return;
+    if (src->nl_bad)
+        fprintf(stderr,
+                "nl-load: %s: %ld refused line(s) are ones NetLogger's own reader takes (line "
+                "%ld: %s): if NetLogger's tools wrote %s, load it with --netlogger\n",
+                src->name, src->nl_bad, src->nl_bad_line, src->nl_bad_why, src->name);
+    if (src->ctl)
+        fprintf(stderr,
+                "nl-load: %s: %ld line(s) stored with a \\n, \\t or \\r in a quoted value read "
+                "as nlkit's escape (a newline, tab or return; line %ld first); NetLogger's writer "
+                "means a backslash and a letter by it (\"C:\\new folder\"): if its tools wrote "
+                "%s, load it into a fresh archive with --netlogger\n",
+                src->name, src->ctl, src->ctl_line, src->name);
+}
+
+static void bad_line(load_t *ld, source_t *src, const nl_perr_t *pe, const char *line,
                      size_t len)
 {
     ld->t_bad++;
+    if (!ld->parse_flags && netlogger_sign(line, len) && !src->nl_bad++) {
+        src->nl_bad_line = pe->line;
+        snprintf(src->nl_bad_why, sizeof src->nl_bad_why, "%s", pe->msg);
+    }
     if (ld->reported < (uint64_t)ld->max_errors) {
         fprintf(stderr, "nl-load: %s:%ld:%d: %s (line not loaded)\n", src->name, pe->line, pe->col,
                 pe->msg);
@@ -220,6 +262,7 @@ static int store_chunk(load_t *ld, source_t *src, const nll_chunk_t *c, nll_pos_
             unsigned skipped = nll_rec_recovered(&c->recs, rec);
             ld->t_recovered += skipped;
             ld->t_recovered_lines += skipped > 0;
+            if (nll_rec_ctl_escape(&c->recs, rec) && !src->ctl++) src->ctl_line = l->lineno;
             if (nll_rows_store(ld->rows, &c->recs, &rec, &err)) {
                 fprintf(stderr, "nl-load: %s:%ld: %s\n", src->name, l->lineno, err.msg);
                 at->lines = l->lineno; /* for the report: this line was not stored either */
@@ -319,7 +362,9 @@ static int load_path(load_t *ld, const char *name, int reload)
 {
     if (!strcmp(name, "-")) {
         source_t src = {.name = "(stdin)"};
-        return load_fd(ld, 0, &src, (nll_pos_t){0, 0});
+        int rc = load_fd(ld, 0, &src, (nll_pos_t){0, 0});
+        netlogger_hint(ld, &src);
+        return rc;
     }
     int fd = open(name, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -332,6 +377,7 @@ static int load_path(load_t *ld, const char *name, int reload)
     int rc = 0;
     if (!S_ISREG(st.st_mode)) { /* a pipe or FIFO: read as it comes, no position */
         rc = load_fd(ld, fd, &src, (nll_pos_t){0, 0});
+        netlogger_hint(ld, &src);
         close(fd);
         return rc;
     }
@@ -377,6 +423,7 @@ static int load_path(load_t *ld, const char *name, int reload)
         reload = 0;
     }
     if (!src.key) rc = load_fd(ld, fd, &src, (nll_pos_t){0, 0});
+    netlogger_hint(ld, &src);
     if (!rc && src.partial && !ld->quiet)
         fprintf(stderr,
                 "nl-load: %s: its last %llu byte(s) have no newline yet: left for the next load\n",
@@ -500,6 +547,16 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    /* every named input readable before the archive is touched: a mistyped name must not
+     * leave a new, empty archive behind (nl-load -d x.db missing.log created x.db) */
+    for (int i = optind; i < argc; i++) {
+        if (!strcmp(argv[i], "-")) continue;
+        struct stat st; /* not opened: a FIFO's writer must not see a reader come and go */
+        if (stat(argv[i], &st) || access(argv[i], R_OK)) {
+            fprintf(stderr, "nl-load: %s: %s (nothing loaded)\n", argv[i], strerror(errno));
+            return 1;
+        }
+    }
     /* One connection, one thread: SQLite's global allocation statistics (a mutex and a
      * counter update on every malloc) buy nothing here. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

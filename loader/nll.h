@@ -113,6 +113,10 @@ unsigned nll_rec_unindexed(const nll_batch_t *b, size_t pos);
 /* How many pieces of that record's line a lenient or NetLogger reading skipped or replaced
  * (junk, a duplicate name's earlier value); nl-load counts and reports them. */
 unsigned nll_rec_recovered(const nll_batch_t *b, size_t pos);
+/* Whether nlkit's reading of that record's line decoded a \n, \t or \r escape into a value:
+ * NetLogger's writer means a backslash and a letter by it ("C:\new folder"); nl-load says so
+ * and names --netlogger. */
+int nll_rec_ctl_escape(const nll_batch_t *b, size_t pos);
 /* Insert the record at byte *pos of b (inside the caller's transaction) and advance *pos
  * past it. 0, or NL_EIO/NL_ENOMEM with err filled (the transaction must be rolled back). */
 int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *err);

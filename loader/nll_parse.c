@@ -220,6 +220,18 @@ static int escaped_report(const nl_field_t *ev, const char *line, size_t len)
     return (v < l0 || v > l0 + len) && nl__is_report_event(ev->value, ev->value_len);
 }
 
+/* Whether field f's value was decoded outside the line (it had escapes) into a newline, tab
+ * or carriage return: in NetLogger's lines "C:\new folder" is a backslash and an n, which
+ * nlkit's reading stores as a newline. Cheap: only escaped values are looked at. */
+static int ctl_decoded(const nl_field_t *f, const char *line, size_t len)
+{
+    uintptr_t v = (uintptr_t)f->value, l0 = (uintptr_t)line;
+    if (v >= l0 && v <= l0 + len) return 0;
+    for (uint32_t i = 0; i < f->value_len; i++)
+        if (f->value[i] == '\n' || f->value[i] == '\t' || f->value[i] == '\r') return 1;
+    return 0;
+}
+
 /* The 1-based column of the value of the first field `name=` (with "=") at a word's start
  * in the line, or 1. */
 static int field_col(const char *line, size_t len, const char *name)
@@ -318,12 +330,14 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
             }
         put_field(b, kind, slot, f, i, d);
         nfields++;
+        if (!(flags & NL_PARSE_NETLOGGER) && !h.ctl_escape) h.ctl_escape = ctl_decoded(f, line, len);
     }
     uint32_t total = (uint32_t)(b->len - start); /* records are not aligned: no pointer to one */
     memcpy(b->p + start + offsetof(nll_rhdr_t, nfields), &nfields, sizeof nfields);
     memcpy(b->p + start + offsetof(nll_rhdr_t, untyped), &h.untyped, sizeof h.untyped);
     memcpy(b->p + start + offsetof(nll_rhdr_t, unindexed), &h.unindexed, sizeof h.unindexed);
     memcpy(b->p + start + offsetof(nll_rhdr_t, total), &total, sizeof total);
+    memcpy(b->p + start + offsetof(nll_rhdr_t, ctl_escape), &h.ctl_escape, sizeof h.ctl_escape);
     return 1;
 }
 
@@ -351,5 +365,12 @@ unsigned nll_rec_untyped(const nll_batch_t *b, size_t pos)
 {
     uint16_t u;
     memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, untyped), sizeof u);
+    return u;
+}
+
+int nll_rec_ctl_escape(const nll_batch_t *b, size_t pos)
+{
+    uint8_t u;
+    memcpy(&u, b->p + pos + offsetof(nll_rhdr_t, ctl_escape), sizeof u);
     return u;
 }

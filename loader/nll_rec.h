@@ -37,6 +37,8 @@ typedef struct nll_rhdr {
     uint16_t unindexed; /* identity values longer than NLL_IDENT_MAX: kept in `value` */
     uint16_t recovered; /* --lenient/--netlogger: pieces of the line skipped or replaced
                            (junk, a duplicate name's earlier value), counted and reported */
+    uint8_t ctl_escape; /* nlkit's reading decoded a \n, \t or \r escape into a value: what
+                           NetLogger's writer means by a backslash and a letter (reported) */
 } nll_rhdr_t;
 
 /* A field: this header, the name, then an int64 / double (numeric kinds) or value_len

@@ -464,10 +464,73 @@ static void test_netlogger_reading_cli(void **state)
     assert_int_equal(q_int(db, "SELECT count(*) FROM ident WHERE name = 'guid' AND "
                                "value = '3f1b2c4d-5e6f-4a1b-8c2d-0e1f2a3b4c5d'"),
                      1);
-    /* without --netlogger the line is nlkit's: refused (junk, lowercase z, two guids) */
+    /* without --netlogger the line is nlkit's: refused (junk, lowercase z, two guids), and
+     * the message names --netlogger */
     const char *strict[] = {"-q", "-d", db2, in, NULL};
     assert_int_equal(t_run(load_prog, &c, strict), 0);
     assert_int_equal(q_int(db2, "SELECT count(*) FROM event"), 0);
+    msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "1 refused line(s) are ones NetLogger's own reader takes"));
+    assert_non_null(strstr(msg, "load it with --netlogger"));
+    free(msg);
+    t_rmtree(dir);
+}
+
+/* NetLogger's lines loaded without --netlogger: a path whose \n and \t nlkit's reading
+ * decodes is stored (it is a valid nlkit line) but said, naming --netlogger; lines refused
+ * for NetLogger's \d escape or repeated guid= name it too (they said "unknown escape"
+ * alone, and the path was stored with a newline and a tab without a word). */
+static void test_netlogger_lines_named(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "nl.log")), *db = archive(dir, "hint.db");
+    const char *db2 = archive(dir, "hintnl.db"), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("ts=2026-11-22T19:03:18Z event=a.b level=Info path=\"C:\\new folder\\test\"\n"
+          "ts=2026-11-22T19:03:19Z event=a.b level=Info guid=g1 guid=g2\n"
+          "ts=2026-11-22T19:03:20Z event=a.b level=Info re=\"\\d+\"\n"
+          "ts=2026-11-22T19:03:21Z event=a.b level=Info plain=1\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *args[] = {"-d", db, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 0);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "2 refused line(s) are ones NetLogger's own reader takes (line 2"));
+    assert_non_null(strstr(msg, "1 line(s) stored with a \\n, \\t or \\r in a quoted value"));
+    assert_non_null(strstr(msg, "line 1 first"));
+    assert_non_null(strstr(msg, "load it into a fresh archive with --netlogger"));
+    free(msg);
+    /* read as NetLogger's: every line, nothing to say */
+    const char *nl_args[] = {"--netlogger", "-d", db2, in, NULL};
+    assert_int_equal(t_run(load_prog, &c, nl_args), 0);
+    msg = t_slurp(err, NULL);
+    assert_null(strstr(msg, "--netlogger"));
+    free(msg);
+    assert_int_equal(q_int(db2, "SELECT count(*) FROM value WHERE name = 'path' AND "
+                                "value = 'C:\\new folder\\test'"),
+                     1);
+    assert_int_equal(q_int(db2, "SELECT count(*) FROM event"), 4);
+    t_rmtree(dir);
+}
+
+/* A mistyped input file leaves no archive behind: nl-load -d x.db missing.log created an
+ * empty x.db. */
+static void test_missing_input_creates_nothing(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *db = keep(t_path(dir, "x.db")), *err = keep(t_path(dir, "err"));
+    const char *args[] = {"-d", db, t_path(dir, "missing.log"), NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(load_prog, &c, args), 1);
+    assert_int_equal(access(db, F_OK), -1);
+    char *msg = t_slurp(err, NULL);
+    assert_non_null(strstr(msg, "missing.log: No such file or directory (nothing loaded)"));
+    free(msg);
     t_rmtree(dir);
 }
 
@@ -817,6 +880,27 @@ static void test_baseline_and_prune_cli(void **state)
     assert_non_null(strstr(table, " h0 "));
     assert_non_null(strstr(table, " h1 "));
     free(table);
+    /* the activity's name, as nl-detect and nl-report take it: the same baseline (it was
+     * three n=0 lines) */
+    const char *by_activity[] = {"-d", db, "-e", "x", "-H", "h1", "-m", "rate", NULL};
+    assert_int_equal(t_run(base_prog, &c, by_activity), 0);
+    t_rb_load(&rb, out);
+    assert_int_equal(rb.n, 1);
+    r = t_rb_rec(&rb, 0);
+    assert_string_equal(t_field(r, "baseline.event"), "x.summary");
+    assert_true(t_num(r, "n") == 5 && t_num(r, "mean") == 300);
+    t_rb_free(&rb);
+    /* percentiles of summaries that carry no histogram: said, not a bare header */
+    const char *no_hist[] = {"-d", db, "-e", "x", "-p", "dur", "-t", "--by", "host", NULL};
+    assert_int_equal(t_run(base_prog, &c, no_hist), 0);
+    char *said = t_slurp(err, NULL);
+    assert_non_null(strstr(said, "5 of the x.summary summaries carry no dur histogram"));
+    free(said);
+    const char *nothing[] = {"-d", db, "-e", "nosuch", NULL};
+    assert_int_equal(t_run(base_prog, &c, nothing), 0);
+    said = t_slurp(err, NULL);
+    assert_non_null(strstr(said, "no summaries of nosuch.summary in the archive"));
+    free(said);
     const char *bad_series[] = {"-d", db, "-e", "y.summary", "-p", "r", NULL};
     assert_int_equal(t_run(base_prog, &c, bad_series), 2);
     const char *pargs[] = {"-d", db, "--prune-before", "2026-11-01", NULL};
@@ -1067,6 +1151,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_read_only_mount_says_so),
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
+        cmocka_unit_test(test_netlogger_lines_named),
+        cmocka_unit_test(test_missing_input_creates_nothing),
         cmocka_unit_test(test_trace_across_programs),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
@@ -1085,6 +1171,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_texts_archived_as_written),
         cmocka_unit_test(test_unusable_summary_values_counted),
         cmocka_unit_test(test_netlogger_reading_cli),
+        cmocka_unit_test(test_netlogger_lines_named),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
         cmocka_unit_test(test_long_names_exact_or_refused),
