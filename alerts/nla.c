@@ -436,7 +436,9 @@ static void group_flush(nla_t *a, nla_group_t *g)
         for (nla_member_t *m = g->head; m; m = m->gnext) {
             int nw = is_news(rt, m);
             if (m->al->silenced || !(m->al->firing || nw)) continue;
-            json_member(&b, m->al, nw, first);
+            /* "new": not in an earlier notification of the group; a resolve of a member
+             * notified firing is news to send, but not a new member (nl-detect(1)) */
+            json_member(&b, m->al, nw && !m->sent, first);
             if (first) first_key = m->al->key;
             first = 0;
             if (!nw) continue;

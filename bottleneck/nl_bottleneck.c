@@ -277,7 +277,7 @@ int main(int argc, char **argv)
         case O_NETLOGGER: r.parse = NL_PARSE_NETLOGGER; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-bottleneck (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-bottleneck --help' for the options.\n", stderr); return 2;
         }
     }
     nl__map_init(&r.groups, 0x6e6c62);

@@ -297,7 +297,7 @@ int main(int argc, char **argv)
         case O_MHOLD: mhold = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-detect (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-detect --help' for the options.\n", stderr); return 2;
         }
         if (key) {
             if (nwords == 16 || strlen(optarg) > 1024) {
@@ -344,8 +344,15 @@ int main(int argc, char **argv)
     if (each) cfg.each = 1;
     if (scores) cfg.scores = 1;
     if (!cfg.ns && !cfg.nm && !cfg.nw) {
-        fprintf(stderr, "nl-detect: nothing to watch: give --config FILE or --event GLOB "
-                        "(see --help)\n");
+        if (config) /* a config with only receivers and routes: say what it lacks */
+            fprintf(stderr,
+                    "nl-detect: %s: nothing to watch: it has no stream, missing or when "
+                    "directive (receivers and routes alone alert on nothing); add one, or give "
+                    "--event GLOB\n",
+                    config);
+        else
+            fprintf(stderr, "nl-detect: nothing to watch: give --config FILE or --event GLOB "
+                            "(see --help)\n");
         nla_cfg_free(&acfg);
         nld_cfg_free(&cfg);
         return 2;

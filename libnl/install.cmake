@@ -52,12 +52,13 @@ install(FILES ${PROJECT_SOURCE_DIR}/lnav/nlkit_log.json ${PROJECT_SOURCE_DIR}/ln
 # Library man pages; every other function documented on a page is a link to it
 install(FILES ${NLKIT_DIR}/man/nl_open.3 ${NLKIT_DIR}/man/nl_write.3
         ${NLKIT_DIR}/man/nl_summarize.3 ${NLKIT_DIR}/man/nl_stats.3
-        DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+        ${NLKIT_DIR}/man/nl_traceparent.3 DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
 set(NLKIT_MAN_LINKS
-  "nl_open:nl_open_ex nl_open_strerror nl_flush nl_close"
+  "nl_open:nl_open_ex nl_open_strerror nl_strerror nl_flush nl_close"
   "nl_write:nl_writel nl_write_line"
   "nl_summarize:nl_summary_file nl_pair nl_pair_start nl_pair_end"
-  "nl_stats:nl_dropped nl_is_active nl_set_level nl_get_level nl_level_file nl_const_set nl_const_std nl_guid nl_guid_new nl_set_guid")
+  "nl_stats:nl_dropped nl_is_active nl_set_level nl_get_level nl_level_file nl_const_set nl_const_std nl_guid nl_guid_new nl_set_guid"
+  "nl_traceparent:nl_set_traceparent")
 foreach(entry IN LISTS NLKIT_MAN_LINKS)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 page)

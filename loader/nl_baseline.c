@@ -269,13 +269,13 @@ int main(int argc, char **argv)
         case 't': o.table = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': puts("nl-baseline (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-baseline --help' for the options.\n", stderr); return 2;
         }
     }
     if (!o.db || !o.event || optind < argc) {
         fprintf(stderr, "nl-baseline: %s\n",
                 optind < argc ? "unexpected argument" : "--db and --event are required");
-        usage(stderr);
+        fputs("Try 'nl-baseline --help' for the options.\n", stderr);
         return 2;
     }
     /* the activity's name, as nl-detect and nl-report take it, means its summaries */

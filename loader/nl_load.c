@@ -521,12 +521,12 @@ int main(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VER: puts("nl-load (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-load --help' for the options.\n", stderr); return 2;
         }
     }
     if (!ld.db_path) {
         fprintf(stderr, "nl-load: which database? (-d FILE)\n");
-        usage(stderr);
+        fputs("Try 'nl-load --help' for the options.\n", stderr);
         return 2;
     }
     double before = NAN, keep = -1, wall = (double)time(NULL);

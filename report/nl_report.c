@@ -131,13 +131,13 @@ int main(int argc, char **argv)
         case 't': o.title = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': puts("nl-report (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-report --help' for the options.\n", stderr); return 2;
         }
     }
     if (!o.db || optind < argc) {
         fprintf(stderr, "nl-report: %s\n",
                 optind < argc ? "unexpected argument" : "--db is required");
-        usage(stderr);
+        fputs("Try 'nl-report --help' for the options.\n", stderr);
         return 2;
     }
     if (o.since >= o.until) {

@@ -179,6 +179,8 @@ def test_grouped_dip():
     check(all(x["start"] == ts(60) and x["value"] == 10 for x in a["alerts"]), "start and value")
     check(b["status"] == "resolved" and b["count"] == 40 and b["seq"] == 2, "then one resolve of 40")
     check(all(x["end"] == ts(90) for x in b["alerts"]), "resolved at the recovery")
+    check(not any(x["new"] for x in b["alerts"]),
+          "the resolve marks no member new: all 40 were notified firing (they said new: true)")
     check(got[0]["id"] == a["id"] and a["id"] != b["id"], "notification ids in the header, distinct")
     check(stat(err, "notifications") == 2 and stat(err, "delivered") == 2, "counted")
     p.terminate()
@@ -459,6 +461,7 @@ def test_silence():
     check(new2 == [f"dip host=h{h:02d}" for h in range(5)] and got[1]["count"] == 10,
           f"the silence ended: h00-h04 added to the group: {new2}")
     check(got[2]["status"] == "resolved" and got[2]["count"] == 10, "one resolve of all ten")
+    check(not any(a["new"] for a in got[2]["alerts"]), "none of the ten new in the resolve")
     check(stat(err, "silenced") == 5, "five counted as silenced")
     p.terminate()
     print("ok: silences hold back 5 of 10 hosts until their time, then add them to the group")
