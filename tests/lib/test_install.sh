@@ -3,7 +3,7 @@
 # test_install.sh — the installed tree works for a program outside this project: install
 # into a scratch prefix, check the library's SONAME, that it exports only the public nl_*
 # API and that the man pages and lnav files are there, then build a tiny program against it twice — with
-# pkg-config and with find_package(nlkit) — and run both.
+# pkg-config and with find_package(nlkit) — and run both, with no LD_LIBRARY_PATH.
 #   test_install.sh BUILD_DIR CC
 set -euo pipefail
 B=$1
@@ -22,7 +22,8 @@ libdir=$(dirname "$so")
 grep -Eq '^#define NLKIT_VERSION "[0-9]+\.[0-9]+\.[0-9]+"$' "$T/p/include/nlkit/nl_version.h" ||
     fail "no generated include/nlkit/nl_version.h"
 [ ! -e "$T/p/include/nlkit/nl_version.h.in" ] || fail "the version template was installed"
-for f in nl_open nl_close nl_write nl_writel nl_summarize nl_stats nl_set_guid; do
+for f in nl_open nl_close nl_write nl_writel nl_summarize nl_stats nl_set_guid nl_strerror \
+    nl_traceparent nl_set_traceparent; do
     page=$T/p/share/man/man3/$f.3
     [ -e "$page" ] || fail "no man page $f(3)"
     w=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null || echo "man failed")
@@ -55,8 +56,10 @@ pc=$(find "$T/p" -name nlkit.pc | head -n1)
 [ -n "$pc" ] || fail "no nlkit.pc installed"
 flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs nlkit)
 "$CC" "$T/app/hello.c" $flags -o "$T/app/hello-pc"
-LD_LIBRARY_PATH=$libdir "$T/app/hello-pc" | grep -q ' event=outside.hello .* n=42$' ||
-    fail "the pkg-config build did not log"
+# it starts as built, with no LD_LIBRARY_PATH and no ldconfig: the .pc gives a run path
+# (it failed with "libnlkit.so.0: cannot open shared object file")
+env -u LD_LIBRARY_PATH "$T/app/hello-pc" | grep -q ' event=outside.hello .* n=42$' ||
+    fail "the pkg-config build did not start or log without LD_LIBRARY_PATH"
 # 2. CMake package
 cat >"$T/app/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.20)
@@ -67,6 +70,6 @@ target_link_libraries(hello PRIVATE nlkit::nlkit)
 CM
 CC=$CC cmake -S "$T/app" -B "$T/app/build" -DCMAKE_PREFIX_PATH="$T/p" >/dev/null
 cmake --build "$T/app/build" >/dev/null
-LD_LIBRARY_PATH=$libdir "$T/app/build/hello" | grep -q ' event=outside.hello .* n=42$' ||
+env -u LD_LIBRARY_PATH "$T/app/build/hello" | grep -q ' event=outside.hello .* n=42$' ||
     fail "the find_package build did not log"
 echo "ok: installed under a scratch prefix; SONAME libnlkit.so.0, only nl_* exported; pkg-config and find_package builds run"
