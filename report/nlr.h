@@ -67,12 +67,15 @@ typedef struct nlr_span {
     char *detail; /* shown on hover */
 } nlr_span_t;
 
-/* Something that happened at one time: a missing end, a peer verdict. */
-enum { NLR_MARK_MISSING, NLR_MARK_PEER };
+/* Something that happened at one time: a missing end, a peer verdict, or a start cut off
+ * where its host's log ends with the run (reported missing, but no incident: see
+ * nlr_marks.c). */
+enum { NLR_MARK_MISSING, NLR_MARK_PEER, NLR_MARK_CUTOFF };
 typedef struct nlr_mark {
     int kind;
     double t, t_from; /* t_from: the start that never ended (NAN if none) */
     char *label, *detail;
+    char *guid; /* a missing end's GUID (for its lifeline), else NULL */
 } nlr_mark_t;
 
 /* Where a chart's baseline came from. */
@@ -93,6 +96,8 @@ typedef struct nlr_chart {
     double dur_mean, dur_max, dur_p99; /* seconds; p99 NAN where not available */
     int64_t base_n;
     int base_from;
+    int64_t base_flagged; /* a window baseline: values left out, inside the chart's anomaly
+                             episodes and alerts (a baseline must not hold the fault) */
     double base_p5, base_p50, base_p95;
     double dev; /* mean / base_p50 - 1: how far from the baseline */
     nlr_col_t *cols;
@@ -139,7 +144,8 @@ typedef struct nlr_report {
     int npeers, cappeers;
     nlr_life_t life[8];
     int nlife;
-    int64_t episodes, alerts, missing; /* reports read in the window */
+    int64_t episodes, alerts, missing; /* reports read in the window, on the hosts asked for */
+    int64_t cutoff;                    /* missing ends that are starts cut off by the run's end */
     int64_t unplaced;                  /* reports whose activity or host has no chart */
     int64_t events_total;              /* events in the window */
     int64_t left_out;    /* summaries whose event and host names are too long to chart */
@@ -171,6 +177,9 @@ int nlr_chart_span(nlr_chart_t *c, int kind, double t0, double t1, int open, con
                    const char *detail);
 int nlr_chart_mark(nlr_chart_t *c, int kind, double t, double t_from, const char *label,
                    const char *detail);
+/* 1 if time t lies inside one of the chart's anomaly episodes or alerts: a value the
+ * detector flagged, which a window baseline leaves out. */
+int nlr_chart_flagged(const nlr_chart_t *c, double t);
 /* Grow the array *p (*cap elements of `size` bytes) to hold `need`: 0 or NL_ENOMEM. */
 int nlr_grow(void **p, int *cap, int need, size_t size);
 /* Free everything the report holds. */

@@ -101,12 +101,19 @@ int nlr_chart_mark(nlr_chart_t *c, int kind, double t, double t_from, const char
     if (nlr_grow((void **)&c->marks, &c->capmarks, c->nmarks + 1, sizeof *c->marks))
         return NL_ENOMEM;
     nlr_mark_t *m = &c->marks[c->nmarks];
-    *m = (nlr_mark_t){.kind = kind, .t = t, .t_from = t_from};
+    *m = (nlr_mark_t){.kind = kind, .t = t, .t_from = t_from, .guid = NULL};
     if (!(m->label = nlr__dup(label)) || !(m->detail = nlr__dup(detail))) {
         free(m->label);
         return NL_ENOMEM;
     }
     c->nmarks++;
+    return 0;
+}
+
+int nlr_chart_flagged(const nlr_chart_t *c, double t)
+{
+    for (int i = 0; i < c->nspans; i++)
+        if (t >= c->spans[i].t0 && t <= c->spans[i].t1) return 1;
     return 0;
 }
 
@@ -164,7 +171,8 @@ void nlr_report_free(nlr_report_t *r)
         free(c->cols);
         free(c->slowest_guid);
         for (int j = 0; j < c->nspans; j++) free(c->spans[j].label), free(c->spans[j].detail);
-        for (int j = 0; j < c->nmarks; j++) free(c->marks[j].label), free(c->marks[j].detail);
+        for (int j = 0; j < c->nmarks; j++)
+            free(c->marks[j].label), free(c->marks[j].detail), free(c->marks[j].guid);
         free(c->spans);
         free(c->marks);
     }

@@ -120,32 +120,28 @@ static int odd_flows(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading nl-flows' reports");
 }
 
-/* Up to three GUIDs of missing-end reports in the window. */
-static int missing_guids(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+/* Up to three GUIDs of the missing ends laid on the charts, earliest first: the hosts
+ * asked for only, and no start the run's end cut off (they are no incident to follow). */
+static int missing_guids(nlr_report_t *r)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT g.value, coalesce(a.value, '') FROM event e JOIN ident g ON "
-                           "g.event_id = e.id AND g.name = 'guid' LEFT JOIN value a ON "
-                           "a.event_id = e.id AND a.name = 'activity' WHERE e.event = "
-                           "'nl.missing' AND e.ts >= ?1 AND e.ts <= ?2 ORDER BY e.ts LIMIT 3",
-                           -1, &st, NULL) != SQLITE_OK)
-        return nll_lite_fail(db, err, "reading missing-end reports");
-    sqlite3_bind_double(st, 1, r->t0);
-    sqlite3_bind_double(st, 2, r->t1);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int k = 0; k < 3; k++) {
+        const nlr_chart_t *best_c = NULL;
+        const nlr_mark_t *best = NULL;
+        for (int i = 0; i < r->ncharts; i++)
+            for (int j = 0; j < r->charts[i].nmarks; j++) {
+                const nlr_mark_t *m = &r->charts[i].marks[j];
+                int taken = 0;
+                for (int l = 0; m->guid && l < r->nlife; l++)
+                    taken |= !strcmp(r->life[l].guid, m->guid);
+                if (m->kind != NLR_MARK_MISSING || !m->guid || taken) continue;
+                if (!best || m->t < best->t) best = m, best_c = &r->charts[i];
+            }
+        if (!best) return 0;
         char why[300];
-        snprintf(why, sizeof why, "a %s that never ended (nl.missing)",
-                 (const char *)sqlite3_column_text(st, 1));
-        if (add(r, (const char *)sqlite3_column_text(st, 0), why)) break;
+        snprintf(why, sizeof why, "a %s that never ended (nl.missing)", best_c->activity);
+        if (add(r, best->guid, why)) return NL_ENOMEM;
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
-        return NL_ENOMEM;
-    }
-    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading missing-end reports");
+    return 0;
 }
 
 int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
@@ -154,7 +150,7 @@ int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     for (int i = 0; i < r->o->nguids && !rc; i++) rc = add(r, r->o->guids[i], "asked for");
     int asked = r->nlife > 0;
     if (!rc && !asked) rc = odd_flows(db, r, err);
-    if (!rc && !asked) rc = missing_guids(db, r, err);
+    if (!rc && !asked) rc = missing_guids(r);
     if (!rc && !r->nlife) { /* the slowest pair of any chart */
         const nlr_chart_t *slow = NULL;
         for (int i = 0; i < r->ncharts; i++)

@@ -20,7 +20,7 @@ typedef struct rep {
     int64_t id;
     double ts;
     char event[32];
-    char f[16][160]; /* by the F_ index below */
+    char f[17][160]; /* by the F_ index below */
 } rep_t;
 
 enum {
@@ -40,11 +40,12 @@ enum {
     F_SCORE,
     F_GUID,
     F_X,
+    F_TIMEOUT,
     F_N
 };
 static const char *const fname[F_N] = {
-    "stream", "algo",  "key.host", "trig.event", "start.ts", "dir",   "len",  "name",
-    "watch",  "since", "activity", "host",       "culprit",  "score", "guid", "x.min"};
+    "stream", "algo",     "key.host", "trig.event", "start.ts", "dir",  "len",   "name",   "watch",
+    "since",  "activity", "host",     "culprit",    "score",    "guid", "x.min", "timeout"};
 
 /* An open span: a start waiting for its end. */
 typedef struct pend {
@@ -117,9 +118,12 @@ static int put_span(nlr_chart_t *c, const rep_t *p, const void *ctx)
         snprintf(label, sizeof label, "%s", p->f[F_ALGO][0] ? p->f[F_ALGO] : p->f[F_STREAM]);
         snprintf(detail, sizeof detail, "anomaly: stream %s, %s, %s%s%s", p->f[F_STREAM], label,
                  p->f[F_DIR][0] ? p->f[F_DIR] : "", p->f[F_LEN][0] ? ", values " : "", p->f[F_LEN]);
-    } else {
+    } else { /* when it fired, not only the span of its condition (since= .. its end) */
+        char fired[40];
+        nlr_fmt_time(fired, sizeof fired, p->ts, 1);
         snprintf(label, sizeof label, "%s", p->f[F_NAME]);
-        snprintf(detail, sizeof detail, "alert %s on %s", p->f[F_NAME], p->f[F_WATCH]);
+        snprintf(detail, sizeof detail, "alert %s on %s: fired %s UTC; its condition held",
+                 p->f[F_NAME], p->f[F_WATCH], fired);
     }
     return nlr_chart_span(c, s->kind, s->t0, s->t1, s->open, label, detail);
 }
@@ -132,19 +136,30 @@ typedef struct mark_ctx {
 
 static int put_mark(nlr_chart_t *c, const rep_t *p, const void *ctx)
 {
-    (void)p;
     const mark_ctx_t *m = ctx;
-    return nlr_chart_mark(c, m->kind, m->t, m->t_from, m->label, m->detail);
+    int rc = nlr_chart_mark(c, m->kind, m->t, m->t_from, m->label, m->detail);
+    if (!rc && m->kind == NLR_MARK_MISSING && p->f[F_GUID][0] &&
+        !(c->marks[c->nmarks - 1].guid = nlr__dup(p->f[F_GUID])))
+        rc = NL_ENOMEM;
+    return rc;
+}
+
+/* 1 if a report about `host` concerns a host the options leave out (--host): neither drawn
+ * nor counted (--host gw3 counted gw2's missing end). A report without a host concerns all. */
+static int other_host(const nlr_report_t *r, const char *host)
+{
+    return host[0] && r->o->host_glob && fnmatch(r->o->host_glob, host, 0) != 0;
 }
 
 /* Lay a finished (or still open) episode or alert on its charts: how many, or -1 if it is
- * outside the window. */
+ * outside the window or on a host left out. */
 static int lay_span(nlr_report_t *r, const rep_t *start, double t1, int open, int *err)
 {
     span_ctx_t s = {start->f[F_WATCH][0] ? NLR_SPAN_ALERT : NLR_SPAN_EPISODE,
                     ts_of(start->f[start->f[F_WATCH][0] ? F_SINCE : F_START]), t1, open};
     if (isnan(s.t0)) s.t0 = start->ts;
     if (s.t1 < r->t0 || s.t0 > r->t1) return -1; /* outside the window */
+    if (other_host(r, start->f[F_KEYHOST])) return -1;
     if (s.kind == NLR_SPAN_ALERT) {
         r->alerts++;
         return each_chart(r, start->f[F_WATCH], 1, start->f[F_KEYHOST], put_span, start, &s, err);
@@ -175,14 +190,44 @@ static void start_host(sqlite3 *db, const rep_t *p, char *out, size_t cap)
     sqlite3_finalize(st);
 }
 
+/* Whether a missing end is a start the run's end cut off, not an incident: its host wrote
+ * nothing after the start, and the archive ends within one timeout of the report (the run
+ * stopped about when the end was due; a host hung alone goes on being silent while the
+ * others log). A transfer that hangs while its host goes on logging is an incident. */
+static int cut_off(sqlite3 *db, const nlr_report_t *r, const rep_t *p, const char *host,
+                   double start)
+{
+    double timeout = p->f[F_TIMEOUT][0] ? strtod(p->f[F_TIMEOUT], NULL) : NAN;
+    if (!host[0] || !isfinite(start) || !(timeout > 0) || r->t1 > p->ts + timeout) return 0;
+    sqlite3_stmt *st; /* a short scan: from the start to the archive's end, within 2 timeouts */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM event e JOIN value h ON h.event_id = e.id AND h.name "
+                           "= 'host' AND h.value = ?1 WHERE e.ts > ?2 UNION ALL SELECT 1 FROM "
+                           "summary WHERE host = ?1 AND ts > ?2 LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 2, start);
+    int later = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return !later;
+}
+
 /* A missing end: a mark on its activity's chart for its host, made if that host completed
- * no pair at all (its only transfer hung) so the report is still seen. */
+ * no pair at all (its only transfer hung) so the report is still seen; a start cut off by
+ * the run's end gets a mark of its own, not counted as an incident. */
 static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
 {
     if (p->ts < r->t0 || p->ts > r->t1) return 0;
-    r->missing++;
     char host[160], detail[1024];
     start_host(db, p, host, sizeof host);
+    if (other_host(r, host)) return -1; /* not counted, and not "unplaced" either */
+    double start = ts_of(p->f[F_START]);
+    int cut = cut_off(db, r, p, host, start);
+    if (cut)
+        r->cutoff++;
+    else
+        r->missing++;
     if (host[0] && !nlr_chart_find(r, p->f[F_ACT], host)) {
         int keep = 0;
         for (int i = 0; i < r->ncharts; i++) keep |= !strcmp(r->charts[i].activity, p->f[F_ACT]);
@@ -195,9 +240,16 @@ static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
             c->ymax = 1;
         }
     }
-    snprintf(detail, sizeof detail, "missing end: %s started %s (guid %s), not ended", p->f[F_ACT],
-             p->f[F_START], p->f[F_GUID]);
-    mark_ctx_t m = {NLR_MARK_MISSING, p->ts, ts_of(p->f[F_START]), "missing", detail};
+    if (cut)
+        snprintf(detail, sizeof detail,
+                 "cut off by the end of the run: %s started %s (guid %s); %s logged nothing "
+                 "after it, and the archive ends within its timeout (%s s): no incident",
+                 p->f[F_ACT], p->f[F_START], p->f[F_GUID], host, p->f[F_TIMEOUT]);
+    else
+        snprintf(detail, sizeof detail, "missing end: %s started %s (guid %s), not ended",
+                 p->f[F_ACT], p->f[F_START], p->f[F_GUID]);
+    mark_ctx_t m = {cut ? NLR_MARK_CUTOFF : NLR_MARK_MISSING, p->ts, start,
+                    cut ? "cut off" : "missing", detail};
     return each_chart(r, p->f[F_ACT], 0, host, put_mark, p, &m, err);
 }
 
@@ -206,7 +258,7 @@ static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
 static int lay_peer(nlr_report_t *r, const rep_t *p, int *err)
 {
     if (p->ts < r->t0 || p->ts > r->t1) return 0;
-    if (r->o->host_glob && fnmatch(r->o->host_glob, p->f[F_HOST], 0)) return 0;
+    if (other_host(r, p->f[F_HOST])) return -1;
     if (nlr_grow((void **)&r->peers, &r->cappeers, r->npeers + 1, sizeof *r->peers))
         return *err = NL_ENOMEM, 0;
     nlr_peer_t *v = &r->peers[r->npeers];
@@ -297,13 +349,15 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         } else if (!strcmp(ev, "nl.anomaly.end") || !strcmp(ev, "nl.alert.end")) {
             pend_t *s = match(pend, npend, &cur);
             if (!s) {
-                if (cur.ts >= r->t0) r->unplaced++; /* its start is older than the look back */
+                /* its start is older than the look back */
+                if (cur.ts >= r->t0 && !other_host(r, cur.f[F_KEYHOST])) r->unplaced++;
                 continue;
             }
             s->used = 1;
             if (lay_span(r, &s->r, cur.ts, 0, &bad) == 0 && !bad) r->unplaced++;
         } else if (!strcmp(ev, "nl.missing")) {
-            if (!lay_missing(db, r, &cur, &bad) && !bad && cur.ts >= r->t0) r->unplaced++;
+            if (!lay_missing(db, r, &cur, &bad) && !bad && cur.ts >= r->t0 && cur.ts <= r->t1)
+                r->unplaced++;
         } else if (!lay_peer(r, &cur, &bad) && !bad && cur.ts >= r->t0) {
             r->unplaced++;
         }

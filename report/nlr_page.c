@@ -32,6 +32,7 @@ static const char css[] =
     ".episode{fill:#e5534b;fill-opacity:.2;stroke:#e5534b;stroke-opacity:.5}"
     ".alert{fill:#d4a72c;fill-opacity:.85}.open{stroke-dasharray:3 2}"
     ".missing path{fill:#bf8700}.missing line{stroke:#bf8700;stroke-width:2;stroke-dasharray:5 3}"
+    ".cutoff path{fill:#8c959f}.cutoff line{stroke:#8c959f;stroke-width:1;stroke-dasharray:2 3}"
     ".peer path{fill:#8250df}"
     ".lane{stroke:#eaeef2}.lanename{text-anchor:end;fill:#1d2630}"
     ".dot{fill:#1f4e79}.life{fill:none;stroke:#1f4e79;stroke-width:1.4}.life-ev{fill:#1f4e79}"
@@ -39,11 +40,19 @@ static const char css[] =
     "vertical-align:middle}"
     "a{color:#0969da}";
 
-static const char *base_name(int from)
+/* Where a chart's baseline came from, said on its caption: history before the window, or
+ * the window without what the detector flagged there. */
+static void base_name(FILE *f, const nlr_chart_t *c)
 {
-    return from == NLR_BASE_HISTORY  ? "history before the window"
-           : from == NLR_BASE_WINDOW ? "this window"
-                                     : "none";
+    if (c->base_from == NLR_BASE_HISTORY)
+        fputs("history before the window", f);
+    else if (c->base_from == NLR_BASE_WINDOW && c->base_flagged)
+        fprintf(f, "this window without the %lld value%s inside anomaly episodes or alerts",
+                (long long)c->base_flagged, c->base_flagged == 1 ? "" : "s");
+    else if (c->base_from == NLR_BASE_WINDOW)
+        fputs("this window, nothing flagged in it", f);
+    else
+        fputs("none", f);
 }
 
 static void fmt_pct(char *out, size_t cap, double v)
@@ -123,8 +132,9 @@ static int overview(FILE *f, const nlr_report_t *r)
     fputs("<div class=\"wide\"><table class=\"overview\"><thead><tr><th "
           "class=\"l\">activity</th><th class=\"l\">"
           "host</th><th>pairs</th><th title=\"of the plotted value: the rate (value/s) of "
-          "summaries with values, else the duration\">mean</th><th>busy</th>"
-          "<th>mean dur</th><th>max dur</th><th>p99 dur</th><th>baseline p50</th>"
+          "summaries with values, else the duration\">mean (value/s | s)</th><th>busy (%)</th>"
+          "<th>mean dur (s)</th><th>max dur (s)</th><th>p99 dur (s)</th>"
+          "<th>baseline p50 (value/s | s)</th>"
           "<th title=\"the window's mean against the baseline's median\">vs baseline</th>"
           "<th>anomalies</th><th>alerts</th><th>missing</th><th>peers</th></tr></thead><tbody>\n",
           f);
@@ -138,7 +148,7 @@ static int overview(FILE *f, const nlr_report_t *r)
         fputs("</td><td class=\"l\">", f);
         nlr_esc(f, c->host[0] ? c->host : "\xe2\x80\x94");
         fprintf(f, "</td><td>%lld</td>", (long long)c->events);
-        cell_si(f, c->mean, "");
+        cell_si(f, c->mean, c->unit ? c->unit : "");
         if (isfinite(c->busy))
             fprintf(f, "<td>%.1f%%</td>", c->busy * 100);
         else
@@ -146,7 +156,7 @@ static int overview(FILE *f, const nlr_report_t *r)
         cell_si(f, c->dur_mean, "s");
         cell_si(f, c->dur_max, "s");
         cell_si(f, c->dur_p99, "s");
-        cell_si(f, c->base_p50, "");
+        cell_si(f, c->base_p50, c->unit ? c->unit : "");
         char pct[32];
         fmt_pct(pct, sizeof pct, c->dev);
         fprintf(f, "<td class=\"%s\">%s</td>", dev_class(c->dev), pct);
@@ -159,7 +169,9 @@ static int overview(FILE *f, const nlr_report_t *r)
     fputs("</tbody></table></div>\n<p class=\"meta\">pairs: completed start/end pairs (for "
           "summaries, "
           "the sum of n). busy: the share of time inside the activity. p99 dur: exact, from "
-          "pairs logged in full; summaries carry no percentiles (\xe2\x80\x94). vs baseline: the "
+          "pairs logged in full; from summaries, their histograms (dur.h) merged, within 1.6 % "
+          "(\xe2\x80\x94 where they carry none). A unit /s is value per second (bytes/s for "
+          "bytes). vs baseline: the "
           "window's mean of the plotted value against the baseline's median; green within 10%, "
           "yellow within 25%, red beyond.</p></section>\n",
           f);
@@ -179,11 +191,10 @@ static void figure(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
     nlr_esc(f, c->host[0] ? c->host : "(no host)");
     fputs("</h3><p>", f);
     metric_name(f, c);
-    fprintf(f,
-            ": %lld value%s, mean, min\xe2\x80\x93max per pixel column. Baseline (%s, n=%lld): "
-            "p5 %s, median %s, p95 %s.",
-            (long long)c->values, c->values == 1 ? "" : "s", base_name(c->base_from),
-            (long long)c->base_n, p5, p50, p95);
+    fprintf(f, ": %lld value%s, mean, min\xe2\x80\x93max per pixel column. Baseline (",
+            (long long)c->values, c->values == 1 ? "" : "s");
+    base_name(f, c);
+    fprintf(f, ", n=%lld): p5 %s, median %s, p95 %s.", (long long)c->base_n, p5, p50, p95);
     if (c->truncated)
         fprintf(f, " %lld pairs beyond the first %d are counted, not plotted.",
                 (long long)c->truncated, NLR_PAIRS_MAX);
@@ -271,6 +282,11 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
             r->alerts == 1 ? "" : "s", (long long)r->missing, r->missing == 1 ? "" : "s", r->npeers,
             r->npeers == 1 ? "" : "s", r->ncharts, r->ncharts == 1 ? "y" : "ies",
             r->ncharts == 1 ? "" : "s");
+    if (r->cutoff)
+        fprintf(f,
+                " %lld start%s cut off by the end of the run (its host logged nothing after "
+                "it): marked in grey, not counted as missing.",
+                (long long)r->cutoff, r->cutoff == 1 ? "" : "s");
     if (r->unplaced)
         fprintf(f,
                 " %lld report%s concern%s no chart shown here (another host or activity, or "
@@ -286,7 +302,8 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
                 (long long)r->left_out, r->left_out == 1 ? "y" : "ies");
     fputs("</p>\n<p class=\"key\">"
           "<span style=\"background:#1f4e79\"></span>series"
-          "<span style=\"background:#2f81f7;opacity:.3\"></span>baseline p5\xe2\x80\x93p95"
+          "<span style=\"background:#2f81f7;opacity:.3\"></span>baseline p5\xe2\x80\x93p95 "
+          "(history before the window, or the window without its flagged values)"
           "<span style=\"background:#e5534b;opacity:.4\"></span>anomaly episode (nl-detect)"
           "<span style=\"background:#d4a72c\"></span>alert"
           "<span style=\"background:#bf8700\"></span>missing end"

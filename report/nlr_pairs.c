@@ -59,9 +59,33 @@ static int pairs_chart(nlr_report_t *r, const char *activity, host_pairs_t *hp, 
     return 0;
 }
 
+/* A drawn pair chart's window baseline again, without the pairs that ended inside its
+ * anomaly episodes or alerts (the reports are laid by now): a baseline must not hold the
+ * fault it is drawn against. */
+static int pairs_rebase(nlr_chart_t *c, const host_pairs_t *hp, nll_err_t *err)
+{
+    int flagged = 0;
+    for (int i = 0; i < hp->n; i++) flagged += nlr_chart_flagged(c, hp->p[i].t);
+    if (!flagged || flagged == hp->n) return 0;
+    double *d = malloc(sizeof *d * (size_t)hp->n);
+    if (!d) return nlr__oom(err);
+    int n = 0;
+    for (int i = 0; i < hp->n; i++)
+        if (!nlr_chart_flagged(c, hp->p[i].t)) d[n++] = hp->p[i].dur;
+    qsort(d, (size_t)n, sizeof *d, nlr__cmp_dbl);
+    c->base_flagged = flagged;
+    c->base_n = n;
+    c->base_p5 = nlr__quantile(d, n, 0.05);
+    c->base_p50 = nlr__quantile(d, n, 0.5);
+    c->base_p95 = nlr__quantile(d, n, 0.95);
+    free(d);
+    return 0;
+}
+
 /* A drawn pair chart's series: its pairs' durations per pixel column (min, mean, max). */
 static int pairs_cols(nlr_report_t *r, nlr_chart_t *c, const host_pairs_t *hp, nll_err_t *err)
 {
+    if (c->base_from == NLR_BASE_WINDOW && pairs_rebase(c, hp, err)) return NL_ENOMEM;
     if (!(c->cols = calloc(NLR_COLS, sizeof *c->cols))) return nlr__oom(err);
     nlr_col_t *acc = calloc(NLR_COLS, sizeof *acc);
     double *tsum = calloc(NLR_COLS, sizeof *tsum);

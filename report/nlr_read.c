@@ -8,7 +8,7 @@
 #include "nlr_int.h"
 
 /* The window: the options' bounds narrowed to the first and last event inside them (one
- * look each way along the ts index). */
+ * look each way along the ts index), so the charts' axes span the data. */
 static int read_window(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
 {
     sqlite3_stmt *st;
@@ -29,9 +29,14 @@ static int read_window(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     r->t0 = sqlite3_column_double(st, 0);
     r->t1 = sqlite3_column_double(st, 1);
     sqlite3_finalize(st);
-    if (isfinite(r->o->since)) r->t0 = r->o->since;
-    if (isfinite(r->o->until)) r->t1 = r->o->until;
-    if (none && !(isfinite(r->o->since) && isfinite(r->o->until))) r->t0 = r->t1 = 0;
+    /* the axis covers the events, not the whole of what was asked: --since 2h on 45 s of
+     * data drew them as a sliver at the right edge; with no event, what was asked */
+    if (none && isfinite(r->o->since) && isfinite(r->o->until)) {
+        r->t0 = r->o->since;
+        r->t1 = r->o->until;
+    } else if (none) {
+        r->t0 = r->t1 = 0;
+    }
     if (r->t1 <= r->t0) r->t1 = r->t0 + 1; /* one instant: a one-second axis */
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_hist.h"
 #include "nl_line.h"
 #include "nl_map.h"
 #include "nlkit/nl_bp.h"
@@ -137,6 +138,24 @@ static void hist_add(void *ctx, double ts, double x)
     h->v[h->n++] = x;
 }
 
+/* A summary chart's p99 duration over the window: its summaries' histograms (dur.h) merged,
+ * as nl-baseline --percentiles does, so it is the p99 of every pair, within 1.6 %; NAN when
+ * none carries a histogram (written before they existed). The page showed none at all. */
+static int summary_p99(nlr_report_t *r, nlr_chart_t *c, const char *event, nll_err_t *err)
+{
+    nll_base_q_t q;
+    nll_base_q_init(&q, event, "n");
+    q.host = c->host[0] ? c->host : NULL;
+    q.since = r->t0;
+    q.until = nextafter(r->t1, INFINITY); /* the window holds its last instant */
+    nll_pct_t p;
+    int rc = nll_base_pct(r->archive, &q, "dur", &p, err);
+    if (rc) return rc;
+    c->dur_p99 = p.h.n ? nl__hist_quantile(&p.h, 0.99, p.lo, p.hi) : NAN;
+    nl__hist_free(&p.h);
+    return 0;
+}
+
 /* A summary chart's figures and its baseline — the newest NLR_BASE_HIST summaries of the
  * host before the window when there are at least NLR_BASE_MIN of them, else the window's
  * own values (their sample of NLR_RANK_KEEP here; all of them, up to NLR_BASE_KEEP, once
@@ -159,7 +178,8 @@ static int summary_finish(sqlite3 *db, nlr_report_t *r, sacc_t *a, int fam, nll_
     q.until = r->t0;
     hist_t h = {0};
     (void)db;
-    int rc = nll_base_values(r->archive, &q, NLR_BASE_HIST, hist_add, &h, err);
+    int rc = summary_p99(r, c, event, err);
+    if (!rc) rc = nll_base_values(r->archive, &q, NLR_BASE_HIST, hist_add, &h, err);
     if (!rc && h.oom) rc = nlr__oom(err);
     if (!rc && h.n >= NLR_BASE_MIN)
         set_base(c, h.v, h.n, h.n, NLR_BASE_HISTORY);
@@ -283,7 +303,11 @@ int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         if (sqlite3_column_type(st, k) == SQLITE_NULL) continue;
         double x = sqlite3_column_double(st, k), ts = sqlite3_column_double(st, 2);
         if (!isfinite(x)) continue; /* counted in the first pass */
-        rc = fam_add(&rng, &fams[i], NLR_BASE_KEEP, 1, nlr__col_of(r, ts), ts, x);
+        /* a window baseline leaves out what the detector flagged: the fault is not normal */
+        int flagged =
+            r->charts[i].base_from == NLR_BASE_WINDOW && nlr_chart_flagged(&r->charts[i], ts);
+        r->charts[i].base_flagged += flagged;
+        rc = fam_add(&rng, &fams[i], flagged ? 0 : NLR_BASE_KEEP, 1, nlr__col_of(r, ts), ts, x);
     }
     if (rc == NL_ENOMEM)
         nlr__oom(err);
@@ -305,7 +329,8 @@ int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
                 k.t /= (double)k.n;
                 c->cols[c->ncols++] = k;
             }
-        if (c->base_from == NLR_BASE_WINDOW) set_base(c, f->keep, f->nkeep, f->n, NLR_BASE_WINDOW);
+        if (c->base_from == NLR_BASE_WINDOW)
+            set_base(c, f->keep, f->nkeep, f->n - c->base_flagged, NLR_BASE_WINDOW);
     }
     for (int i = 0; i < r->shown; i++) free(fams[i].cols), free(fams[i].keep);
     free(fams);

@@ -205,8 +205,12 @@ static void marks(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
     for (int i = 0; i < c->nmarks; i++) {
         const nlr_mark_t *m = &c->marks[i];
         double x = clampx(x_of(r, m->t));
-        int miss = m->kind == NLR_MARK_MISSING;
-        fprintf(f, "<g class=\"%s\" data-t=\"%.6f\">", miss ? "missing" : "peer", m->t);
+        int miss = m->kind != NLR_MARK_PEER; /* a missing end, or a start cut off */
+        fprintf(f, "<g class=\"%s\" data-t=\"%.6f\">",
+                m->kind == NLR_MARK_PEER             ? "peer"
+                : miss && m->kind == NLR_MARK_CUTOFF ? "cutoff"
+                                                     : "missing",
+                m->t);
         if (miss && isfinite(m->t_from)) /* from the start that never ended to the report */
             fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                     clampx(x_of(r, m->t_from)), x, PT + PH - 6, PT + PH - 6);
@@ -239,8 +243,13 @@ void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
     if (isfinite(c->base_p5) && isfinite(c->base_p95)) {
         double y5 = y_of(c, c->base_p5), y95 = y_of(c, c->base_p95), y50 = y_of(c, c->base_p50);
         fprintf(f,
-                "<rect class=\"band\" x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" height=\"%.1f\"/>"
+                "<rect class=\"band\" data-p5=\"%.9g\" data-p95=\"%.9g\" data-from=\"%s\" "
+                "x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" height=\"%.1f\"/>"
                 "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+                c->base_p5, c->base_p95,
+                c->base_from == NLR_BASE_HISTORY ? "history"
+                : c->base_flagged                ? "window-unflagged"
+                                                 : "window",
                 PL, PW, y95, y5 - y95 > 0.5 ? y5 - y95 : 0.5, PL, PL + PW, y50, y50);
     }
     spans(f, r, c);
@@ -255,6 +264,13 @@ void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
 #define LL 260.0 /* lane labels' width */
 #define LW 600.0
 #define LANE 18.0
+
+/* Who wrote an event of a lifeline: its host, or for a tool's report that names none (nl-detect's
+ * nl.missing carries the GUID, not the host) the tool, never "?". */
+static const char *life_who(const nlr_life_ev_t *e)
+{
+    return e->host[0] ? e->host : !strncmp(e->event, "nl.", 3) ? "nl-detect" : "(no host)";
+}
 
 void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
 {
@@ -282,7 +298,7 @@ void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
         fprintf(f, "<line class=\"lane\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", LL,
                 LL + LW, y, y);
         fprintf(f, "<text class=\"lanename\" x=\"%.1f\" y=\"%.1f\">", LL - 6, y + 4);
-        nlr_esc(f, l->ev[first[k]].host[0] ? l->ev[first[k]].host : "?");
+        nlr_esc(f, life_who(&l->ev[first[k]]));
         fputs(" \xc2\xb7 ", f);
         nlr_esc(f, l->ev[first[k]].event);
         fprintf(f, "</text>\n");
@@ -303,8 +319,8 @@ void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
                 l->ev[i].t, LL + (l->ev[i].t - t0) / (t1 - t0) * LW,
                 10 + lane[i] * LANE + LANE / 2);
         nlr_esc(f, l->ev[i].event);
-        fprintf(f, " on ");
-        nlr_esc(f, l->ev[i].host);
+        fprintf(f, l->ev[i].host[0] ? " on " : " by ");
+        nlr_esc(f, life_who(&l->ev[i]));
         fprintf(f, "\n%s</title></circle>\n", at);
     }
     time_axis(f, t0, t1, LL, LW, 10 + nl * LANE);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "nl_hist.h"
 #include "nl_num.h"
 #include "nl_test.h"
 #include "nll.h"
@@ -478,7 +479,26 @@ static void test_reports_placed(void **state)
     assert_string_equal(r.life[0].guid, "lost-1");
     assert_int_equal(r.life[0].n, 2); /* its start, and the report */
     assert_string_equal(r.life[0].ev[1].event, "nl.missing");
+
+    /* an alert's tooltip says when it fired (43 s), not only its condition's span */
+    char fired[40];
+    nlr_fmt_time(fired, sizeof fired, T0 + 43, 1);
+    assert_non_null(strstr(h1->spans[0].detail, "fired"));
+    assert_non_null(strstr(h1->spans[0].detail, fired));
     nlr_report_free(&r);
+
+    /* --host h2: what other hosts reported is neither drawn nor counted (h4's missing end
+     * was counted, and its lifeline drawn, under --host gw3) */
+    o.host_glob = "h2";
+    read_report(db, &r, &o);
+    assert_int_equal(r.episodes, 2);
+    assert_int_equal(r.alerts, 0);
+    assert_int_equal(r.missing, 0);
+    assert_int_equal(r.npeers, 0);
+    assert_int_equal(r.unplaced, 0);
+    for (int i = 0; i < r.nlife; i++) assert_string_not_equal(r.life[i].guid, "lost-1");
+    nlr_report_free(&r);
+    o.host_glob = NULL;
 
     /* a window after the episode: not drawn there, not counted */
     o.since = T0 + 31;
@@ -578,6 +598,96 @@ static void test_page(void **state)
     page = page_of(&r, dir, &len);
     assert_non_null(strstr(page, "No summarized or start/end activity in this window"));
     assert_non_null(strstr(page, "</html>"));
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
+/* What the page must not hide or invent: a summarized activity's p99 from its histograms
+ * (the page showed "—"); a window baseline without the values inside an anomaly episode
+ * (its p5 was the dip itself); a start cut off by the end of the run apart from a missing
+ * end; --since far before the data narrowed to the data; units in the overview's headers. */
+static void test_page_tells_truth(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "t.db"));
+    nll_db_t *db = new_archive(path);
+    lines_t l = {0};
+    uint32_t fast = nl__hist_bucket(0.01), slow = nl__hist_bucket(1.0);
+    for (int i = 0; i < 100; i++) {
+        /* h1: 10 pairs of 10 ms a second, 1 s each in 5 of them (50 of 1050 pairs): a rate
+         * of 1000/s, 100/s from 40 to 59 s, inside the episode laid below */
+        int dip = i >= 40 && i < 60, long_ = i % 20 == 7;
+        double d = long_ ? 1.0 : 0.01;
+        add(&l,
+            "ts=%s event=app.read.summary level=Info host=h1 n=10 dur.sum=%g dur.min=%g "
+            "dur.max=%g v.sum=%g int=1 dur.h=%u:10",
+            iso(T0 + i), 10 * d, d, d, (dip ? 100 : 1000) * 10 * d, long_ ? slow : fast);
+        /* h2: no histograms */
+        add(&l, "ts=%s event=app.read.summary level=Info host=h2 n=10 dur.sum=0.1 v.sum=100 int=1",
+            iso(T0 + i));
+    }
+    add(&l,
+        "ts=%s event=nl.anomaly.start level=Warn stream=s algo=msd-hu key.host=h1 "
+        "trig.event=app.read.summary dir=low x=1 s=1 score=0.99 start.ts=%s len=6",
+        iso(T0 + 41), iso(T0 + 40));
+    add(&l,
+        "ts=%s event=nl.anomaly.end level=Info stream=s algo=msd-hu key.host=h1 dir=low len=20 "
+        "start.ts=%s dur=19.5 x.min=1 x.max=2",
+        iso(T0 + 59.5), iso(T0 + 40));
+    /* h3 starts a transfer at 95 s and logs nothing after: the run ended (99 s) before its
+     * learned timeout could pass twice; a cut-off, not an incident */
+    add(&l, "ts=%s event=xfer.start level=Info guid=ok-1 host=h1", iso(T0 + 10));
+    add(&l, "ts=%s event=xfer.end level=Info guid=ok-1 host=h1", iso(T0 + 12));
+    add(&l, "ts=%s event=xfer.start level=Info guid=cut-1 host=h3", iso(T0 + 95));
+    add(&l,
+        "ts=%s event=nl.missing level=Warn guid=cut-1 activity=xfer start.ts=%s timeout=2 "
+        "learned=1",
+        iso(T0 + 97), iso(T0 + 95));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    o.since = T0 - 7200; /* two hours asked for, 100 s of data */
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    assert_double_equal(r.t0, T0, 1e-6); /* the axis spans the data, not the two hours */
+    assert_double_equal(r.t1, T0 + 99, 1e-6);
+    nlr_chart_t *h1 = nlr_chart_find(&r, "app.read", "h1"),
+                *h2 = nlr_chart_find(&r, "app.read", "h2");
+    assert_non_null(h1);
+    assert_non_null(h2);
+    /* p99 of the 1050 pairs: the 1040th is one of the 50 of 1 s (clamped to dur.max) */
+    assert_double_equal(h1->dur_p99, 1.0, 1e-9);
+    assert_true(isnan(h2->dur_p99));
+    /* the baseline: this window without the 20 values inside the episode */
+    assert_int_equal(h1->base_from, NLR_BASE_WINDOW);
+    assert_int_equal(h1->base_flagged, 20);
+    assert_int_equal(h1->base_n, 80);
+    assert_double_equal(h1->base_p5, 1000, 1e-6);
+    assert_double_equal(h1->base_p50, 1000, 1e-6);
+    assert_int_equal(h2->base_flagged, 0);
+    /* the cut-off transfer: marked as such, not counted as a missing end, no lifeline */
+    nlr_chart_t *x3 = nlr_chart_find(&r, "xfer", "h3");
+    assert_non_null(x3);
+    assert_int_equal(x3->nmarks, 1);
+    assert_int_equal(x3->marks[0].kind, NLR_MARK_CUTOFF);
+    assert_int_equal(r.missing, 0);
+    assert_int_equal(r.cutoff, 1);
+    for (int i = 0; i < r.nlife; i++) assert_string_not_equal(r.life[i].guid, "cut-1");
+    size_t len;
+    char *page = page_of(&r, dir, &len);
+    assert_non_null(strstr(page, "<th>p99 dur (s)</th>"));
+    assert_non_null(strstr(page, "<th>mean dur (s)</th>"));
+    assert_non_null(strstr(page, "mean (value/s | s)</th>"));
+    assert_non_null(strstr(page, "<th>baseline p50 (value/s | s)</th>"));
+    assert_non_null(strstr(page, "<td>1s</td>"));   /* h1's p99, with its unit */
+    assert_non_null(strstr(page, "<td>1k/s</td>")); /* h1's baseline median, with its unit */
+    assert_non_null(strstr(page, "this window without the 20 values inside anomaly episodes"));
+    assert_non_null(strstr(page, "data-from=\"window-unflagged\""));
+    assert_non_null(strstr(page, "1 start cut off by the end of the run"));
+    assert_non_null(strstr(page, "<g class=\"cutoff\""));
+    assert_null(strstr(page, "<g class=\"missing\""));
     free(page);
     nlr_report_free(&r);
     nll_db_close(db);
@@ -766,10 +876,10 @@ int main(int argc, char **argv)
     }
     report_prog = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summary_columns), cmocka_unit_test(test_pairs),
-        cmocka_unit_test(test_odd_flows),
-        cmocka_unit_test(test_reports_placed),  cmocka_unit_test(test_page),
-        cmocka_unit_test(test_size_bounded),    cmocka_unit_test(test_memory_bounded),
+        cmocka_unit_test(test_summary_columns),  cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_odd_flows),        cmocka_unit_test(test_reports_placed),
+        cmocka_unit_test(test_page),             cmocka_unit_test(test_page_tells_truth),
+        cmocka_unit_test(test_size_bounded),     cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_program),
     };
