@@ -145,8 +145,7 @@ static void netlogger_hint(const load_t *ld, const source_t *src)
                 src->name, src->ctl, src->ctl_line, src->name);
 }
 
-static void bad_line(load_t *ld, source_t *src, const nl_perr_t *pe, const char *line,
-                     size_t len)
+static void bad_line(load_t *ld, source_t *src, const nl_perr_t *pe, const char *line, size_t len)
 {
     ld->t_bad++;
     if (!ld->parse_flags && netlogger_sign(line, len) && !src->nl_bad++) {

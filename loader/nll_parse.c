@@ -330,7 +330,8 @@ int nll_parse_line(nl_rec_t *rec, unsigned flags, const char *line, size_t len, 
             }
         put_field(b, kind, slot, f, i, d);
         nfields++;
-        if (!(flags & NL_PARSE_NETLOGGER) && !h.ctl_escape) h.ctl_escape = ctl_decoded(f, line, len);
+        if (!(flags & NL_PARSE_NETLOGGER) && !h.ctl_escape)
+            h.ctl_escape = ctl_decoded(f, line, len);
     }
     uint32_t total = (uint32_t)(b->len - start); /* records are not aligned: no pointer to one */
     memcpy(b->p + start + offsetof(nll_rhdr_t, nfields), &nfields, sizeof nfields);

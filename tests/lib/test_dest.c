@@ -1054,7 +1054,7 @@ static void test_bad_url_said_once(void **state)
     assert_null(nl_open_ex("-", &err)); /* and nl_open's error says it too */
     assert_int_equal(err, NL_EURL);
     assert_string_equal(nl_open_strerror(err), "NL_DEST=htp://x: malformed or unsupported "
-                                                "destination URL");
+                                               "destination URL");
     unsetenv("NL_DEST");
     /* the program's own URL, mistyped: named as well */
     said = stderr_of(open_ignoring, "x-netlgo://collector");
