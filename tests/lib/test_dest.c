@@ -95,16 +95,16 @@ static void *collector_main(void *arg)
     return NULL;
 }
 
-/* nl_close with standard error caught: what it says there (malloc'd). */
-static char *close_stderr(nl_log_t *log)
+/* Standard error while f(arg) runs (malloc'd). */
+static char *stderr_of(void (*f)(void *), void *arg)
 {
-    char path[] = "/tmp/nlkit-close-XXXXXX";
+    char path[] = "/tmp/nlkit-stderr-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     fflush(stderr);
     int saved = dup(STDERR_FILENO);
     dup2(fd, STDERR_FILENO);
-    nl_close(log);
+    f(arg);
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
@@ -114,6 +114,11 @@ static char *close_stderr(nl_log_t *log)
     assert_non_null(text);
     return text;
 }
+
+static void close_log(void *log) { nl_close(log); }
+
+/* nl_close with standard error caught: what it says there (malloc'd). */
+static char *close_stderr(nl_log_t *log) { return stderr_of(close_log, log); }
 
 /* Every received line parses strictly (no torn line); returns the sum of n= over
  * nl.log.dropped reports, and counts the application's lines. */
@@ -1000,28 +1005,8 @@ static void test_full_file(void **state)
     t_rmtree(dir);
 }
 
-/* Standard error while f(arg) runs (malloc'd). */
-static char *stderr_of(void (*f)(const char *), const char *arg)
-{
-    char path[] = "/tmp/nlkit-stderr-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    f(arg);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
-    char *text = t_slurp(path, NULL);
-    unlink(path);
-    assert_non_null(text);
-    return text;
-}
-
 /* what a program that ignores nl_open's result does: nothing with the NULL */
-static void open_ignoring(const char *url)
+static void open_ignoring(void *url)
 {
     nl_log_t *log = nl_open(url);
     nl_write(log, "x.y", NULL);
@@ -1042,12 +1027,12 @@ static void test_bad_url_said_once(void **state)
 {
     (void)state;
     setenv("NL_DEST", "htp://x", 1);
-    char *said = stderr_of(open_ignoring, "-");
+    char *said = stderr_of(open_ignoring, (void *)"-");
     assert_int_equal(count_of(said, "NL_DEST=htp://x: malformed or unsupported destination "
                                     "URL\n"),
                      1);
     free(said);
-    said = stderr_of(open_ignoring, "-"); /* the same mistake again: said already */
+    said = stderr_of(open_ignoring, (void *)"-"); /* the same mistake again: said already */
     assert_string_equal(said, "");
     free(said);
     int err = 0;
@@ -1057,7 +1042,7 @@ static void test_bad_url_said_once(void **state)
                                                "destination URL");
     unsetenv("NL_DEST");
     /* the program's own URL, mistyped: named as well */
-    said = stderr_of(open_ignoring, "x-netlgo://collector");
+    said = stderr_of(open_ignoring, (void *)"x-netlgo://collector");
     assert_int_equal(count_of(said, "'x-netlgo://collector': malformed or unsupported"), 1);
     free(said);
     /* a good one says nothing */
