@@ -15,7 +15,7 @@
  *
  * The log goes where NL_DEST says (default: stdout), summarized every second unless
  * NL_SUMMARY or NL_SUMMARY_FILE says otherwise. Competing load (a dd, another TCP stream,
- * a CPU hog) shows in the summaries' rates; see README.md.
+ * a CPU hog) shows in the summaries' rates; see bench/README.md and bottleneck/README.md.
  *
  * NL_XFER_LIMIT="STAGE=MBPS,..." makes a stage slow on purpose, for trying nl-bottleneck:
  * inside the stage's start/end pair the program waits until the stage has taken at least

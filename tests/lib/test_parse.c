@@ -207,7 +207,7 @@ static void test_lenient_recovery(void **state)
 }
 
 /* Where nlkit's NetLogger reading of a NetLogger case differs from NetLogger's own, and
- * why (README.md, "Lines NetLogger wrote", lists the same): each must still differ, so the
+ * why (docs/library.md, "Lines NetLogger wrote", lists the same): each must still differ, so the
  * list cannot go stale. */
 static const struct {
     const char *in_line; /* a piece of the case's line */
@@ -243,7 +243,7 @@ static void test_netlogger_cases(void **state)
             if (k < nd) {
                 if (rc != nlv_parse_differs[k].rc)
                     fail_msg("%s: listed as read differently (%d), now gives %d: update the list "
-                             "and README",
+                             "and docs/library.md",
                              c->name, nlv_parse_differs[k].rc, rc);
                 differ++;
             } else if (c->nlv_error) {

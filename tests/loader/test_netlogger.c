@@ -2,12 +2,12 @@
 /* test_netlogger.c — the archive against NetLogger's own reading of the lines its writer
  * produced (bp-cases/netlogger): every case loaded with the NetLogger reading (what
  * `nl-load --netlogger` does) must archive the fields and values NetLogger reads, or be
- * one of the listed differences, each of which README.md names with its reason. Also:
+ * one of the listed differences, each of which docs/library.md names with its reason. Also:
  * values written NetLogger's way come back from the archive byte for byte, and a summary
  * line written NetLogger's way (every float as %f) loads with its numbers and reaches the
  * baseline views.
  *
- * Arguments: README.md, then one or more pegasus-netlogger.jsonl files (the first must
+ * Arguments: docs/library.md ("Lines NetLogger wrote"), then one or more pegasus-netlogger.jsonl files (the first must
  * exist; the others, the shared originals, are read when present). */
 #include <math.h>
 #include <stdio.h>
@@ -383,7 +383,7 @@ static void test_summary_line(void **state)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_netlogger README.md CASES.jsonl...\n");
+        fprintf(stderr, "usage: test_netlogger DOCS_LIBRARY_MD CASES.jsonl...\n");
         return 2;
     }
     readme = argv[1];

@@ -17,7 +17,9 @@ archive the page was made from:
     well above its peers' (the demo's fault), and units in the headers;
   - gw3's baseline band computed without the flagged values (or from history), labelled
     so, with the slowdown's rates clearly below it (its p5 was the dip itself);
-and saves a screenshot (OUT/report.png), the one README.md shows (docs/report.png).
+and saves a screenshot (OUT/report.png); with NLKIT_UPDATE_SCREENSHOT=1 in the environment,
+and every check passed, also into SOURCE_DIR/docs/report.png, the picture README.md shows,
+so that picture is always one this test took of the demo's archive.
 
   test_report_browser.py SOURCE_DIR BUILD_DIR OUT_DIR
 Exit 77 (skipped) if chromium or chromedriver is missing, saying so.
@@ -74,6 +76,14 @@ missing = q("SELECT count(*) FROM event WHERE event = 'nl.missing'")[0][0]
 gw3_first = q("SELECT min(ts) FROM summary WHERE host = 'gw3'")[0][0]
 known = gw3_first - 0.25 + 25  # the middle of gw3's slow 20-30 s (first summary: 0.25 s in)
 check(episodes.get("gw3", 0) >= 1, f"nl-detect reported gw3's slow disk ({episodes})")
+# no transfer cut short by the run's end (its quick end drew as a dip on the page): at full
+# speed the shortest takes 150 x 4 MiB / 420 MB/s = 1.5 s
+shortest = q("""SELECT min(e.ts - s.ts) FROM event s JOIN ident gs ON gs.event_id = s.id AND
+                gs.name = 'guid' JOIN ident ge ON ge.name = 'guid' AND ge.value = gs.value
+                JOIN event e ON e.id = ge.event_id AND e.event = 'gridftp.transfer.end'
+                WHERE s.event = 'gridftp.transfer.start'""")[0][0]
+check(shortest is not None and shortest > 1.3,
+      f"no transfer cut short at the run's end (the shortest took {shortest} s)")
 
 
 # WebDriver over HTTP.
@@ -235,4 +245,7 @@ check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000,
 if failures:
     print(f"{len(failures)} check(s) failed; the page: {page}")
     sys.exit(1)
+if os.environ.get("NLKIT_UPDATE_SCREENSHOT") == "1":
+    shutil.copyfile(os.path.join(OUT, "report.png"), os.path.join(SRC, "docs", "report.png"))
+    print(f"ok: the screenshot is now {SRC}/docs/report.png")
 print("ok: the demo's report renders in Chromium as the archive says it should")
