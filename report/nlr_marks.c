@@ -20,7 +20,7 @@ typedef struct rep {
     int64_t id;
     double ts;
     char event[32];
-    char f[17][160]; /* by the F_ index below */
+    char f[17][160]; /* by the F_ index below (F_N of them: checked there) */
 } rep_t;
 
 enum {
@@ -43,6 +43,7 @@ enum {
     F_TIMEOUT,
     F_N
 };
+_Static_assert(F_N == sizeof((rep_t *)0)->f / sizeof((rep_t *)0)->f[0], "one slot a field");
 static const char *const fname[F_N] = {
     "stream", "algo",     "key.host", "trig.event", "start.ts", "dir",  "len",   "name",   "watch",
     "since",  "activity", "host",     "culprit",    "score",    "guid", "x.min", "timeout"};
