@@ -204,7 +204,7 @@ int main(int argc, char **argv)
         case O_STATS: stats = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VERSION: puts("nl-flows (nlkit) " NLKIT_VERSION); return 0;
-        default: usage(stderr); return 2;
+        default: fputs("Try 'nl-flows --help' for the options.\n", stderr); return 2;
         }
         if (bad) {
             fprintf(stderr, "nl-flows: bad value for --%s: %s\n", li >= 0 ? opts[li].name : "?",
