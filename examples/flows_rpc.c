@@ -16,7 +16,7 @@
  *             inside a `retry` activity
  *   slow      be2's disk is slow: its disk.read takes ten times as long
  *   drop      be1 serves the request but never replies; the front-end's call times out
- *             after 50 ms (a be.timeout event)
+ *             after 250 ms (a be.timeout event)
  *   none      (default) no fault
  *
  * Time: each activity's end event carries `sim.dur`, the activity's duration in seconds as
@@ -39,7 +39,8 @@
 
 #include "nlkit/nl.h"
 
-#define TIMEOUT_MS 50 /* the front-end's wait for a back-end's reply */
+#define TIMEOUT_MS 250 /* the front-end's wait for a back-end's reply (a normal one can take
+                          * 50 ms on two busy cores under a sanitizer) */
 #define IO_MS 20000   /* longest any other wait: a stuck run fails instead of hanging */
 
 enum fault { F_NONE, F_RETRY, F_SLOW, F_DROP };
