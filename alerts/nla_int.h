@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nla_int.h — private: the alert layer's state, shared by nla.c (alerts, routes, groups,
- * notifications), nla_silence.c and nla_state.c. */
+/* nla_int.h — private: the alert layer's state (alerts, routes, groups, notifications,
+ * silences, the state file), shared by its files (which does what: alerts/README.md). */
 #ifndef NLKIT_NLA_INT_H
 #define NLKIT_NLA_INT_H
 

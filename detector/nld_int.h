@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nld_int.h — private: the engine's state, shared by nld_run.c (input, time), nld_keyed.c
- * (streams and subscription states), nld_missing.c and nld_out.c. */
+/* nld_int.h — private: the engine's state (input and event time, streams and subscription
+ * states, missing-end tracking, output), shared by its files (which does what:
+ * detector/README.md). */
 #ifndef NLKIT_NLD_INT_H
 #define NLKIT_NLD_INT_H
 

@@ -20,7 +20,7 @@ static inline int nl__buf_room(nl_buf_t *b, size_t n)
 
 /* Copy n bytes, n up to 32 as two overlapping fixed-size moves. gcc expands a memcpy whose
  * size it can bound (a field name's uint8_t length, a key's) into rep movs, whose start-up
- * costs more than a short name takes to copy: ~6 ns a call on this project's machines. */
+ * costs more than a short name takes to copy. */
 static inline void nl__copy(char *d, const char *s, size_t n)
 {
     if (n >= 16 && n <= 32) {

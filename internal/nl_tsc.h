@@ -2,9 +2,9 @@
 /* nl_tsc.h — private: CLOCK_MONOTONIC read off the CPU's time-stamp counter, for the
  * summarizer's hot path, where the clock read is most of a call's cost.
  *
- * clock_gettime through the vDSO costs ~23 ns on the machines measured (bench/README.md),
- * a bare rdtsc ~10: most of the vDSO's time is its ordering fence (rdtscp or lfence), which
- * a duration of microseconds or more does not need. So the summarizer maps the counter to
+ * clock_gettime through the vDSO costs about twice a bare rdtsc (bench/README.md has the
+ * figures): most of its time is its ordering fence (rdtscp or lfence), which a duration of
+ * microseconds or more does not need. So the summarizer maps the counter to
  * CLOCK_MONOTONIC itself — a linear map, mono = ns0 + (tsc - tsc0) * mult / 2^32, that its
  * one updater (the flusher's tick, about once a second) re-anchors on a fresh
  * (counter, clock_gettime) sample — and only where that is sound:

@@ -30,7 +30,8 @@ static int64_t mono_ns(void)
 /* Wall-clock time as of the log's opening, advanced by the monotonic clock: durations never
  * jump when NTP steps the wall clock, and boundaries still fall on whole wall seconds. The
  * monotonic clock is read off the CPU's counter where the kernel keeps time with it (nl_tsc.h:
- * ~10 ns against ~23 for clock_gettime, most of a summarized call), else clock_gettime.
+ * without clock_gettime's ordering fence, which is most of a summarized call; figures in
+ * bench/README.md), else clock_gettime.
  * Inline here for the hot path (nls_event); nls_now for the rest of the summarizer. */
 static inline int64_t now_ns(const nls_t *s)
 {
@@ -127,7 +128,7 @@ static inline int guid_key(char *key, const char *guid, size_t gl)
     if (gl > NLS_KEY_MAX - 6) return 0;
     memcpy(key, " guid=", 6);
     if (gl == NL_GUID_LEN) /* the usual length, copied as a constant size: gcc expands the */
-        memcpy(key + 6, guid, NL_GUID_LEN); /* bounded variable one to rep movs, ~6 ns */
+        memcpy(key + 6, guid, NL_GUID_LEN); /* bounded variable one to slow rep movs */
     else
         memcpy(key + 6, guid, gl);
     return 1;

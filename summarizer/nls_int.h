@@ -1,15 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nls_int.h — private: the inside of one log's summarizer, shared by its modules.
- *
- *   nls_names.c   event name -> activity (+ start/end) through a lock-free cache
- *   nls_config.c  rules from NL_SUMMARY, a rules file and nl_summarize(); re-resolution
- *   nls_table.c   the bounded table of identities (activity, guid, *.id fields)
- *   nls_fold.c    folding start/end pairs into interval accumulators; closing intervals
- *   nls_emit.c    writing NAME.summary lines
- *   nls.c         the hot path called by nl_write, and the flusher's tick
- *   nls_plug.c    plugging into a log: the hook's ops, nl_open, nl_summarize, nl_summary_file
- *   nls_fork.c    the summarizer across fork()
- */
+/* nls_int.h — private: the inside of one log's summarizer, shared by its modules (which
+ * file does what: the table in summarizer/README.md). */
 #ifndef NLKIT_NLS_INT_H
 #define NLKIT_NLS_INT_H
 
