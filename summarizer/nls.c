@@ -32,7 +32,7 @@ static int64_t mono_ns(void)
  * monotonic clock is read off the CPU's counter where the kernel keeps time with it (nl_tsc.h:
  * without clock_gettime's ordering fence, which is most of a summarized call; figures in
  * bench/README.md), else clock_gettime.
- * Inline here for the hot path (nls_event); nls_now for the rest of the summarizer. */
+ * Inline here for the hot path (nls_event); nls__now for the rest of the summarizer. */
 static inline int64_t now_ns(const nls_t *s)
 {
     nls_t *w = (nls_t *)s;
@@ -43,7 +43,7 @@ static inline int64_t now_ns(const nls_t *s)
     return s->wall0 + (m - s->mono0);
 }
 
-int64_t nls_now(const nls_t *s) { return now_ns(s); }
+int64_t nls__now(const nls_t *s) { return now_ns(s); }
 
 int nls_to_monotonic(const nls_t *s, int64_t t, struct timespec *ts)
 {
@@ -90,9 +90,9 @@ int nls_new(nl_log_t *log, nls_t **out)
 void nls_free(nls_t *s)
 {
     if (!s) return;
-    nls_table_free(s);
-    nls_names_free(s);
-    nls_config_free(s);
+    nls__table_free(s);
+    nls__names_free(s);
+    nls__config_free(s);
     pthread_mutex_destroy(&s->cfg_mu);
     pthread_mutex_destroy(&s->ins_mu);
     pthread_mutex_destroy(&s->emit_mu);
@@ -111,7 +111,7 @@ static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t
         if (nl != r->vf_len || !nl__key_eq(name, r->vf, nl)) continue;
         switch (t->f[k].type) {
         case 'd':
-        case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls_fold_end */
+        case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls__fold_end */
         case 'i':
         case 'l': *v = (double)args[k].l; return 1;
         case 'u': *v = (double)args[k].u; return 1;
@@ -185,8 +185,8 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
 {
     char key[NLS_KEY_MAX], stack[512];
     size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
-    int64_t now = nls_now(s);
-    nls_ident_t *e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, 0, now) : NULL;
+    int64_t now = nls__now(s);
+    nls_ident_t *e = key_len ? nls__ident_get_cached(s, act, key, key_len, guid_len, 0, now) : NULL;
     if (!e) {
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         return NL_HOOK_WRITE;
@@ -195,14 +195,14 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     nl_buf_init(&b, stack, sizeof stack);
     event_body(&b, t, args);
     if (b.err) { /* fields that cannot be kept: written in full, counted */
-        nls_unlock(&e->lock);
+        nls__unlock(&e->lock);
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         nl_buf_free(&b);
         return NL_HOOK_WRITE;
     }
     if (r->mode == NLS_COUNT) {
-        nls_fold_count(e, now, r->interval_ns, b.p, b.len);
-        nls_unlock(&e->lock);
+        nls__fold_count(e, now, r->interval_ns, b.p, b.len);
+        nls__unlock(&e->lock);
         nl_buf_free(&b);
         return NL_HOOK_FOLDED;
     }
@@ -213,7 +213,7 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
         if (!e->dd_repeats++) e->dd_first_t = now;
         e->dd_last_t = now;
         e->idle = 0;
-        nls_unlock(&e->lock);
+        nls__unlock(&e->lock);
         nl_buf_free(&b);
         return NL_HOOK_FOLDED; /* not written, and not filtered either: counted as folded */
     }
@@ -228,7 +228,7 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
         e->dd_body = NULL;
         e->dd_cap = 0;
     }
-    if (nls_keep_text(&e->dd_body, &e->dd_cap, &e->dd_len, b.p, b.len) == 0) {
+    if (nls__keep_text(&e->dd_body, &e->dd_cap, &e->dd_len, b.p, b.len) == 0) {
         e->dd_has = 1;
         e->dd_hash = h;
         e->dd_level = level;
@@ -237,9 +237,9 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     }
     e->dd_repeats = 0;
     e->idle = 0;
-    nls_unlock(&e->lock);
+    nls__unlock(&e->lock);
     if (n) {
-        nls_emit_repeat(s, act, key, key_len, guid_len, prev_level, prev, prev_len, n, prev_t);
+        nls__emit_repeat(s, act, key, key_len, guid_len, prev_level, prev, prev_len, n, prev_t);
         free(prev);
     }
     nl_buf_free(&b);
@@ -256,10 +256,10 @@ static inline int fold(nls_t *s, nls_ident_t *e, const nls_res_t *r, int kind, i
         return NL_HOOK_WRITE;
     }
     if (kind == NL_KIND_START)
-        nls_fold_start(e, now, r->interval_ns);
+        nls__fold_start(e, now, r->interval_ns);
     else
-        nls_fold_end(e, now, r->interval_ns, has, v);
-    nls_unlock(&e->lock);
+        nls__fold_end(e, now, r->interval_ns, has, v);
+    nls__unlock(&e->lock);
     return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
 }
 
@@ -267,8 +267,8 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
               const char *guid)
 {
     int kind;
-    nls_act_t *act = nls_event_act(s, event, &kind);
-    if (!act) return NL_HOOK_WRITE; /* NLS_ACT_MAX reached: counted by nls_event_act */
+    nls_act_t *act = nls__event_act(s, event, &kind);
+    if (!act) return NL_HOOK_WRITE; /* NLS_ACT_MAX reached: counted by nls__event_act */
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
     if (r->mode == NLS_FULL) return NL_HOOK_WRITE;
     if (r->mode == NLS_OFF) return NL_HOOK_SUPPRESS;
@@ -280,12 +280,13 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
     nls_ident_t *e = NULL;
     if (!t->id_mask) {
         const char *g = t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : guid;
-        e = nls_ident_hot(s, act, g, g == guid ? NL_GUID_LEN : strlen(g));
+        e = nls__ident_hot(s, act, g, g == guid ? NL_GUID_LEN : strlen(g));
     }
     if (!e) {
         char key[NLS_KEY_MAX];
         size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
-        e = key_len ? nls_ident_get_cached(s, act, key, key_len, guid_len, !t->id_mask, now) : NULL;
+        e = key_len ? nls__ident_get_cached(s, act, key, key_len, guid_len, !t->id_mask, now)
+                    : NULL;
     }
     double v = 0;
     int has = kind == NL_KIND_END && event_value(t, args, r, &v);
@@ -298,10 +299,11 @@ int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, size_t gl,
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
     if (r->mode != NLS_SUMMARY && r->mode != NLS_BOTH) return NLS_PAIR_GENERAL;
     int64_t now = now_ns(s);
-    nls_ident_t *e = nls_ident_hot(s, act, g, gl);
+    nls_ident_t *e = nls__ident_hot(s, act, g, gl);
     if (!e) {
         char key[NLS_KEY_MAX];
-        e = guid_key(key, g, gl) ? nls_ident_get_cached(s, act, key, 6 + gl, 6 + gl, 1, now) : NULL;
+        e = guid_key(key, g, gl) ? nls__ident_get_cached(s, act, key, 6 + gl, 6 + gl, 1, now)
+                                 : NULL;
     }
     int has = kind == NL_KIND_END && vf_len == r->vf_len && nl__key_eq(vf, r->vf, vf_len);
     return fold(s, e, r, kind, now, has, v);
@@ -314,15 +316,15 @@ void nls_clock_update(nls_t *s, const uint64_t *tsc, int64_t ns)
     int was = s->tsc.state;
     int now = tsc ? nl__tsc_update_at(&s->tsc, *tsc, ns) : nl__tsc_update(&s->tsc);
     if (now == NL_TSC_OFF && was == NL_TSC_ON) /* once: a withdrawn map stays off */
-        nls_emit_note(s, NL_LVL_WARN, "nl.summary.clock", 1, 1,
-                      "the CPU counter left the kernel's clock: clock_gettime from here on");
+        nls__emit_note(s, NL_LVL_WARN, "nl.summary.clock", 1, 1,
+                       "the CPU counter left the kernel's clock: clock_gettime from here on");
 }
 
 void nls_tick(nls_t *s, int partial, int final)
 {
     pthread_mutex_lock(&s->emit_mu);
     nls_clock_update(s, NULL, 0);
-    int64_t now = nls_now(s);
+    int64_t now = nls__now(s);
     int pressure = atomic_load(&s->live) > NLS_IDENT_MAX / 4 * 3;
     nls_out_t out[NLS_OUT_MAX + 2];
     char key[NLS_KEY_MAX];
@@ -330,9 +332,9 @@ void nls_tick(nls_t *s, int partial, int final)
         uint64_t tag = atomic_load_explicit(&s->tag[i], memory_order_acquire);
         if (tag == NLS_TAG_EMPTY || tag == NLS_TAG_FREE) continue;
         nls_ident_t *e = atomic_load_explicit(&s->ent[i], memory_order_acquire);
-        nls_lock(&e->lock);
+        nls__lock(&e->lock);
         if (atomic_load_explicit(&s->tag[i], memory_order_acquire) != tag) {
-            nls_unlock(&e->lock);
+            nls__unlock(&e->lock);
             continue;
         }
         const nls_act_t *act = e->act;
@@ -340,7 +342,7 @@ void nls_tick(nls_t *s, int partial, int final)
         /* Under pressure, a once-per-run identity with nothing open is written early and
          * let go, so the table makes room; it is counted in nl_stats.evicted. */
         int early = pressure && r->interval_ns == 0 && !e->open;
-        int n = nls_fold_close(e, now, r->interval_ns, partial, final || early, out);
+        int n = nls__fold_close(e, now, r->interval_ns, partial, final || early, out);
         size_t key_len = e->key_len, guid_len = e->guid_len;
         memcpy(key, e->key, key_len);
         /* a run of identical events that has gone on for an interval (or the log is being
@@ -360,29 +362,29 @@ void nls_tick(nls_t *s, int partial, int final)
                 e->dd_repeats = 0;
             }
         }
-        int evict = (early || e->idle >= 2) && nls_fold_idle(e);
-        nls_unlock(&e->lock);
+        int evict = (early || e->idle >= 2) && nls__fold_idle(e);
+        nls__unlock(&e->lock);
         for (int k = 0; k < n; k++) {
             if (out[k].acc.counted)
-                nls_emit_count(s, act, key, key_len, guid_len, &out[k]);
+                nls__emit_count(s, act, key, key_len, guid_len, &out[k]);
             else
-                nls_emit(s, act, key, key_len, guid_len, &out[k]);
+                nls__emit(s, act, key, key_len, guid_len, &out[k]);
             atomic_fetch_add_explicit(&s->folded, out[k].acc.events, memory_order_relaxed);
             atomic_fetch_add_explicit(&s->orphans, out[k].acc.orphan_start + out[k].acc.orphan_end,
                                       memory_order_relaxed);
-            nls_acc_free(&out[k].acc); /* handed over by nls_fold_close */
+            nls__acc_free(&out[k].acc); /* handed over by nls__fold_close */
         }
         if (run) {
-            nls_emit_repeat(s, act, key, key_len, guid_len, run_level, run, run_len, run_n, run_t);
+            nls__emit_repeat(s, act, key, key_len, guid_len, run_level, run, run_len, run_n, run_t);
             free(run);
         }
-        if (evict && nls_ident_evict(s, i, e) && early)
+        if (evict && nls__ident_evict(s, i, e) && early)
             atomic_fetch_add_explicit(&s->evicted, 1, memory_order_relaxed);
     }
     uint64_t over = atomic_load(&s->overflow);
     if (over > s->overflow_reported) {
-        nls_emit_note(s, NL_LVL_WARN, "nl.summary.overflow", over - s->overflow_reported, over,
-                      "events written in full: too many activities or identities to summarize");
+        nls__emit_note(s, NL_LVL_WARN, "nl.summary.overflow", over - s->overflow_reported, over,
+                       "events written in full: too many activities or identities to summarize");
         s->overflow_reported = over;
     }
     pthread_mutex_unlock(&s->emit_mu);
@@ -390,14 +392,14 @@ void nls_tick(nls_t *s, int partial, int final)
 
 int64_t nls_next_due(nls_t *s)
 {
-    int64_t now = nls_now(s), due = INT64_MAX;
+    int64_t now = nls__now(s), due = INT64_MAX;
     int64_t cal = nl__tsc_calibrate_at(&s->tsc); /* the counter clock's rate: not a flush later */
     if (cal) due = s->wall0 + (cal - s->mono0);
     pthread_mutex_lock(&s->cfg_mu);
     for (int i = 0; i < s->rules.n; i++) {
         const nls_rule_t *r = &s->rules.r[i];
         if (r->interval <= 0 || r->mode == NLS_FULL || r->mode == NLS_OFF) continue;
-        int64_t b = nls_boundary_after(now, (int64_t)(r->interval * 1e9 + 0.5));
+        int64_t b = nls__boundary_after(now, (int64_t)(r->interval * 1e9 + 0.5));
         if (b < due) due = b;
     }
     pthread_mutex_unlock(&s->cfg_mu);

@@ -23,7 +23,7 @@ static int copy_rules(nls_rules_t *into, const nls_rules_t *from)
     return 0;
 }
 
-int nls_config_apply(nls_t *s)
+int nls__config_apply(nls_t *s)
 {
     nls_rules_t merged;
     nls_rules_init(&merged);
@@ -37,7 +37,7 @@ int nls_config_apply(nls_t *s)
     nls_rules_free(&s->rules);
     s->rules = merged;
     for (int i = 0; i < s->nacts; i++)
-        atomic_store_explicit(&s->acts[i]->res, nls_resolve(s, s->acts[i]->name, s->acts[i]->len),
+        atomic_store_explicit(&s->acts[i]->res, nls__resolve(s, s->acts[i]->name, s->acts[i]->len),
                               memory_order_release);
     return 0;
 }
@@ -46,7 +46,7 @@ int nls_config_add(nls_t *s, const char *glob, int mode, double interval_s, cons
 {
     pthread_mutex_lock(&s->cfg_mu);
     int rc = nls_rules_add(&s->api_rules, glob, mode, interval_s, vf);
-    if (!rc) rc = nls_config_apply(s);
+    if (!rc) rc = nls__config_apply(s);
     pthread_mutex_unlock(&s->cfg_mu);
     return rc;
 }
@@ -56,7 +56,7 @@ static void report(nls_t *s, const char *where, const nl_perr_t *e)
 {
     char msg[512];
     snprintf(msg, sizeof msg, "%s:%ld:%d: %s", where, e->line, e->col, e->msg);
-    nls_emit_note(s, NL_LVL_ERROR, "nl.summary.config", 0, 0, msg);
+    nls__emit_note(s, NL_LVL_ERROR, "nl.summary.config", 0, 0, msg);
 }
 
 /* A whole-file problem (no line or column): fill err with the shared filler, return code. */
@@ -94,7 +94,7 @@ static int load_file(nls_t *s, nl_perr_t *err)
     }
     nls_rules_free(&s->file_rules);
     s->file_rules = fresh;
-    return nls_config_apply(s);
+    return nls__config_apply(s);
 }
 
 int nls_config_file(nls_t *s, const char *path, nl_perr_t *err)
@@ -130,7 +130,7 @@ void nls_config_env(nls_t *s)
         if (nls_rules_parse(&s->env_rules, env, &e))
             report(s, "NL_SUMMARY", &e);
         else
-            nls_config_apply(s);
+            nls__config_apply(s);
     }
     pthread_mutex_unlock(&s->cfg_mu);
     const char *file = getenv("NL_SUMMARY_FILE");
@@ -141,7 +141,7 @@ void nls_config_env(nls_t *s)
     }
 }
 
-void nls_config_free(nls_t *s)
+void nls__config_free(nls_t *s)
 {
     nls_rules_free(&s->env_rules);
     nls_rules_free(&s->file_rules);

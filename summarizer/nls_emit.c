@@ -113,7 +113,7 @@ static void put_constants(nl_buf_t *b, const nl_head_t *h, const char *ids, size
     }
 }
 
-void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
+void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
               const nls_out_t *o)
 {
     char stack[1024], event[NL_NAME_MAX + 16];
@@ -168,7 +168,7 @@ static void begin_ident(nl_buf_t *b, nls_t *s, int64_t ts_ns, const char *event,
     nl__put(b, key + guid_len, key_len - guid_len);
 }
 
-void nls_emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+void nls__emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
                     size_t guid_len, const nls_out_t *o)
 {
     char stack[1024], event[NL_NAME_MAX + 16];
@@ -215,7 +215,7 @@ void nls_emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_
     atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);
 }
 
-void nls_emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+void nls__emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
                      size_t guid_len, int level, const char *body, size_t len, uint64_t n,
                      int64_t t)
 {
@@ -231,7 +231,7 @@ void nls_emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key
     nl_buf_free(&b);
 }
 
-void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
+void nls__emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
                    const char *msg)
 {
     char stack[1024];

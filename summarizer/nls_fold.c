@@ -14,7 +14,7 @@
 
 #include "nls_int.h"
 
-void nls_acc_free(nls_acc_t *a)
+void nls__acc_free(nls_acc_t *a)
 {
     nl__hist_free(&a->dur_h);
     nl__hist_free(&a->v_h);
@@ -25,7 +25,7 @@ void nls_acc_free(nls_acc_t *a)
 
 /* Clear an accumulator whose histogram storage was handed on (or never made): it is
  * forgotten here, not freed. */
-void nls_acc_reset(nls_acc_t *a)
+void nls__acc_reset(nls_acc_t *a)
 {
     memset(a, 0, sizeof *a);
     nl_mom_init(&a->dur);
@@ -51,7 +51,7 @@ static int64_t end_after(int64_t start, int64_t iv)
     return f > INT64_MAX - iv ? INT64_MAX : f + iv;
 }
 
-void nls_fold_init(nls_ident_t *e, int64_t t, int64_t iv)
+void nls__fold_init(nls_ident_t *e, int64_t t, int64_t iv)
 {
     e->dd_has = 0; /* dd_body's storage is kept for reuse; it is freed with the table */
     e->dd_repeats = 0;
@@ -59,7 +59,7 @@ void nls_fold_init(nls_ident_t *e, int64_t t, int64_t iv)
     e->open_t = 0;
     e->done_full = 0;
     e->idle = 0;
-    nls_acc_reset(&e->cur);
+    nls__acc_reset(&e->cur);
     e->iv_start = iv > 0 ? floor_to(t, iv) : t;
     e->iv_end = end_after(e->iv_start, iv);
 }
@@ -75,7 +75,7 @@ __attribute__((noinline)) static void roll_over(nls_ident_t *e, int64_t t, int64
     e->done.end = e->iv_end;
     e->done.open = e->open;
     e->done_full = 1;
-    nls_acc_reset(&e->cur);
+    nls__acc_reset(&e->cur);
     e->iv_start = e->iv_end;
     e->iv_end = end_after(e->iv_start, iv);
     if (t >= e->iv_end) { /* idle for whole intervals: skip to the one containing t */
@@ -89,7 +89,7 @@ static inline void roll(nls_ident_t *e, int64_t t, int64_t iv)
     if (iv > 0 && t >= e->iv_end && !e->done_full) roll_over(e, t, iv);
 }
 
-int nls_fold_start(nls_ident_t *e, int64_t t, int64_t iv)
+int nls__fold_start(nls_ident_t *e, int64_t t, int64_t iv)
 {
     roll(e, t, iv);
     e->cur.events++;
@@ -101,7 +101,7 @@ int nls_fold_start(nls_ident_t *e, int64_t t, int64_t iv)
     return orphan;
 }
 
-int nls_fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double value)
+int nls__fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double value)
 {
     roll(e, t, iv);
     nls_acc_t *a = &e->cur;
@@ -132,7 +132,7 @@ int nls_fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double va
 
 static int worth_reporting(const nls_ident_t *e) { return e->cur.events > 0 || e->open; }
 
-int nls_fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int final, nls_out_t *out)
+int nls__fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int final, nls_out_t *out)
 {
     int n = 0;
     if (e->done_full) {
@@ -151,7 +151,7 @@ int nls_fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int fin
                 n++;
                 k++;
             }
-            nls_acc_reset(&e->cur);
+            nls__acc_reset(&e->cur);
             e->iv_start = e->iv_end;
             e->iv_end = end_after(e->iv_start, iv);
             if (!e->open || k == NLS_OUT_MAX) { /* nothing more to say about the gap */
@@ -170,7 +170,7 @@ int nls_fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int fin
             out[n].end = now;
             out[n].open = e->open;
             n++;
-            nls_acc_reset(&e->cur);
+            nls__acc_reset(&e->cur);
             e->iv_start = now;
         }
     }
@@ -181,14 +181,14 @@ int nls_fold_close(nls_ident_t *e, int64_t now, int64_t iv, int partial, int fin
     return n;
 }
 
-int64_t nls_boundary_after(int64_t t, int64_t iv) { return end_after(t, iv); }
+int64_t nls__boundary_after(int64_t t, int64_t iv) { return end_after(t, iv); }
 
-int nls_fold_idle(const nls_ident_t *e)
+int nls__fold_idle(const nls_ident_t *e)
 {
     return !e->open && !e->done_full && !e->cur.events && !e->dd_repeats;
 }
 
-int nls_keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len)
+int nls__keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len)
 {
     if (len > *cap) {
         size_t ncap = len < 128 ? 128 : len;
@@ -202,7 +202,7 @@ int nls_keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, siz
     return 0;
 }
 
-int nls_fold_count(nls_ident_t *e, int64_t t, int64_t iv, const char *body, size_t len)
+int nls__fold_count(nls_ident_t *e, int64_t t, int64_t iv, const char *body, size_t len)
 {
     roll(e, t, iv);
     nls_acc_t *a = &e->cur;
@@ -212,5 +212,5 @@ int nls_fold_count(nls_ident_t *e, int64_t t, int64_t iv, const char *body, size
     e->idle = 0;
     if (t < a->first_start) a->first_start = t;
     if (t > a->last_end) a->last_end = t;
-    return nls_keep_text(&a->last, &a->last_cap, &a->last_len, body, len);
+    return nls__keep_text(&a->last, &a->last_cap, &a->last_len, body, len);
 }

@@ -21,7 +21,7 @@ void nls_fork_parent(nls_t *s)
 
 void nls_fork_child(nls_t *s)
 {
-    int64_t now = nls_now(s);
+    int64_t now = nls__now(s);
     for (size_t i = 0; i < NLS_SLOTS; i++) {
         uint64_t tag = atomic_load_explicit(&s->tag[i], memory_order_relaxed);
         if (tag == NLS_TAG_EMPTY || tag == NLS_TAG_FREE) continue;
@@ -31,13 +31,13 @@ void nls_fork_child(nls_t *s)
          * histograms unless a writer held the identity at the fork (it may have been
          * widening one: then its storage is left, a few KiB at most) */
         if (!atomic_load_explicit(&e->lock, memory_order_relaxed)) {
-            nls_acc_free(&e->cur);
-            if (e->done_full) nls_acc_free(&e->done.acc);
+            nls__acc_free(&e->cur);
+            if (e->done_full) nls__acc_free(&e->done.acc);
         } else {
             e->dd_body = NULL; /* perhaps mid-realloc: left, not trusted */
             e->dd_cap = 0;
         }
-        nls_fold_init(e, now, r->interval_ns);
+        nls__fold_init(e, now, r->interval_ns);
         atomic_store_explicit(&e->lock, 0, memory_order_relaxed);
     }
     atomic_store(&s->folded, 0);

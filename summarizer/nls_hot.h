@@ -29,18 +29,18 @@ nls__hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t
     nls_hot_t *h = &nls__hot[act->id & (NLS_HOT - 1)];
     if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
     nls_ident_t *e = h->e;
-    nls_lock(&e->lock);
+    nls__lock(&e->lock);
     if (e->live && e->act == act && e->key_len == off + len &&
         (off == 0 || e->guid_len == e->key_len) && nl__key_eq(e->key + off, k, len))
         return e;
-    nls_unlock(&e->lock);
+    nls__unlock(&e->lock);
     return NULL;
 }
 
 /* The identity this thread used last for act, if its key is the guid g (gl bytes) alone:
  * the key is not built for the common case of a loop's pairs without *.id fields.
- * Returned locked, or NULL (then build the key and call nls_ident_get_cached). */
-static inline nls_ident_t *nls_ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
+ * Returned locked, or NULL (then build the key and call nls__ident_get_cached). */
+static inline nls_ident_t *nls__ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
 {
     if (gl == NL_GUID_LEN) /* a constant length */
         return nls__hot_match(s, act, 6, g, NL_GUID_LEN);

@@ -63,8 +63,8 @@ typedef struct nls_acc {
     uint64_t v_refused;     /* values not finite or too large for a statistic */
     /* Histograms of the durations and the values, for percentiles. Their storage moves
      * with the accumulator: copying one into a closed interval (nls_out_t) hands it over,
-     * nls_acc_reset forgets it, and whoever writes the closed interval frees it
-     * (nls_acc_free). The window opens at an interval's first pair and widens rarely: the
+     * nls__acc_reset forgets it, and whoever writes the closed interval frees it
+     * (nls__acc_free). The window opens at an interval's first pair and widens rarely: the
      * only allocations a writer makes. */
     nl_hist_t dur_h, v_h;
     /* count mode: the interval's last event's fields (" name=value ..." as written, the
@@ -161,88 +161,91 @@ __attribute__((cold, noinline, unused)) static void nls__spin_wait(_Atomic int *
         sched_yield();
     }
 }
-static inline void nls_lock(_Atomic int *l)
+static inline void nls__lock(_Atomic int *l)
 {
     if (atomic_exchange_explicit(l, 1, memory_order_acquire)) nls__spin_wait(l);
 }
-static inline void nls_unlock(_Atomic int *l) { atomic_store_explicit(l, 0, memory_order_release); }
+static inline void nls__unlock(_Atomic int *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
 
 /* ---- clock ------------------------------------------------------------------------------ */
-int64_t nls_now(const nls_t *s);
+int64_t nls__now(const nls_t *s);
 
-/* ---- names (nls_names.c; the hot lookup, nls_event_act, in nls_names.h) ---------------- */
+/* ---- names (nls_names.c; the hot lookup, nls__event_act, in nls_names.h) ---------------- */
 /* Resolve an activity against the current rules (caller holds cfg_mu). */
-nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len);
+nls_res_t *nls__resolve(nls_t *s, const char *name, size_t len);
 /* Free activities, resolutions and the cache. */
-void nls_names_free(nls_t *s);
+void nls__names_free(nls_t *s);
 
 /* ---- pair handles (nls_pair.c; nl_pair itself is nls_plug.c's) ------------------------ */
 /* 0 if a handle may be made for activity `name` with this value field (NULL: none), else
  * NL_ENAME (nl_pair's rules, in nlkit/nl.h). */
-int nls_pair_check(const char *name, const char *value_field);
+int nls__pair_check(const char *name, const char *value_field);
 /* The handle of s for this name and value field: the one made before, or a new one linked
  * into s->pairs; NULL and *rc (NL_ENOMEM) if it cannot be made. The names must have passed
- * nls_pair_check. */
-nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field,
-                        int *rc);
+ * nls__pair_check. */
+nl_pair_t *nls__pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field,
+                         int *rc);
 /* Free the handles made for this summarizer (at nl_close, before nls_free). */
-void nls_pairs_free(nls_t *s);
+void nls__pairs_free(nls_t *s);
 
 /* ---- identity table (nls_table.c) ----------------------------------------------------- */
 /* Find or add the identity (act, key); returned locked. NULL if the table is full. Tries
  * the identity this thread used last for this activity first (unless hot_tried: the caller
- * has just asked nls_ident_hot of nls_hot.h, which looks at the same one): the common case of a
+ * has just asked nls__ident_hot of nls_hot.h, which looks at the same one): the common case of a
  * loop writing start/end pairs skips hashing and probing. */
-nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                                  size_t guid_len, int hot_tried, int64_t now);
+nls_ident_t *nls__ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+                                   size_t guid_len, int hot_tried, int64_t now);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
-int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e);
-void nls_table_free(nls_t *s);
+int nls__ident_evict(nls_t *s, size_t i, nls_ident_t *e);
+void nls__table_free(nls_t *s);
 
 /* ---- folding (nls_fold.c) ------------------------------------------------------------- */
 /* Start a fresh identity's first interval at time t. */
-void nls_fold_init(nls_ident_t *e, int64_t t, int64_t interval_ns);
-void nls_acc_reset(nls_acc_t *a);
+void nls__fold_init(nls_ident_t *e, int64_t t, int64_t interval_ns);
+void nls__acc_reset(nls_acc_t *a);
 /* Free what an accumulator owns (its histograms' storage). */
-void nls_acc_free(nls_acc_t *a);
+void nls__acc_free(nls_acc_t *a);
 /* Record a start / an end at time t. Return 1 if the event was an orphan. */
-int nls_fold_start(nls_ident_t *e, int64_t t, int64_t interval_ns);
-int nls_fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int has_value, double value);
+int nls__fold_start(nls_ident_t *e, int64_t t, int64_t interval_ns);
+int nls__fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int has_value, double value);
 /* Close what is due at `now`: intervals that ended, and with `partial` the running one
  * (also for interval 0 when `final`). Fills out[] (at most NLS_OUT_MAX + 2); returns how
  * many. */
-int nls_fold_close(nls_ident_t *e, int64_t now, int64_t interval_ns, int partial, int final,
-                   nls_out_t *out);
+int nls__fold_close(nls_ident_t *e, int64_t now, int64_t interval_ns, int partial, int final,
+                    nls_out_t *out);
 /* The first interval boundary after t (INT64_MAX for interval 0). */
-int64_t nls_boundary_after(int64_t t, int64_t interval_ns);
+int64_t nls__boundary_after(int64_t t, int64_t interval_ns);
 /* 1 if e has nothing to report and nothing open. */
-int nls_fold_idle(const nls_ident_t *e);
+int nls__fold_idle(const nls_ident_t *e);
 /* Count a point event at time t whose fields (less the *.id ones) read body[0, len):
  * count mode. 0, or NL_ENOMEM when its fields could not be kept (the count still is). */
-int nls_fold_count(nls_ident_t *e, int64_t t, int64_t interval_ns, const char *body, size_t len);
+int nls__fold_count(nls_ident_t *e, int64_t t, int64_t interval_ns, const char *body, size_t len);
 /* Keep body[0, len) in *p (capacity *cap), growing it: 0 or NL_ENOMEM. */
-int nls_keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len);
+int nls__keep_text(char **p, uint32_t *cap, uint32_t *plen, const char *body, size_t len);
 
 /* ---- emission (nls_emit.c) ------------------------------------------------------------ */
 /* Write one NAME.summary line for an identity's closed interval. */
-void nls_emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
-              const nls_out_t *o);
+void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
+               const nls_out_t *o);
 /* Write a count line (count mode) for an identity's closed interval. */
-void nls_emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
-                    size_t guid_len, const nls_out_t *o);
+void nls__emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                     size_t guid_len, const nls_out_t *o);
 /* Write the line that closes a run of identical events (dedup mode): the event as it was
  * written, at the time of the last repeat, with repeat=N. */
-void nls_emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
-                     size_t guid_len, int level, const char *body, size_t len, uint64_t n,
-                     int64_t t);
+void nls__emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
+                      size_t guid_len, int level, const char *body, size_t len, uint64_t n,
+                      int64_t t);
 /* Write a line about the summarizer itself, straight to the destination so no rule can
  * hide it: "event=EVENT n=N total=TOTAL msg=MSG". */
-void nls_emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
-                   const char *msg);
+void nls__emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
+                    const char *msg);
 
 /* ---- configuration (nls_config.c) ----------------------------------------------------- */
 /* Merge the three rule sources and re-resolve every known activity (caller holds cfg_mu). */
-int nls_config_apply(nls_t *s);
-void nls_config_free(nls_t *s);
+int nls__config_apply(nls_t *s);
+void nls__config_free(nls_t *s);
 
 #endif

@@ -13,7 +13,7 @@
 #include "nls_int.h"
 #include "nls_names.h"
 
-nls_res_t *nls_resolve(nls_t *s, const char *name, size_t len)
+nls_res_t *nls__resolve(nls_t *s, const char *name, size_t len)
 {
     const nls_rule_t *r = nls_rules_match(&s->rules, name, len);
     if (!r || r->mode == NLS_FULL) return s->res_plain;
@@ -39,7 +39,7 @@ static nls_act_t *act_get(nls_t *s, const char *name, size_t len)
     a->id = (uint32_t)s->nacts;
     a->len = len;
     memcpy(a->name, name, len);
-    atomic_init(&a->res, nls_resolve(s, name, len));
+    atomic_init(&a->res, nls__resolve(s, name, len));
     s->acts[s->nacts++] = a;
     return a;
 }
@@ -76,7 +76,7 @@ static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
     ev->kind = *kind;
     ev->ro_addr = nl__rodata_holds(event, len) ? event : NULL;
     memcpy(ev->name, event, len + 1);
-    size_t home = nls_ev_home(event);
+    size_t home = nls__ev_home(event);
     for (size_t i = 0; i < NLS_EV_PROBE; i++) {
         nls_ev_t *expected = NULL;
         if (atomic_compare_exchange_strong(&s->ev[(home + i) & (NLS_EV_SLOTS - 1)], &expected, ev))
@@ -86,9 +86,9 @@ static nls_act_t *ev_slow(nls_t *s, const char *event, int *kind)
     return a;
 }
 
-nls_act_t *nls_event_act_slow(nls_t *s, const char *event, int *kind)
+nls_act_t *nls__event_act_slow(nls_t *s, const char *event, int *kind)
 {
-    size_t home = nls_ev_home(event);
+    size_t home = nls__ev_home(event);
     for (size_t i = 0; i < NLS_EV_PROBE; i++) {
         nls_ev_t *ev =
             atomic_load_explicit(&s->ev[(home + i) & (NLS_EV_SLOTS - 1)], memory_order_acquire);
@@ -101,7 +101,7 @@ nls_act_t *nls_event_act_slow(nls_t *s, const char *event, int *kind)
     return ev_slow(s, event, kind);
 }
 
-void nls_names_free(nls_t *s)
+void nls__names_free(nls_t *s)
 {
     for (size_t i = 0; i < NLS_EV_SLOTS; i++) free(atomic_load(&s->ev[i]));
     for (int i = 0; i < s->nacts; i++) free(s->acts[i]);

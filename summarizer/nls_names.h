@@ -8,24 +8,24 @@
 #include "nl_hash.h"
 #include "nls_int.h"
 
-/* nls_event_act's every case but a literal name seen before at this address. */
-nls_act_t *nls_event_act_slow(nls_t *s, const char *event, int *kind);
+/* nls__event_act's every case but a literal name seen before at this address. */
+nls_act_t *nls__event_act_slow(nls_t *s, const char *event, int *kind);
 
 /* Where an event name's address is cached first (a probe goes on from there). */
-static inline size_t nls_ev_home(const char *event)
+static inline size_t nls__ev_home(const char *event)
 {
     return (size_t)nl__mix64((uint64_t)(uintptr_t)event) & (NLS_EV_SLOTS - 1);
 }
 
 /* The activity of an event and its kind; NULL activity if NLS_ACT_MAX is reached. */
-static inline nls_act_t *nls_event_act(nls_t *s, const char *event, int *kind)
+static inline nls_act_t *nls__event_act(nls_t *s, const char *event, int *kind)
 {
-    nls_ev_t *ev = atomic_load_explicit(&s->ev[nls_ev_home(event)], memory_order_acquire);
+    nls_ev_t *ev = atomic_load_explicit(&s->ev[nls__ev_home(event)], memory_order_acquire);
     if (ev && ev->ro_addr == event) {
         *kind = ev->kind;
         return ev->act;
     }
-    return nls_event_act_slow(s, event, kind);
+    return nls__event_act_slow(s, event, kind);
 }
 
 #endif

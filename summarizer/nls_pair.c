@@ -27,7 +27,7 @@ struct nl_pair {
     char start[NL_NAME_MAX + 1], end[NL_NAME_MAX + 1];
 };
 
-int nls_pair_check(const char *name, const char *value_field)
+int nls__pair_check(const char *name, const char *value_field)
 {
     size_t len = strlen(name), vl = value_field ? strlen(value_field) : 0;
     /* an identity field as the value would make the key more than the guid */
@@ -49,7 +49,8 @@ static nl_pair_t *pair_find(nls_t *s, const char *name, size_t len, const char *
     return NULL;
 }
 
-nl_pair_t *nls_pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field, int *rc)
+nl_pair_t *nls__pair_new(nls_t *s, nl_log_t *log, const char *name, const char *value_field,
+                         int *rc)
 {
     size_t len = strlen(name);
     pthread_mutex_lock(&s->cfg_mu);
@@ -120,7 +121,7 @@ int nl_pair_end(nl_pair_t *p, const char *guid, double value)
     return pair_event(p, NL_KIND_END, guid, value);
 }
 
-void nls_pairs_free(nls_t *s)
+void nls__pairs_free(nls_t *s)
 {
     nl_pair_t *p = s->pairs;
     while (p) {

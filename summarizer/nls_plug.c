@@ -39,7 +39,7 @@ static void hook_fork_parent(void *ctx) { nls_fork_parent(ctx); }
 static void hook_fork_child(void *ctx) { nls_fork_child(ctx); }
 static void hook_free(void *ctx)
 {
-    nls_pairs_free(ctx);
+    nls__pairs_free(ctx);
     nls_free(ctx);
 }
 
@@ -107,9 +107,9 @@ nl_pair_t *nl_pair(nl_log_t *log, const char *name, const char *value_field, int
     int rc_store;
     int *rc = err ? err : &rc_store;
     if (!log || !name) return *rc = NL_EINVAL, NULL;
-    if ((*rc = nls_pair_check(name, value_field)) != 0) return NULL;
+    if ((*rc = nls__pair_check(name, value_field)) != 0) return NULL;
     nls_t *s = summ_get(log, rc); /* a handle's activity lives in the summarizer */
-    return s ? nls_pair_new(s, log, name, value_field, rc) : NULL;
+    return s ? nls__pair_new(s, log, name, value_field, rc) : NULL;
 }
 
 int nl_summary_file(nl_log_t *log, const char *path, nl_perr_t *err)

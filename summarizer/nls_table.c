@@ -35,11 +35,11 @@ static nls_ident_t *probe(nls_t *s, nls_act_t *act, const char *key, size_t key_
         }
         if (t != tag) continue;
         nls_ident_t *e = atomic_load_explicit(&s->ent[at], memory_order_acquire);
-        nls_lock(&e->lock);
+        nls__lock(&e->lock);
         if (atomic_load_explicit(&s->tag[at], memory_order_acquire) == tag && e->act == act &&
             e->key_len == key_len && nl__key_eq(e->key, key, key_len))
             return e;
-        nls_unlock(&e->lock); /* evicted or reused meanwhile, or a hash collision */
+        nls__unlock(&e->lock); /* evicted or reused meanwhile, or a hash collision */
     }
     return NULL;
 }
@@ -68,14 +68,14 @@ static nls_ident_t *ident_get(nls_t *s, nls_act_t *act, const char *key, size_t 
             }
         }
         if (e) {
-            nls_lock(&e->lock);
+            nls__lock(&e->lock);
             e->live = 1;
             e->act = act;
             e->key_len = (uint16_t)key_len;
             e->guid_len = (uint16_t)guid_len;
             memcpy(e->key, key, key_len);
             nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
-            nls_fold_init(e, now, r->interval_ns);
+            nls__fold_init(e, now, r->interval_ns);
             s->live++;
             atomic_store_explicit(&s->tag[slot], tag, memory_order_release);
         }
@@ -84,19 +84,19 @@ static nls_ident_t *ident_get(nls_t *s, nls_act_t *act, const char *key, size_t 
     return e;
 }
 
-int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e)
+int nls__ident_evict(nls_t *s, size_t i, nls_ident_t *e)
 {
     int done = 0;
     pthread_mutex_lock(&s->ins_mu);
-    nls_lock(&e->lock);
+    nls__lock(&e->lock);
     uint64_t t = atomic_load_explicit(&s->tag[i], memory_order_relaxed);
-    if (t != NLS_TAG_EMPTY && t != NLS_TAG_FREE && nls_fold_idle(e)) {
+    if (t != NLS_TAG_EMPTY && t != NLS_TAG_FREE && nls__fold_idle(e)) {
         atomic_store_explicit(&s->tag[i], NLS_TAG_FREE, memory_order_release);
         e->live = 0;
         s->live--;
         done = 1;
     }
-    nls_unlock(&e->lock);
+    nls__unlock(&e->lock);
     pthread_mutex_unlock(&s->ins_mu);
     return done;
 }
@@ -104,7 +104,7 @@ int nls_ident_evict(nls_t *s, size_t i, nls_ident_t *e)
 /* The hot cache (nls_hot.h): one per thread. */
 _Thread_local nls_hot_t nls__hot[NLS_HOT];
 
-nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
+nls_ident_t *nls__ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
                                   size_t guid_len, int hot_tried, int64_t now)
 {
     nls_ident_t *e = hot_tried ? NULL : nls__hot_match(s, act, 0, key, key_len);
@@ -114,13 +114,13 @@ nls_ident_t *nls_ident_get_cached(nls_t *s, nls_act_t *act, const char *key, siz
     return e;
 }
 
-void nls_table_free(nls_t *s)
+void nls__table_free(nls_t *s)
 {
     for (size_t i = 0; i < NLS_SLOTS; i++) {
         nls_ident_t *e = atomic_load(&s->ent[i]);
         if (!e) continue;
-        nls_acc_free(&e->cur);
-        if (e->done_full) nls_acc_free(&e->done.acc);
+        nls__acc_free(&e->cur);
+        if (e->done_full) nls__acc_free(&e->done.acc);
         free(e->dd_body);
         free(e);
     }

@@ -657,7 +657,7 @@ static void test_identities_and_value_field(void **state)
     close_fixture(&f);
 }
 
-/* A thread's last identity is found again from the guid alone (nls_ident_hot); guids one
+/* A thread's last identity is found again from the guid alone (nls__ident_hot); guids one
  * byte apart, a prefix of another, one byte longer, the log's own, and the same guid with
  * an *.id field are six identities, interleaved, each with its own pair. */
 static void test_identities_by_guid_alone(void **state)
