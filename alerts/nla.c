@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 
 #include "nl_buf.h"
+#include "nl_clock.h"
 #include "nl_line.h"
 #include "nl_num.h"
 #include "nla_int.h"
@@ -18,13 +19,6 @@
 static const char *kind_name(int k)
 {
     return k == NLA_ANOMALY ? "anomaly" : k == NLA_MISSING ? "missing" : "alert";
-}
-
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* ---- alerts ------------------------------------------------------------------------------ */
@@ -553,7 +547,7 @@ nla_t *nla_new(const nla_cfg_t *cfg, nl_log_t *out, FILE *diag, char *err, size_
         return NULL;
     }
     drop_empty_groups(a);
-    a->last_check = mono();
+    a->last_check = nl__mono_s();
     return a;
 }
 
@@ -618,7 +612,7 @@ void nla_tick(nla_t *a, int64_t now, int idle)
     if (now > a->now) a->now = now;
     if (a->now >= a->silence_next) a->silences_changed = 1;
     /* the wall clock read once every 256 lines (or when idle): this runs for every line */
-    double t = idle || (++a->ticks & 255) == 0 ? mono() : a->last_check;
+    double t = idle || (++a->ticks & 255) == 0 ? nl__mono_s() : a->last_check;
     if (t - a->last_check >= 1.0) { /* the files, at most once a second of wall clock */
         a->last_check = t;
         nla__silences_reload(a);
@@ -645,9 +639,9 @@ void nla_tick(nla_t *a, int64_t now, int idle)
 void nla_finish(nla_t *a)
 {
     flush_due(a, 1, 1); /* what waits for its group.wait goes now: input has ended */
-    double until = mono() + a->cfg->drain;
+    double until = nl__mono_s() + a->cfg->drain;
     for (int i = 0; i < a->cfg->nr; i++) {
-        double left = until - mono();
+        double left = until - nl__mono_s();
         nla__recv_drain(a->recv[i], left > 0 ? left : 0);
     }
     nla_note_t **left = calloc((size_t)a->cfg->nr + 1, sizeof *left);

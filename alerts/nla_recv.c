@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nl_buf.h"
+#include "nl_clock.h"
 
 extern char **environ;
 
@@ -54,28 +55,6 @@ void nla__note_free(nla_note_t *n)
     free(n->json);
     free(n->lines);
     free(n);
-}
-
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* An absolute CLOCK_REALTIME deadline `secs` from now, for pthread_cond_timedwait. */
-static struct timespec deadline_in(double secs)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    double whole = floor(secs);
-    t.tv_sec += (time_t)whole;
-    t.tv_nsec += (long)((secs - whole) * 1e9);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
 }
 
 /* A line about delivery on the detector's output (thread-safe: nl_write_line is). */
@@ -170,7 +149,7 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
 static int write_all(nla_recv_t *r, int fd, const char *p, size_t len, double until)
 {
     while (len) {
-        double left = until - mono();
+        double left = until - nl__mono_s();
         if (left <= 0 || r->abort) return -1;
         struct pollfd pf = {.fd = fd, .events = POLLOUT};
         int pr = poll(&pf, 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
@@ -243,12 +222,12 @@ static int deliver_exec(nla_recv_t *r, const nla_note_t *n, char *err, size_t er
         _exit(127);
     }
     close(pfd[0]);
-    double until = mono() + r->def.timeout;
+    double until = nl__mono_s() + r->def.timeout;
     int wrote = write_all(r, pfd[1], n->json, n->json_len, until);
     close(pfd[1]);
     int st = 0;
     pid_t w;
-    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && mono() < until && !r->abort) {
+    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && nl__mono_s() < until && !r->abort) {
         struct timespec ts = {0, 10 * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -354,7 +333,7 @@ static void *run(void *arg)
             pop_head(r);
             continue;
         }
-        struct timespec dl = deadline_in(wait);
+        struct timespec dl = nl__deadline_s(CLOCK_REALTIME, wait);
         while (!r->stop && pthread_cond_timedwait(&r->cv, &r->mu, &dl) != ETIMEDOUT) {
         }
     }
@@ -440,7 +419,7 @@ void nla__recv_push(nla_recv_t *r, nla_note_t *n)
 
 int nla__recv_drain(nla_recv_t *r, double secs)
 {
-    struct timespec dl = deadline_in(secs);
+    struct timespec dl = nl__deadline_s(CLOCK_REALTIME, secs);
     pthread_mutex_lock(&r->mu);
     while (r->head && pthread_cond_timedwait(&r->idle, &r->mu, &dl) != ETIMEDOUT) {
     }

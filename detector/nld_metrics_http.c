@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nl_clock.h"
 #include "nld_metrics_int.h"
 
 #define REQ_MAX 8192
@@ -42,18 +43,11 @@ struct nld_metrics_srv {
     char req[REQ_MAX + 1]; /* the request being read (the server's thread only) */
 };
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until fd is ready for `ev` or the deadline passes; 1 ready, 0 timed out or stopping. */
 static int wait_fd(nld_metrics_srv_t *s, int fd, short ev, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - mono_ms();
+        int64_t left = deadline - nl__mono_ms();
         if (left <= 0) return 0;
         struct pollfd p[2] = {{.fd = fd, .events = ev}, {.fd = s->wake[0], .events = POLLIN}};
         int r = poll(p, 2, (int)left);
@@ -175,7 +169,7 @@ int nldm__http_check(char *req, size_t len, int *head, int *om)
 static void serve_one(nld_metrics_srv_t *s, int fd)
 {
     char *req = s->req;
-    int64_t deadline = mono_ms() + REQ_TIMEOUT_MS;
+    int64_t deadline = nl__mono_ms() + REQ_TIMEOUT_MS;
     long len = read_request(s, fd, req, deadline);
     int head = 0, om = 0;
     if (len < 0) {
@@ -198,7 +192,7 @@ static void serve_one(nld_metrics_srv_t *s, int fd)
     }
     char *body;
     size_t blen;
-    deadline = mono_ms() + SEND_TIMEOUT_MS;
+    deadline = nl__mono_ms() + SEND_TIMEOUT_MS;
     if (nld_metrics_render(s->m, om, &body, &blen)) {
         answer_error(s, fd, 503, "Service Unavailable", NULL, deadline);
         return;
@@ -223,7 +217,7 @@ static void serve_one(nld_metrics_srv_t *s, int fd)
 static void linger_close(nld_metrics_srv_t *s, int fd)
 {
     shutdown(fd, SHUT_WR);
-    int64_t deadline = mono_ms() + LINGER_MS;
+    int64_t deadline = nl__mono_ms() + LINGER_MS;
     size_t got = 0;
     char buf[4096];
     while (got < LINGER_MAX) {

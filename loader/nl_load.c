@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nl_clock.h"
 #include "nl_num.h"
 #include "nll_feed.h"
 #include "nlkit/nl.h"
@@ -89,13 +90,6 @@ typedef struct load {
     double t_started;  /* when its first line was read */
     uint64_t reported;
 } load_t;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* A file being loaded: positions are kept only for real files. */
 typedef struct source {
@@ -237,7 +231,7 @@ static void report_lost(const load_t *ld, const source_t *src, long last, int en
 static void show_progress(const source_t *src, const nll_pos_t *at, double t0, long from_line,
                           int done)
 {
-    double el = now_s() - t0;
+    double el = nl__mono_s() - t0;
     double pct = src->file.size ? 100.0 * (double)at->offset / (double)src->file.size : 0;
     fprintf(stderr, "\rnl-load: %s %5.1f%% %ld lines %.0f lines/s%s", src->name,
             pct > 100 ? 100 : pct, at->lines, el > 0 ? (double)(at->lines - from_line) / el : 0,
@@ -301,7 +295,7 @@ static int load_fd(load_t *ld, int fd, source_t *src, nll_pos_t start)
     long read_last = start.lines;       /* the last line read: what a loss report ends at */
     ld->t_first_line = start.lines + 1; /* the first one not committed: where it begins */
     int rc = 0, stopping = 0, end = NLL_FEED_MORE, err_no = 0;
-    double t0 = now_s(), shown = t0;
+    double t0 = nl__mono_s(), shown = t0;
     while (!rc && end == NLL_FEED_MORE) {
         if (stop_requested && !stopping) {
             nll_feed_stop(feed); /* it hands over what it read: stored, then committed */
@@ -310,11 +304,11 @@ static int load_fd(load_t *ld, int fd, source_t *src, nll_pos_t start)
         /* a batch is never older than a second: wait for input only until then */
         int wait_ms = 250;
         if (ld->t_started) {
-            double left = ld->t_started + 1.0 - now_s();
+            double left = ld->t_started + 1.0 - nl__mono_s();
             wait_ms = left > 0 ? (int)(left * 1000) + 1 : 0;
         }
         nll_chunk_t *c = nll_feed_next(feed, wait_ms);
-        double t = now_s();
+        double t = nl__mono_s();
         if (c) {
             if (c->n) read_last = c->lines[c->n - 1].lineno;
             rc = store_chunk(ld, src, c, &at, t);

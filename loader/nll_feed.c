@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_clock.h"
 #include "nl_reader.h"
 
 #define CHUNK_LINES 4096 /* lines per chunk */
@@ -30,13 +31,6 @@ struct nll_feed {
     long lineno;
     unsigned flags;
 };
-
-static double mono_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* A chunk to fill: a given-back one, or a new one once fewer than IN_FLIGHT are out. */
 static nll_chunk_t *take(nll_feed_t *f)
@@ -158,9 +152,9 @@ static void *run(void *arg)
             end = NLL_FEED_ERROR;
             err_no = ENOMEM;
         }
-        if (f->live && c->n && !first) first = mono_s();
+        if (f->live && c->n && !first) first = nl__mono_s();
         int full = c->n >= CHUNK_LINES,
-            waited = f->live && c->n && (r == NL_RD_AGAIN || mono_s() - first >= 0.1);
+            waited = f->live && c->n && (r == NL_RD_AGAIN || nl__mono_s() - first >= 0.1);
         if (end == NLL_FEED_MORE && (full || waited)) {
             queue(f, c);
             first = 0;
@@ -212,15 +206,7 @@ nll_feed_t *nll_feed_start(int fd, uint64_t off, long lineno, unsigned parse_fla
 nll_chunk_t *nll_feed_next(nll_feed_t *f, int timeout_ms)
 {
     struct timespec until;
-    if (timeout_ms >= 0) {
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += timeout_ms / 1000;
-        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-    }
+    if (timeout_ms >= 0) until = nl__deadline_ms(CLOCK_REALTIME, timeout_ms);
     pthread_mutex_lock(&f->mu);
     while (!f->head) {
         if (timeout_ms < 0)
