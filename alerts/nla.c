@@ -12,6 +12,7 @@
 #include "nl_buf.h"
 #include "nl_clock.h"
 #include "nl_line.h"
+#include "nl_list.h"
 #include "nl_num.h"
 #include "nla_int.h"
 #include "nla_json.h"
@@ -61,14 +62,7 @@ static int name_and_key(nla_alert_t *al, const nl_rec_t *r)
 
 static void alert_free(nla_t *a, nla_alert_t *al)
 {
-    if (al->prev)
-        al->prev->next = al->next;
-    else
-        a->a_head = al->next;
-    if (al->next)
-        al->next->prev = al->prev;
-    else
-        a->a_tail = al->prev;
+    NL__DL_UNLINK(a->a_head, a->a_tail, al);
     nl__map_del(&a->alerts, al->ment->key, al->ment->klen);
     free(al->name);
     free(al->key);
@@ -106,12 +100,7 @@ static nla_alert_t *alert_add(nla_t *a, const char *id, size_t id_len, int kind,
         free(al);
         return NULL;
     }
-    al->prev = a->a_tail;
-    if (a->a_tail)
-        a->a_tail->next = al;
-    else
-        a->a_head = al;
-    a->a_tail = al;
+    NL__DL_APPEND(a->a_head, a->a_tail, al);
     return al;
 }
 
@@ -180,12 +169,7 @@ static nla_group_t *group_get(nla_t *a, int route, const char *key, size_t klen)
     g->first = a->now;
     g->last_sent = INT64_MIN;
     g->due = INT64_MAX;
-    g->prev = a->g_tail;
-    if (a->g_tail)
-        a->g_tail->next = g;
-    else
-        a->g_head = g;
-    a->g_tail = g;
+    NL__DL_APPEND(a->g_head, a->g_tail, g);
 out:
     nl_buf_free(&b);
     return g;
@@ -193,14 +177,7 @@ out:
 
 static void group_free(nla_t *a, nla_group_t *g)
 {
-    if (g->prev)
-        g->prev->next = g->next;
-    else
-        a->g_head = g->next;
-    if (g->next)
-        g->next->prev = g->prev;
-    else
-        a->g_tail = g->prev;
+    NL__DL_UNLINK(a->g_head, a->g_tail, g);
     nl__map_del(&a->groups, g->ment->key, g->ment->klen);
     free(g->key);
     free(g);

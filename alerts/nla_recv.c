@@ -19,6 +19,7 @@
 
 #include "nl_buf.h"
 #include "nl_clock.h"
+#include "nl_list.h"
 
 extern char **environ;
 
@@ -401,12 +402,7 @@ void nla__recv_push(nla_recv_t *r, nla_note_t *n)
             r->c.dropped++;
         }
     }
-    n->next = NULL;
-    if (r->tail)
-        r->tail->next = n;
-    else
-        r->head = n;
-    r->tail = n;
+    NL__SQ_APPEND(r->head, r->tail, n);
     r->n++;
     r->changed = 1;
     pthread_cond_signal(&r->cv);

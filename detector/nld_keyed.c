@@ -7,34 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_list.h"
 #include "nld_int.h"
 #include "nld_tail.h"
 
 #define KEY_MAX 4096 /* longest key text; longer keys are cut (they still separate) */
-
-static void lru_unlink(nld_t *d, nld_keyed_t *k)
-{
-    if (k->prev)
-        k->prev->next = k->next;
-    else
-        d->lru_head = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    else
-        d->lru_tail = k->prev;
-    k->prev = k->next = NULL;
-}
-
-static void lru_append(nld_t *d, nld_keyed_t *k)
-{
-    k->prev = d->lru_tail;
-    k->next = NULL;
-    if (d->lru_tail)
-        d->lru_tail->next = k;
-    else
-        d->lru_head = k;
-    d->lru_tail = k;
-}
 
 /* Who a line is about: stream and algorithm (slot >= 0: an algorithm, or NLD_ALGOS for the
  * combined verdict, named after its combine= mode) or the subscription's name, then the key
@@ -96,7 +73,7 @@ static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
     } else if (k->u.w.alerted) {
         alert_end(d, k, k->last, NAN, why);
     }
-    lru_unlink(d, k);
+    NL__DL_UNLINK(d->lru_head, d->lru_tail, k);
     nl__map_del(&d->keyed, k->ment->key, k->ment->klen);
     d->nkeyed--;
     free(k);
@@ -221,8 +198,8 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     if (b.err == NL_ENOMEM) goto out;
     k = nl__map_get(&d->keyed, b.p, b.len);
     if (k) {
-        lru_unlink(d, k);
-        lru_append(d, k);
+        NL__DL_UNLINK(d->lru_head, d->lru_tail, k);
+        NL__DL_APPEND(d->lru_head, d->lru_tail, k);
         k->last = d->now;
         goto out;
     }
@@ -245,7 +222,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
         k->u.w.clear_since = -1;
     }
     if (!(k->ment = nl__map_put(&d->keyed, b.p, b.len, k))) goto fail;
-    lru_append(d, k);
+    NL__DL_APPEND(d->lru_head, d->lru_tail, k);
     d->nkeyed++;
     if (kind == NLD_K_STREAM) d->n.streams++;
     seed(d, k, sel, r);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nl_buf.h"
+#include "nl_list.h"
 #include "nl_utf8.h"
 #include "nld_metrics_int.h"
 
@@ -60,29 +61,6 @@ oom:
     return NULL;
 }
 
-static void lru_unlink(nld_metrics_t *m, nldm_ent_t *e)
-{
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        m->lru_head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else
-        m->lru_tail = e->prev;
-    e->prev = e->next = NULL;
-}
-
-static void lru_append(nld_metrics_t *m, nldm_ent_t *e)
-{
-    e->prev = m->lru_tail;
-    if (m->lru_tail)
-        m->lru_tail->next = e;
-    else
-        m->lru_head = e;
-    m->lru_tail = e;
-}
-
 static void ent_drop(nld_metrics_t *m, nldm_ent_t *e)
 {
     if (e->kind == NLDM_ACT) {
@@ -94,7 +72,7 @@ static void ent_drop(nld_metrics_t *m, nldm_ent_t *e)
         if (e->a_next) e->a_next->a_prev = e->a_prev;
         free(e->u.a.cnt);
     }
-    lru_unlink(m, e);
+    NL__DL_UNLINK(m->lru_head, m->lru_tail, e);
     m->nseries -= e->nseries;
     nl__map_del(&m->ents, e->ment->key, e->ment->klen);
     free(e);
@@ -224,8 +202,8 @@ nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, 
     nldm_ent_t *e = nl__map_get(&m->ents, b->p, b->len);
     if (e) {
         if (now > e->last) { /* kept in order of last touch, for expiry */
-            lru_unlink(m, e);
-            lru_append(m, e);
+            NL__DL_UNLINK(m->lru_head, m->lru_tail, e);
+            NL__DL_APPEND(m->lru_head, m->lru_tail, e);
             e->last = now;
         }
         return e;
@@ -260,7 +238,7 @@ nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, 
         a->ents = e;
     }
     m->nseries += ns;
-    lru_append(m, e);
+    NL__DL_APPEND(m->lru_head, m->lru_tail, e);
     return e;
 }
 

@@ -15,33 +15,10 @@
 #include <string.h>
 
 #include "nl_line.h"
+#include "nl_list.h"
 #include "nld_int.h"
 
 #define LATE_KEEP_US ((int64_t)86400 * 1000000) /* how long a reported start awaits its end */
-
-static void unlink_p(nld_pend_t **head, nld_pend_t **tail, nld_pend_t *p)
-{
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        *head = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
-    else
-        *tail = p->prev;
-    p->prev = p->next = NULL;
-}
-
-static void append_p(nld_pend_t **head, nld_pend_t **tail, nld_pend_t *p)
-{
-    p->prev = *tail;
-    p->next = NULL;
-    if (*tail)
-        (*tail)->next = p;
-    else
-        *head = p;
-    *tail = p;
-}
 
 /* Insert p in start-time order, from the tail: starts mostly arrive in order, so this is
  * O(1) then. The expiry scan reads from the head and stops at the first start not yet due;
@@ -50,26 +27,16 @@ static void insert_by_start(nld_pend_t **head, nld_pend_t **tail, nld_pend_t *p)
 {
     nld_pend_t *after = *tail;
     while (after && after->start > p->start) after = after->prev;
-    if (after == *tail) {
-        append_p(head, tail, p);
-        return;
-    }
-    p->prev = after;
-    p->next = after ? after->next : *head;
-    p->next->prev = p;
-    if (after)
-        after->next = p;
-    else
-        *head = p;
+    NL__DL_INSERT_AFTER(*head, *tail, after, p);
 }
 
 static void forget(nld_t *d, nld_pend_t *p)
 {
     nld_act_t *a = p->act;
     if (p->reported)
-        unlink_p(&a->r_head, &a->r_tail, p);
+        NL__DL_UNLINK(a->r_head, a->r_tail, p);
     else
-        unlink_p(&a->p_head, &a->p_tail, p);
+        NL__DL_UNLINK(a->p_head, a->p_tail, p);
     nl__map_del(&d->pend, p->ment->key, p->ment->klen);
     d->npend--;
     free(p);
@@ -244,10 +211,10 @@ void nld__missing_advance(nld_t *d)
             report(d, a, p->ment->key, p->ment->klen, p->start, "nl.missing", p->start + tus, t,
                    learned, NAN);
             d->n.missing++;
-            unlink_p(&a->p_head, &a->p_tail, p);
+            NL__DL_UNLINK(a->p_head, a->p_tail, p);
             p->reported = 1;
             p->timeout = t;
-            append_p(&a->r_head, &a->r_tail, p);
+            NL__DL_APPEND(a->r_head, a->r_tail, p);
         }
         while (a->r_head && a->r_head->start + LATE_KEEP_US < d->now) forget(d, a->r_head);
     }
