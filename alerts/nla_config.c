@@ -2,7 +2,6 @@
 /* nla_config.c — the alert layer's directives: receiver, route, silence, alerts (nla.h). */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,22 +10,10 @@
 #include "nla.h"
 
 typedef struct pctx {
+    nl_cfg_at_t at; /* where we are, for messages */
     nla_cfg_t *c;
-    const char *src;
-    long line;
-    char *err;
-    size_t errlen;
     int silences_only; /* a silences file: nothing but silence lines */
 } pctx_t;
-
-static int fail(pctx_t *x, int col, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    nl__cfg_vfail(x->err, x->errlen, x->src, x->line, col, fmt, ap);
-    va_end(ap);
-    return NL_EINVAL;
-}
 
 void nla_cfg_init(nla_cfg_t *c) { *c = (nla_cfg_t){.drain = 10}; }
 
@@ -55,19 +42,6 @@ void nla_cfg_free(nla_cfg_t *c)
 }
 
 static int grow(void **arr, int n, size_t size) { return nl__cfg_grow(arr, n, size, NLA_DEFS_MAX); }
-
-static int set_str(char **dst, const char *v)
-{
-    free(*dst);
-    return (*dst = strdup(v)) ? 0 : NL_ENOMEM;
-}
-
-static int name_ok(const char *s)
-{
-    size_t n = strlen(s);
-    return n && n <= 64 &&
-           strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
 
 static int receiver_find(const nla_cfg_t *c, const char *name)
 {
@@ -102,9 +76,10 @@ static int receiver_for(pctx_t *x, int col, const char *what)
     int i = receiver_find(x->c, what);
     if (i >= 0) return i;
     if (!url_like(what))
-        return fail(x, col, "no receiver named '%s' (define it first, or give a URL)", what);
+        return nl__cfg_fail(&x->at, col, "no receiver named '%s' (define it first, or give a URL)",
+                            what);
     i = receiver_add(x->c, what, what);
-    return i == NL_EINVAL ? fail(x, col, "more than %d receivers", NLA_DEFS_MAX) : i;
+    return i == NL_EINVAL ? nl__cfg_fail(&x->at, col, "more than %d receivers", NLA_DEFS_MAX) : i;
 }
 
 static double dur_opt(const char *v) { return nl__parse_dur(v); }
@@ -122,18 +97,22 @@ static int u32_opt(const char *v, uint32_t *out)
 /* receiver NAME URL [options] */
 static int do_receiver(pctx_t *x, nl_word_t *w, int n)
 {
-    if (n < 2) return fail(x, n ? w[0].col : 1, "expected: receiver NAME URL [options]");
-    if (!name_ok(w[0].s)) return fail(x, w[0].col, "bad receiver name '%s'", w[0].s);
+    if (n < 2)
+        return nl__cfg_fail(&x->at, n ? w[0].col : 1, "expected: receiver NAME URL [options]");
+    if (!nl__cfg_name_ok(w[0].s, 64))
+        return nl__cfg_fail(&x->at, w[0].col, "bad receiver name '%s'", w[0].s);
     if (receiver_find(x->c, w[0].s) >= 0)
-        return fail(x, w[0].col, "receiver '%s' defined twice", w[0].s);
-    if (strlen(w[1].s) > 2048) return fail(x, w[1].col, "URL too long");
+        return nl__cfg_fail(&x->at, w[0].col, "receiver '%s' defined twice", w[0].s);
+    if (strlen(w[1].s) > 2048) return nl__cfg_fail(&x->at, w[1].col, "URL too long");
     int i = receiver_add(x->c, w[0].s, w[1].s);
     if (i < 0)
-        return i == NL_EINVAL ? fail(x, w[0].col, "more than %d receivers", NLA_DEFS_MAX) : i;
+        return i == NL_EINVAL
+                   ? nl__cfg_fail(&x->at, w[0].col, "more than %d receivers", NLA_DEFS_MAX)
+                   : i;
     nla_recv_def_t *r = &x->c->r[i];
     for (int k = 2; k < n; k++) {
         char *eq = strchr(w[k].s, '=');
-        if (!eq) return fail(x, w[k].col, "expected name=value, got '%s'", w[k].s);
+        if (!eq) return nl__cfg_fail(&x->at, w[k].col, "expected name=value, got '%s'", w[k].s);
         *eq = 0;
         const char *o = w[k].s, *v = eq + 1;
         int bad = 0;
@@ -149,10 +128,10 @@ static int do_receiver(pctx_t *x, nl_word_t *w, int n)
         else if (!strcmp(o, "queue"))
             bad = u32_opt(v, &r->queue) || r->queue < 1;
         else if (!strcmp(o, "ca"))
-            bad = !*v || strncmp(r->url, "https://", 8) || set_str(&r->ca, v);
+            bad = !*v || strncmp(r->url, "https://", 8) || nl__cfg_set_str(&r->ca, v);
         else
-            return fail(x, w[k].col, "unknown receiver option '%s'", o);
-        if (bad) return fail(x, w[k].col, "bad value for %s: '%s'", o, v);
+            return nl__cfg_fail(&x->at, w[k].col, "unknown receiver option '%s'", o);
+        if (bad) return nl__cfg_fail(&x->at, w[k].col, "bad value for %s: '%s'", o, v);
     }
     if (r->backoff_max < r->backoff) r->backoff_max = r->backoff;
     return 0;
@@ -166,8 +145,9 @@ static int parse_group_by(pctx_t *x, nla_route_t *r, const nl_word_t *w, const c
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (r->ngroup == NLA_GROUP_MAX)
-            return fail(x, w->col, "at most %d group.by fields", NLA_GROUP_MAX);
-        if (!name_ok(t)) return fail(x, w->col, "bad group.by field '%s'", t);
+            return nl__cfg_fail(&x->at, w->col, "at most %d group.by fields", NLA_GROUP_MAX);
+        if (!nl__cfg_name_ok(t, 64))
+            return nl__cfg_fail(&x->at, w->col, "bad group.by field '%s'", t);
         if (!(r->group_by[r->ngroup++] = strdup(t))) return NL_ENOMEM;
     }
     return 0;
@@ -177,7 +157,8 @@ static int parse_group_by(pctx_t *x, nla_route_t *r, const nl_word_t *w, const c
 static int do_route(pctx_t *x, nl_word_t *w, int n)
 {
     int rc = grow((void **)&x->c->rt, x->c->nrt, sizeof *x->c->rt);
-    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d routes", NLA_DEFS_MAX) : rc;
+    if (rc)
+        return rc == NL_EINVAL ? nl__cfg_fail(&x->at, 1, "more than %d routes", NLA_DEFS_MAX) : rc;
     nla_route_t *r = &x->c->rt[x->c->nrt++];
     *r = (nla_route_t){.level = NL_LVL_TRACE, .recv = -1, .group_interval = -1, .resolve = 1};
     for (int k = 0; k < n; k++) {
@@ -186,14 +167,15 @@ static int do_route(pctx_t *x, nl_word_t *w, int n)
             continue;
         }
         if (!strcmp(w[k].s, "notify")) {
-            if (k + 1 >= n) return fail(x, w[k].col, "'notify' needs a receiver or URL");
+            if (k + 1 >= n)
+                return nl__cfg_fail(&x->at, w[k].col, "'notify' needs a receiver or URL");
             k++;
             if ((r->recv = receiver_for(x, w[k].col, w[k].s)) < 0) return r->recv;
             r = &x->c->rt[x->c->nrt - 1];
             continue;
         }
         char *eq = strchr(w[k].s, '=');
-        if (!eq) return fail(x, w[k].col, "unexpected '%s'", w[k].s);
+        if (!eq) return nl__cfg_fail(&x->at, w[k].col, "unexpected '%s'", w[k].s);
         *eq = 0;
         const char *o = w[k].s, *v = eq + 1;
         int bad = 0;
@@ -203,11 +185,12 @@ static int do_route(pctx_t *x, nl_word_t *w, int n)
                       : !strcmp(v, "alert")   ? NLA_ALERT
                                               : -1;
             if (r->kind < 0)
-                return fail(x, w[k].col, "kind is anomaly, missing or alert, not '%s'", v);
+                return nl__cfg_fail(&x->at, w[k].col, "kind is anomaly, missing or alert, not '%s'",
+                                    v);
         } else if (!strcmp(o, "name")) {
-            bad = !*v || set_str(&r->name_glob, v);
+            bad = !*v || nl__cfg_set_str(&r->name_glob, v);
         } else if (!strcmp(o, "key")) {
-            bad = !*v || set_str(&r->key_glob, v);
+            bad = !*v || nl__cfg_set_str(&r->key_glob, v);
         } else if (!strcmp(o, "level")) {
             bad = (r->level = nl_level_parse(v, strlen(v))) < 0;
         } else if (!strcmp(o, "group.by")) {
@@ -221,11 +204,12 @@ static int do_route(pctx_t *x, nl_word_t *w, int n)
             bad = strcmp(v, "0") && strcmp(v, "1");
             r->resolve = !strcmp(v, "1");
         } else {
-            return fail(x, w[k].col, "unknown route option '%s'", o);
+            return nl__cfg_fail(&x->at, w[k].col, "unknown route option '%s'", o);
         }
-        if (bad) return fail(x, w[k].col, "bad value for %s: '%s'", o, v);
+        if (bad) return nl__cfg_fail(&x->at, w[k].col, "bad value for %s: '%s'", o, v);
     }
-    if (r->recv < 0) return fail(x, n ? w[n - 1].col : 1, "a route needs 'notify RECEIVER|URL'");
+    if (r->recv < 0)
+        return nl__cfg_fail(&x->at, n ? w[n - 1].col : 1, "a route needs 'notify RECEIVER|URL'");
     if (r->group_interval < 0) r->group_interval = r->group_wait;
     return 0;
 }
@@ -234,13 +218,16 @@ static int do_route(pctx_t *x, nl_word_t *w, int n)
 static int do_silence(pctx_t *x, nl_word_t *w, int n)
 {
     if (n != 3 || strcmp(w[1].s, "until"))
-        return fail(x, n ? w[0].col : 1, "expected: silence KEYGLOB until TIME");
+        return nl__cfg_fail(&x->at, n ? w[0].col : 1, "expected: silence KEYGLOB until TIME");
     int64_t until;
     if (nl_ts_parse(w[2].s, strlen(w[2].s), &until))
-        return fail(x, w[2].col, "bad time '%s' (ISO-8601, e.g. 2026-11-24T18:00:00Z)", w[2].s);
-    if (strlen(w[0].s) > 1024) return fail(x, w[0].col, "glob too long");
+        return nl__cfg_fail(&x->at, w[2].col, "bad time '%s' (ISO-8601, e.g. 2026-11-24T18:00:00Z)",
+                            w[2].s);
+    if (strlen(w[0].s) > 1024) return nl__cfg_fail(&x->at, w[0].col, "glob too long");
     int rc = grow((void **)&x->c->s, x->c->ns, sizeof *x->c->s);
-    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d silences", NLA_DEFS_MAX) : rc;
+    if (rc)
+        return rc == NL_EINVAL ? nl__cfg_fail(&x->at, 1, "more than %d silences", NLA_DEFS_MAX)
+                               : rc;
     nla_silence_t *s = &x->c->s[x->c->ns];
     if (!(s->glob = strdup(w[0].s))) return NL_ENOMEM;
     s->until = until;
@@ -253,31 +240,31 @@ static int do_alerts(pctx_t *x, nl_word_t *w, int n)
 {
     for (int k = 0; k < n; k++) {
         char *eq = strchr(w[k].s, '=');
-        if (!eq) return fail(x, w[k].col, "expected name=value, got '%s'", w[k].s);
+        if (!eq) return nl__cfg_fail(&x->at, w[k].col, "expected name=value, got '%s'", w[k].s);
         *eq = 0;
         const char *o = w[k].s, *v = eq + 1;
         int bad = 0;
         if (!strcmp(o, "state"))
-            bad = !*v || set_str(&x->c->state, v);
+            bad = !*v || nl__cfg_set_str(&x->c->state, v);
         else if (!strcmp(o, "silences"))
-            bad = !*v || set_str(&x->c->silences, v);
+            bad = !*v || nl__cfg_set_str(&x->c->silences, v);
         else if (!strcmp(o, "drain"))
             bad = (x->c->drain = dur_opt(v)) < 0;
         else
-            return fail(x, w[k].col, "unknown alerts setting '%s'", o);
-        if (bad) return fail(x, w[k].col, "bad value for %s: '%s'", o, v);
+            return nl__cfg_fail(&x->at, w[k].col, "unknown alerts setting '%s'", o);
+        if (bad) return nl__cfg_fail(&x->at, w[k].col, "bad value for %s: '%s'", o, v);
     }
     return 0;
 }
 
-static int directive(void *ctx, long line, nl_word_t *w, int n)
+static int directive(void *ctx, nl_word_t *w, int n)
 {
     pctx_t *x = ctx;
-    x->line = line;
     const char *kw = w[0].s;
     if (!strcmp(kw, "silence")) return do_silence(x, w + 1, n - 1);
     if (x->silences_only)
-        return fail(x, w[0].col, "a silences file holds 'silence KEYGLOB until TIME' lines only");
+        return nl__cfg_fail(&x->at, w[0].col,
+                            "a silences file holds 'silence KEYGLOB until TIME' lines only");
     if (!strcmp(kw, "receiver")) return do_receiver(x, w + 1, n - 1);
     if (!strcmp(kw, "route")) return do_route(x, w + 1, n - 1);
     if (!strcmp(kw, "alerts")) return do_alerts(x, w + 1, n - 1);
@@ -287,15 +274,9 @@ static int directive(void *ctx, long line, nl_word_t *w, int n)
 static int parse(nla_cfg_t *c, const char *text, const char *src, int silences_only, char *err,
                  size_t errlen)
 {
-    pctx_t x = {.c = c, .src = src, .err = err, .errlen = errlen, .silences_only = silences_only};
-    long bl = 0;
-    int bc = 0;
-    int rc = nl__words_each(text, directive, &x, &bl, &bc);
-    if (rc == NL_EINVAL && bl) {
-        x.line = bl;
-        return fail(&x, bc, "more than %d words", NL_WORDS_MAX);
-    }
-    return rc;
+    pctx_t x = {
+        .at = {.src = src, .err = err, .errlen = errlen}, .c = c, .silences_only = silences_only};
+    return nl__cfg_each(text, &x.at, directive, &x);
 }
 
 int nla_cfg_parse(nla_cfg_t *c, const char *text, const char *src, char *err, size_t errlen)
@@ -303,14 +284,14 @@ int nla_cfg_parse(nla_cfg_t *c, const char *text, const char *src, char *err, si
     return parse(c, text, src, 0, err, errlen);
 }
 
+static int parse_obj(void *c, const char *text, const char *src, char *err, size_t errlen)
+{
+    return nla_cfg_parse(c, text, src, err, errlen);
+}
+
 int nla_cfg_load(nla_cfg_t *c, const char *path, char *err, size_t errlen)
 {
-    char *text;
-    int rc = nl__read_text(path, (size_t)16 << 20, &text, err, errlen);
-    if (rc) return rc;
-    rc = nla_cfg_parse(c, text, path, err, errlen);
-    free(text);
-    return rc;
+    return nl__cfg_load(path, parse_obj, c, err, errlen);
 }
 
 /* Silences only (the silences file, read again while running): nla_silence.c. */
@@ -321,9 +302,10 @@ int nla__silences_parse(nla_cfg_t *c, const char *text, const char *src, char *e
 
 int nla_cfg_notify(nla_cfg_t *c, const char *name, const char *url, char *err, size_t errlen)
 {
-    pctx_t x = {.c = c, .src = "notify", .line = 1, .err = err, .errlen = errlen};
+    pctx_t x = {.at = {.src = "notify", .line = 1, .err = err, .errlen = errlen}, .c = c};
     int rc = grow((void **)&c->rt, c->nrt, sizeof *c->rt);
-    if (rc) return rc == NL_EINVAL ? fail(&x, 1, "more than %d routes", NLA_DEFS_MAX) : rc;
+    if (rc)
+        return rc == NL_EINVAL ? nl__cfg_fail(&x.at, 1, "more than %d routes", NLA_DEFS_MAX) : rc;
     int recv = receiver_for(&x, 1, url);
     if (recv < 0) return recv;
     /* First, and letting the routes after it match too: the subscription asked for it. */

@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +16,12 @@
 typedef nl_word_t word_t;
 
 /* Error context: where we are, so every message says where the problem is. */
-typedef struct pctx {
-    const char *src;
-    long line;
-    char *err;
-    size_t errlen;
-} pctx_t;
+typedef nl_cfg_at_t pctx_t;
 
 typedef struct cfg_walk {
     pctx_t x;
     struct nld_cfg *c;
 } cfg_walk_t;
-
-static int fail(pctx_t *x, int col, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    nl__cfg_vfail(x->err, x->errlen, x->src, x->line, col, fmt, ap);
-    va_end(ap);
-    return NL_EINVAL;
-}
 
 void nld_cfg_init(nld_cfg_t *c)
 {
@@ -114,19 +99,6 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
-static int name_ok(const char *s, size_t max)
-{
-    size_t n = strlen(s);
-    if (!n || n > max) return 0;
-    return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
-
-static int set_str(char **dst, const char *v)
-{
-    free(*dst);
-    return (*dst = strdup(v)) ? 0 : NL_ENOMEM;
-}
-
 /* key=F1,F2 */
 static int parse_keys(pctx_t *x, nld_sel_t *s, const word_t *w, const char *v)
 {
@@ -135,8 +107,10 @@ static int parse_keys(pctx_t *x, nld_sel_t *s, const word_t *w, const char *v)
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (s->nkeys == NLD_KEYS_MAX) return fail(x, w->col, "at most %d key fields", NLD_KEYS_MAX);
-        if (!name_ok(t, NL_NAME_MAX - 4)) return fail(x, w->col, "bad key field name '%s'", t);
+        if (s->nkeys == NLD_KEYS_MAX)
+            return nl__cfg_fail(x, w->col, "at most %d key fields", NLD_KEYS_MAX);
+        if (!nl__cfg_name_ok(t, NL_NAME_MAX - 4))
+            return nl__cfg_fail(x, w->col, "bad key field name '%s'", t);
         if (!(s->keys[s->nkeys++] = strdup(t))) return NL_ENOMEM;
     }
     return 0;
@@ -147,16 +121,17 @@ static int parse_keys(pctx_t *x, nld_sel_t *s, const word_t *w, const char *v)
 static int sel_option(pctx_t *x, nld_sel_t *s, const word_t *w, const char *name, const char *v)
 {
     if (!strcmp(name, "event")) {
-        if (!*v || strlen(v) > NL_NAME_MAX) return fail(x, w->col, "bad event glob");
-        return set_str(&s->glob, v) ? NL_ENOMEM : 1;
+        if (!*v || strlen(v) > NL_NAME_MAX) return nl__cfg_fail(x, w->col, "bad event glob");
+        return nl__cfg_set_str(&s->glob, v) ? NL_ENOMEM : 1;
     }
     if (!strcmp(name, "value")) {
         static const char *const derived[] = {NULL, "rate", "avgrate", "busy", "mean.dur"};
-        if (!name_ok(v, NL_NAME_MAX)) return fail(x, w->col, "bad value name '%s'", v);
+        if (!nl__cfg_name_ok(v, NL_NAME_MAX))
+            return nl__cfg_fail(x, w->col, "bad value name '%s'", v);
         s->vkind = NLD_V_FIELD;
         for (int i = 1; i < 5; i++)
             if (!strcmp(v, derived[i])) s->vkind = i;
-        return set_str(&s->value, v) ? NL_ENOMEM : 1;
+        return nl__cfg_set_str(&s->value, v) ? NL_ENOMEM : 1;
     }
     if (!strcmp(name, "key")) {
         int rc = parse_keys(x, s, w, v);
@@ -164,8 +139,9 @@ static int sel_option(pctx_t *x, nld_sel_t *s, const word_t *w, const char *name
     }
     if (!strncmp(name, "where.", 6)) {
         if (s->nwhere == NLD_WHERE_MAX)
-            return fail(x, w->col, "at most %d where. conditions", NLD_WHERE_MAX);
-        if (!name_ok(name + 6, NL_NAME_MAX)) return fail(x, w->col, "bad field name in %s", name);
+            return nl__cfg_fail(x, w->col, "at most %d where. conditions", NLD_WHERE_MAX);
+        if (!nl__cfg_name_ok(name + 6, NL_NAME_MAX))
+            return nl__cfg_fail(x, w->col, "bad field name in %s", name);
         s->where_name[s->nwhere] = strdup(name + 6);
         s->where_val[s->nwhere] = strdup(v);
         s->nwhere++;
@@ -188,14 +164,14 @@ static int grow(void **arr, int n, size_t size) { return nl__cfg_grow(arr, n, si
 
 static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, word_t *w, int n)
 {
-    if (!name || !name_ok(name, 64))
-        return fail(x, name_col, "stream needs a name ([A-Za-z0-9_.-])");
+    if (!name || !nl__cfg_name_ok(name, 64))
+        return nl__cfg_fail(x, name_col, "stream needs a name ([A-Za-z0-9_.-])");
     /* reports, state and subscriptions name a stream: two of one name would mix */
     for (int i = 0; i < c->ns; i++)
         if (!strcmp(c->s[i].name, name))
-            return fail(x, name_col, "stream '%s' defined twice", name);
+            return nl__cfg_fail(x, name_col, "stream '%s' defined twice", name);
     int rc = grow((void **)&c->s, c->ns, sizeof *c->s);
-    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d streams", NLD_DEFS_MAX) : rc;
+    if (rc) return rc == NL_EINVAL ? nl__cfg_fail(x, 1, "more than %d streams", NLD_DEFS_MAX) : rc;
     nld_sdef_t *d = &c->s[c->ns++];
     nld_params_default(&d->p);
     d->p.algos = 1u << 3; /* msd-hu */
@@ -208,7 +184,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
         char *v = split_opt(w[i].s);
-        if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", w[i].s);
+        if (!v) return nl__cfg_fail(x, w[i].col, "expected name=value, got '%s'", w[i].s);
         const char *o = w[i].s;
         rc = sel_option(x, &d->sel, &w[i], o, v);
         if (rc < 0) return rc;
@@ -218,9 +194,10 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             algo_set = 1;
             const char *where = NULL;
             if (nld_algo_parse(v, &d->p.algos, &where))
-                return fail(x, w[i].col + (int)(where - w[i].s),
-                            "unknown algorithm (use msd-ss, msd-su, msd-hs, msd-hu, cdf-ss, "
-                            "cdf-su, cdf-hs, cdf-hu, cusum, relent or all)");
+                return nl__cfg_fail(
+                    x, w[i].col + (int)(where - w[i].s),
+                    "unknown algorithm (use msd-ss, msd-su, msd-hs, msd-hu, cdf-ss, "
+                    "cdf-su, cdf-hs, cdf-hu, cusum, relent or all)");
         } else if (!strcmp(o, "k")) {
             bad = parse_num(v, &d->p.k, 0);
         } else if (!strcmp(o, "p")) {
@@ -328,9 +305,9 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
                                               : -1;
             bad = d->p.side < 0;
         } else {
-            return fail(x, w[i].col, "unknown stream option '%s'", o);
+            return nl__cfg_fail(x, w[i].col, "unknown stream option '%s'", o);
         }
-        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+        if (bad) return nl__cfg_fail(x, w[i].col, "bad value for %s: '%s'", o, v);
     }
     /* combine=default is the recommended setting as a whole, chosen on real labelled
      * series (bench-realdata): its parameters apply unless given */
@@ -351,47 +328,53 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     }
     /* fatigue raises a threshold: the algorithms' own rules have none to raise */
     if (d->fatigue_s > 0 && !(d->p.threshold > 0) && !(d->p.rate > 0) && !(d->p.alarms_per_s > 0))
-        return fail(x, name_col, "stream %s: fatigue= needs threshold=, rate= or alarms=", name);
+        return nl__cfg_fail(x, name_col,
+                            "stream %s: fatigue= needs threshold=, rate= or alarms=", name);
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */
     if (!admit_set)
         d->p.admit = d->episode_min - 1 < NLD_ADMIT_MAX ? d->episode_min - 1 : NLD_ADMIT_MAX;
     /* after the loop: a preset picks algorithms only if algo= did not */
     if (comb && nld_combine_parse(comb, &d->comb, &d->p.algos, algo_set))
-        return fail(x, comb_col,
-                    "unknown combine '%s' (use any, majority, all, vote, shifts, transients or "
-                    "default)",
-                    comb);
+        return nl__cfg_fail(
+            x, comb_col,
+            "unknown combine '%s' (use any, majority, all, vote, shifts, transients or "
+            "default)",
+            comb);
     if ((weights || quorum) && !comb)
-        return fail(x, weights ? weights_col : quorum_col, "weights and quorum need combine=");
+        return nl__cfg_fail(x, weights ? weights_col : quorum_col,
+                            "weights and quorum need combine=");
     const char *wbad = NULL;
     if (weights && nld_combine_weights(weights, &d->comb, &wbad))
-        return fail(x, weights_col + (int)strlen("weights=") + (int)(wbad - weights),
-                    "bad weight (use ALGO:WEIGHT,...)");
+        return nl__cfg_fail(x, weights_col + (int)strlen("weights=") + (int)(wbad - weights),
+                            "bad weight (use ALGO:WEIGHT,...)");
     if (quorum &&
         (parse_num(quorum, &d->comb.quorum, 1) || !(d->comb.quorum > 0) || d->comb.quorum > 1))
-        return fail(x, quorum_col, "bad value for quorum: '%s' (0 < Q <= 1)", quorum);
+        return nl__cfg_fail(x, quorum_col, "bad value for quorum: '%s' (0 < Q <= 1)", quorum);
     if (d->comb.on) { /* a vote needs some weight to agree: with none it could never report */
         double tw = 0;
         for (int a = 0; a < NLD_ALGOS; a++)
             if (d->p.algos >> a & 1) tw += d->comb.weight[a];
         if (!(tw > 0))
-            return fail(x, weights ? weights_col : comb_col,
-                        "every algorithm of combine=%s has weight 0: it could never report", comb);
+            return nl__cfg_fail(x, weights ? weights_col : comb_col,
+                                "every algorithm of combine=%s has weight 0: it could never report",
+                                comb);
     }
-    if (!d->sel.glob) return fail(x, name_col, "stream %s needs event=GLOB", name);
+    if (!d->sel.glob) return nl__cfg_fail(x, name_col, "stream %s needs event=GLOB", name);
     if (!d->sel.value && !(d->sel.value = strdup("value"))) return NL_ENOMEM;
     const char *why;
-    if (nld_params_check(&d->p, &why)) return fail(x, name_col, "stream %s: %s", name, why);
+    if (nld_params_check(&d->p, &why)) return nl__cfg_fail(x, name_col, "stream %s: %s", name, why);
     return 0;
 }
 
 static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, word_t *w, int n)
 {
     if (!glob || !*glob || strlen(glob) > NL_NAME_MAX)
-        return fail(x, glob_col, "missing needs an activity glob");
+        return nl__cfg_fail(x, glob_col, "missing needs an activity glob");
     int rc = grow((void **)&c->m, c->nm, sizeof *c->m);
-    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d missing rules", NLD_DEFS_MAX) : rc;
+    if (rc)
+        return rc == NL_EINVAL ? nl__cfg_fail(x, 1, "more than %d missing rules", NLD_DEFS_MAX)
+                               : rc;
     nld_mdef_t *d = &c->m[c->nm++];
     *d = (nld_mdef_t){.quantile = 0.99, .factor = 3, .learn = 1000, .min = 20};
     if (!(d->glob = strdup(glob))) return NL_ENOMEM;
@@ -399,7 +382,7 @@ static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, w
         char *v = split_opt(w[i].s);
         const char *o = w[i].s;
         int bad = !v;
-        if (bad) return fail(x, w[i].col, "expected name=value, got '%s'", o);
+        if (bad) return nl__cfg_fail(x, w[i].col, "expected name=value, got '%s'", o);
         if (!strcmp(o, "timeout"))
             bad = (d->timeout = nl__parse_dur(v)) <= 0;
         else if (!strcmp(o, "initial"))
@@ -413,8 +396,8 @@ static int do_missing(pctx_t *x, nld_cfg_t *c, const char *glob, int glob_col, w
         else if (!strcmp(o, "min"))
             bad = parse_u32(v, &d->min) || d->min < 1;
         else
-            return fail(x, w[i].col, "unknown missing option '%s'", o);
-        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+            return nl__cfg_fail(x, w[i].col, "unknown missing option '%s'", o);
+        if (bad) return nl__cfg_fail(x, w[i].col, "bad value for %s: '%s'", o, v);
     }
     if (d->min > d->learn) d->min = d->learn;
     return 0;
@@ -427,17 +410,18 @@ static int parse_level(pctx_t *x, word_t *w, int n, int *i, double *pct, int *ba
     size_t l = strlen(w[*i].s);
     if (l > 1 && w[*i].s[l - 1] == '%') {
         if (parse_num(w[*i].s, pct, 1) || *pct < 0)
-            return fail(x, w[*i].col, "bad percentage '%s'", w[*i].s);
+            return nl__cfg_fail(x, w[*i].col, "bad percentage '%s'", w[*i].s);
         *pct *= 100;
         if (++*i >= n || strcmp(w[*i].s, "of"))
-            return fail(x, *i < n ? w[*i].col : w[*i - 1].col,
-                        "expected 'of' after the percentage");
-        if (++*i >= n) return fail(x, w[*i - 1].col, "expected 'baseline' or a number after 'of'");
+            return nl__cfg_fail(x, *i < n ? w[*i].col : w[*i - 1].col,
+                                "expected 'of' after the percentage");
+        if (++*i >= n)
+            return nl__cfg_fail(x, w[*i - 1].col, "expected 'baseline' or a number after 'of'");
     }
     if (!strcmp(w[*i].s, "baseline")) {
         *baseline = 1;
     } else if (parse_num(w[*i].s, fixed, 0)) {
-        return fail(x, w[*i].col, "expected 'baseline' or a number, got '%s'", w[*i].s);
+        return nl__cfg_fail(x, w[*i].col, "expected 'baseline' or a number, got '%s'", w[*i].s);
     }
     return 0;
 }
@@ -447,14 +431,17 @@ static int parse_level(pctx_t *x, word_t *w, int n, int *i, double *pct, int *ba
 static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
 {
     int rc = grow((void **)&c->w, c->nw, sizeof *c->w);
-    if (rc) return rc == NL_EINVAL ? fail(x, 1, "more than %d subscriptions", NLD_DEFS_MAX) : rc;
+    if (rc)
+        return rc == NL_EINVAL ? nl__cfg_fail(x, 1, "more than %d subscriptions", NLD_DEFS_MAX)
+                               : rc;
     nld_wdef_t *d = &c->w[c->nw++];
     d->pct = NAN;
     d->base_n = 1800;
     d->base_min = 30;
     int i = 0;
-    if (n < 4) return fail(x, n ? w[n - 1].col : 1, "expected: when GLOB VALUE below|above ...");
-    if (strlen(w[0].s) > NL_NAME_MAX) return fail(x, w[0].col, "glob too long");
+    if (n < 4)
+        return nl__cfg_fail(x, n ? w[n - 1].col : 1, "expected: when GLOB VALUE below|above ...");
+    if (strlen(w[0].s) > NL_NAME_MAX) return nl__cfg_fail(x, w[0].col, "glob too long");
     if (!(d->sel.glob = strdup(w[0].s))) return NL_ENOMEM;
     char vopt[16] = "value";
     rc = sel_option(x, &d->sel, &w[1], vopt, w[1].s);
@@ -463,37 +450,38 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
     if (!strcmp(w[i].s, "below"))
         d->below = 1;
     else if (strcmp(w[i].s, "above"))
-        return fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
+        return nl__cfg_fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
     i++;
     rc = parse_level(x, w, n, &i, &d->pct, &d->baseline, &d->fixed);
     if (rc) return rc;
     for (i++; i < n; i++) {
         if (!strcmp(w[i].s, "clear")) { /* clear below|above [P% of] baseline|NUMBER */
-            if (i + 2 >= n) return fail(x, w[i].col, "expected: clear below|above LEVEL");
+            if (i + 2 >= n) return nl__cfg_fail(x, w[i].col, "expected: clear below|above LEVEL");
             i++;
             int below = !strcmp(w[i].s, "below");
             if (!below && strcmp(w[i].s, "above"))
-                return fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
+                return nl__cfg_fail(x, w[i].col, "expected 'below' or 'above', got '%s'", w[i].s);
             if (below == d->below)
-                return fail(x, w[i].col,
-                            "an alert for a value %s its threshold clears %s another level",
-                            d->below ? "below" : "above", d->below ? "above" : "below");
+                return nl__cfg_fail(x, w[i].col,
+                                    "an alert for a value %s its threshold clears %s another level",
+                                    d->below ? "below" : "above", d->below ? "above" : "below");
             i++;
             d->clear = 1;
             d->clear_pct = NAN;
             rc = parse_level(x, w, n, &i, &d->clear_pct, &d->clear_baseline, &d->clear_fixed);
             if (rc) return rc;
             if (d->clear_baseline && !d->baseline)
-                return fail(x, w[i].col, "a clear level of the baseline needs a baseline alert");
+                return nl__cfg_fail(x, w[i].col,
+                                    "a clear level of the baseline needs a baseline alert");
             continue;
         }
         if (!strcmp(w[i].s, "for") || !strcmp(w[i].s, "notify") || !strcmp(w[i].s, "clear.for")) {
-            if (i + 1 >= n) return fail(x, w[i].col, "'%s' needs an argument", w[i].s);
+            if (i + 1 >= n) return nl__cfg_fail(x, w[i].col, "'%s' needs an argument", w[i].s);
             if (w[i].s[0] != 'n') {
                 double *dur = w[i].s[0] == 'f' ? &d->hold : &d->clear_for;
                 if ((*dur = nl__parse_dur(w[i + 1].s)) < 0)
-                    return fail(x, w[i + 1].col, "bad duration '%s'", w[i + 1].s);
-            } else if (set_str(&d->notify, w[i + 1].s)) {
+                    return nl__cfg_fail(x, w[i + 1].col, "bad duration '%s'", w[i + 1].s);
+            } else if (nl__cfg_set_str(&d->notify, w[i + 1].s)) {
                 return NL_ENOMEM;
             }
             i++;
@@ -501,17 +489,18 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
         }
         char *v = split_opt(w[i].s);
         const char *o = w[i].s;
-        if (!v) return fail(x, w[i].col, "unexpected '%s'", o);
+        if (!v) return nl__cfg_fail(x, w[i].col, "unexpected '%s'", o);
         rc = sel_option(x, &d->sel, &w[i], o, v);
         if (rc < 0) return rc;
         if (rc == 1) {
             if (!strcmp(o, "event") || !strcmp(o, "value"))
-                return fail(x, w[i].col, "the event and value of a subscription come first");
+                return nl__cfg_fail(x, w[i].col,
+                                    "the event and value of a subscription come first");
             continue;
         }
         int bad = 0;
         if (!strcmp(o, "name"))
-            bad = !name_ok(v, 64) || set_str(&d->name, v);
+            bad = !nl__cfg_name_ok(v, 64) || nl__cfg_set_str(&d->name, v);
         else if (!strcmp(o, "baseline.n"))
             bad = parse_u32(v, &d->base_n) || d->base_n < 1 || d->base_n > NLD_HIST_MAX;
         else if (!strcmp(o, "baseline.min"))
@@ -523,8 +512,8 @@ static int do_when(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
         else if (!strcmp(o, "clear.for"))
             bad = (d->clear_for = nl__parse_dur(v)) < 0;
         else
-            return fail(x, w[i].col, "unknown subscription option '%s'", o);
-        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+            return nl__cfg_fail(x, w[i].col, "unknown subscription option '%s'", o);
+        if (bad) return nl__cfg_fail(x, w[i].col, "bad value for %s: '%s'", o, v);
     }
     if (d->base_min > d->base_n) d->base_min = d->base_n;
     if (!d->name) {
@@ -540,7 +529,7 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
     for (int i = 0; i < n; i++) {
         char *v = split_opt(w[i].s);
         const char *o = w[i].s;
-        if (!v) return fail(x, w[i].col, "expected name=value, got '%s'", o);
+        if (!v) return nl__cfg_fail(x, w[i].col, "expected name=value, got '%s'", o);
         double d = 0;
         int bad = 0;
         if (!strcmp(o, "each"))
@@ -555,10 +544,10 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = parse_num(v, &d, 0) || !(d >= 1 && d <= 1e8);
             if (!bad) *(!strcmp(o, "max-streams") ? &c->max_streams : &c->max_pending) = (size_t)d;
         } else if (!strcmp(o, "db"))
-            bad = !*v || set_str(&c->db, v);
+            bad = !*v || nl__cfg_set_str(&c->db, v);
         else
-            return fail(x, w[i].col, "unknown setting '%s'", o);
-        if (bad) return fail(x, w[i].col, "bad value for %s: '%s'", o, v);
+            return nl__cfg_fail(x, w[i].col, "unknown setting '%s'", o);
+        if (bad) return nl__cfg_fail(x, w[i].col, "bad value for %s: '%s'", o, v);
     }
     return 0;
 }
@@ -579,40 +568,32 @@ static int directive(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
     if (!strcmp(kw, "route") || !strcmp(kw, "receiver") || !strcmp(kw, "silence") ||
         !strcmp(kw, "alerts"))
         return 0;
-    return fail(x, w[0].col,
-                "unknown directive '%s' (stream, missing, when, set, route, receiver, "
-                "silence, alerts)",
-                kw);
+    return nl__cfg_fail(x, w[0].col,
+                        "unknown directive '%s' (stream, missing, when, set, route, receiver, "
+                        "silence, alerts)",
+                        kw);
 }
 
-static int each_line(void *ctx, long line, nl_word_t *w, int n)
+static int each_line(void *ctx, nl_word_t *w, int n)
 {
     cfg_walk_t *k = ctx;
-    k->x.line = line;
     return directive(&k->x, k->c, w, n);
 }
 
 int nld_cfg_parse(nld_cfg_t *c, const char *text, const char *src, char *err, size_t errlen)
 {
     cfg_walk_t k = {.x = {.src = src, .line = 0, .err = err, .errlen = errlen}, .c = c};
-    long bl = 0;
-    int bc = 0;
-    int rc = nl__words_each(text, each_line, &k, &bl, &bc);
-    if (rc == NL_EINVAL && bl) {
-        k.x.line = bl;
-        return fail(&k.x, bc, "more than %d words", WORDS_MAX);
-    }
-    return rc;
+    return nl__cfg_each(text, &k.x, each_line, &k);
+}
+
+static int parse_obj(void *c, const char *text, const char *src, char *err, size_t errlen)
+{
+    return nld_cfg_parse(c, text, src, err, errlen);
 }
 
 int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen)
 {
-    char *text;
-    int rc = nl__read_text(path, (size_t)16 << 20, &text, err, errlen);
-    if (rc) return rc;
-    rc = nld_cfg_parse(c, text, path, err, errlen);
-    free(text);
-    return rc;
+    return nl__cfg_load(path, parse_obj, c, err, errlen);
 }
 
 int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
@@ -620,7 +601,7 @@ int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nword
 {
     pctx_t x = {.src = "command line", .line = 1, .err = err, .errlen = errlen};
     word_t w[WORDS_MAX];
-    if (nwords > WORDS_MAX) return fail(&x, 1, "too many options");
+    if (nwords > WORDS_MAX) return nl__cfg_fail(&x, 1, "too many options");
     for (int i = 0; i < nwords; i++) w[i] = (word_t){.s = words[i], .col = i + 1};
     return do_stream(&x, c, name, 1, w, nwords);
 }

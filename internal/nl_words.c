@@ -113,3 +113,61 @@ int nl__cfg_grow(void **arr, int n, size_t size, int max)
     memset((char *)p + (size_t)n * size, 0, size);
     return 0;
 }
+
+int nl__cfg_fail(const nl_cfg_at_t *at, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nl__cfg_vfail(at->err, at->errlen, at->src, at->line, col, fmt, ap);
+    va_end(ap);
+    return NL_EINVAL;
+}
+
+typedef struct cfg_walk {
+    nl_cfg_at_t *at;
+    nl_cfg_line_fn fn;
+    void *ctx;
+} cfg_walk_t;
+
+static int cfg_line(void *ctx, long line, nl_word_t *w, int n)
+{
+    cfg_walk_t *k = ctx;
+    k->at->line = line;
+    return k->fn(k->ctx, w, n);
+}
+
+int nl__cfg_each(const char *text, nl_cfg_at_t *at, nl_cfg_line_fn fn, void *ctx)
+{
+    cfg_walk_t k = {at, fn, ctx};
+    long bl = 0;
+    int bc = 0;
+    int rc = nl__words_each(text, cfg_line, &k, &bl, &bc);
+    if (rc == NL_EINVAL && bl) {
+        at->line = bl;
+        return nl__cfg_fail(at, bc, "more than %d words", NL_WORDS_MAX);
+    }
+    return rc;
+}
+
+int nl__cfg_load(const char *path, nl_cfg_parse_fn parse, void *obj, char *err, size_t errlen)
+{
+    char *text;
+    int rc = nl__read_text(path, (size_t)16 << 20, &text, err, errlen);
+    if (rc) return rc;
+    rc = parse(obj, text, path, err, errlen);
+    free(text);
+    return rc;
+}
+
+int nl__cfg_set_str(char **dst, const char *v)
+{
+    free(*dst);
+    return (*dst = strdup(v)) ? 0 : NL_ENOMEM;
+}
+
+int nl__cfg_name_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    return n && n <= max &&
+           strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}

@@ -8,10 +8,7 @@
 #include "nl_clock.h"
 #include "nl_test.h"
 
-static int64_t ns_of(struct timespec t)
-{
-    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
+static int64_t ns_of(struct timespec t) { return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec; }
 
 static int64_t now_ns(clockid_t c)
 {
