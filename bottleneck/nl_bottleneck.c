@@ -161,30 +161,40 @@ static void one_line(run_t *r, const char *line, size_t len, long lineno, nl_rec
     free(t);
 }
 
+typedef struct reading {
+    run_t *r;
+    nl_rec_t rec;
+} reading_t;
+
+static int read_line(void *ctx, const char *line, size_t len, const char *name, long lineno)
+{
+    (void)name;
+    reading_t *x = ctx;
+    one_line(x->r, line, len, lineno, &x->rec);
+    return 0;
+}
+
+/* A line too long to read is a bad line, counted. */
+static void read_toolong(void *ctx, const char *name, long lineno)
+{
+    (void)name;
+    (void)lineno;
+    ((reading_t *)ctx)->r->bad++;
+}
+
+/* 0, or nonzero if the input could not be read (said on standard error). */
 static int read_input(run_t *r, const char *path)
 {
-    nl_reader_t rd;
-    const char *name;
-    if (nl__reader_open(&rd, "nl-bottleneck", path, &name)) return -1;
-    nl_rec_t rec;
-    nl_rec_init(&rec);
-    const char *line;
-    size_t len;
-    int rc;
-    while ((rc = nl__reader_next(&rd, -1, &line, &len)) != NL_RD_EOF) {
-        if (rc == NL_RD_ERR) {
-            perror(name);
-            break;
-        }
-        if (rc == NL_RD_TOOLONG) {
-            r->bad++;
-            continue;
-        }
-        one_line(r, line, len, rd.lineno, &rec);
-    }
-    nl_rec_free(&rec);
-    nl__reader_close(&rd);
-    return rc == NL_RD_ERR ? -1 : 0;
+    reading_t x = {.r = r};
+    nl_rec_init(&x.rec);
+    nl_lines_t how = {.prog = "nl-bottleneck",
+                      .timeout_ms = -1,
+                      .on_line = read_line,
+                      .on_toolong = read_toolong,
+                      .ctx = &x};
+    int rc = nl__reader_each(path, &how);
+    nl_rec_free(&x.rec);
+    return rc;
 }
 
 static void missing_list(char *out, size_t cap, unsigned mask)

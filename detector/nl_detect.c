@@ -181,40 +181,52 @@ static void print_alert_stats(const nla_counts_t *c)
             (unsigned long long)c->state_errors);
 }
 
+/* What the input loop feeds: the engine, its alert layer and metrics (each optional). */
+typedef struct feed {
+    nld_t *d;
+    nla_t *a;
+    nld_metrics_t *m;
+    int live;
+} feed_t;
+
+static int feed_line(void *ctx, const char *line, size_t len, const char *name, long lineno)
+{
+    feed_t *f = ctx;
+    nld_line(f->d, line, len, name, lineno);
+    if (f->a) nla_tick(f->a, nld_now(f->d), 0);
+    publish(f->d, f->m);
+    return 0;
+}
+
+static void feed_toolong(void *ctx, const char *name, long lineno)
+{
+    feed_t *f = ctx;
+    nld_reject(f->d, name, lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
+    publish(f->d, f->m);
+}
+
+/* No line for a second: event time follows the wall clock when live, groups go out. */
+static void feed_idle(void *ctx)
+{
+    feed_t *f = ctx;
+    if (f->live) nld_advance(f->d, nl_now_usec());
+    if (f->a) nla_tick(f->a, nld_now(f->d), 1);
+    publish(f->d, f->m);
+}
+
 /* Feed one input to the engine; returns 0, or 1 if it could not be read. With an alert
  * layer the reader wakes at least every second so that groups go out on time. */
 static int run_input(nld_t *d, nla_t *a, nld_metrics_t *m, const char *path, int live)
 {
-    const char *name;
-    nl_reader_t rd;
-    if (nl__reader_open(&rd, "nl-detect", path, &name)) return 1;
-    int rc = 0;
-    while (!stop_requested) {
-        const char *line;
-        size_t len;
-        int r = nl__reader_next(&rd, live || a || m ? 1000 : -1, &line, &len);
-        if (r == NL_RD_LINE) {
-            nld_line(d, line, len, name, rd.lineno);
-            if (a) nla_tick(a, nld_now(d), 0);
-            publish(d, m);
-        } else if (r == NL_RD_TOOLONG) {
-            nld_reject(d, name, rd.lineno, NL_ETOOBIG, "line longer than NL_LINE_MAX, skipped");
-            publish(d, m);
-        } else if (r == NL_RD_AGAIN) {
-            if (live) nld_advance(d, nl_now_usec());
-            if (a) nla_tick(a, nld_now(d), 1);
-            publish(d, m);
-        } else if (r == NL_RD_EOF) {
-            break;
-        } else {
-            fprintf(stderr, "nl-detect: %s:%ld: read error: %s\n", name, rd.lineno + 1,
-                    strerror(errno));
-            rc = 1;
-            break;
-        }
-    }
-    nl__reader_close(&rd);
-    return rc;
+    feed_t f = {d, a, m, live};
+    nl_lines_t how = {.prog = "nl-detect",
+                      .timeout_ms = live || a || m ? 1000 : -1,
+                      .stop = &stop_requested,
+                      .on_line = feed_line,
+                      .on_toolong = feed_toolong,
+                      .on_idle = feed_idle,
+                      .ctx = &f};
+    return nl__reader_each(path, &how);
 }
 
 int main(int argc, char **argv)

@@ -120,3 +120,38 @@ int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *l
         r->end += (size_t)got;
     }
 }
+
+/* One loop for the tools, so that a too-long line, a read error and an idle wait are handled
+ * and said the same way by each. */
+int nl__reader_each(const char *path, const nl_lines_t *how)
+{
+    const char *name;
+    nl_reader_t rd;
+    if (nl__reader_open(&rd, how->prog, path, &name)) return 1;
+    int rc = 0;
+    while (!(how->stop && *how->stop)) {
+        const char *line;
+        size_t len;
+        int r = nl__reader_next(&rd, how->timeout_ms, &line, &len);
+        if (r == NL_RD_LINE) {
+            if ((rc = how->on_line(how->ctx, line, len, name, rd.lineno))) break;
+        } else if (r == NL_RD_TOOLONG) {
+            if (how->on_toolong)
+                how->on_toolong(how->ctx, name, rd.lineno);
+            else
+                fprintf(stderr, "%s: %s:%ld: line longer than NL_LINE_MAX, skipped\n", how->prog,
+                        name, rd.lineno);
+        } else if (r == NL_RD_AGAIN) {
+            if (how->on_idle) how->on_idle(how->ctx);
+        } else if (r == NL_RD_EOF) {
+            break;
+        } else {
+            fprintf(stderr, "%s: %s:%ld: read error: %s\n", how->prog, name, rd.lineno + 1,
+                    strerror(errno));
+            rc = 1;
+            break;
+        }
+    }
+    nl__reader_close(&rd);
+    return rc;
+}

@@ -43,33 +43,17 @@ static void usage(FILE *f)
           f);
 }
 
+static int feed_line(void *p, const char *line, size_t len, const char *name, long lineno)
+{
+    nlp_line(p, line, len, name, lineno, stderr);
+    return 0;
+}
+
 /* Feed one input to the engine; 0, or 1 if it could not be read. */
 static int run_input(nlp_t *p, const char *path)
 {
-    const char *name;
-    nl_reader_t rd;
-    if (nl__reader_open(&rd, "nl-peers", path, &name)) return 1;
-    int rc = 0;
-    for (;;) {
-        const char *line;
-        size_t len;
-        int r = nl__reader_next(&rd, -1, &line, &len);
-        if (r == NL_RD_LINE) {
-            nlp_line(p, line, len, name, rd.lineno, stderr);
-        } else if (r == NL_RD_TOOLONG) {
-            fprintf(stderr, "nl-peers: %s:%ld: line longer than NL_LINE_MAX, skipped\n", name,
-                    rd.lineno);
-        } else if (r == NL_RD_EOF) {
-            break;
-        } else if (r != NL_RD_AGAIN) {
-            fprintf(stderr, "nl-peers: %s:%ld: read error: %s\n", name, rd.lineno + 1,
-                    strerror(errno));
-            rc = 1;
-            break;
-        }
-    }
-    nl__reader_close(&rd);
-    return rc;
+    nl_lines_t how = {.prog = "nl-peers", .timeout_ms = -1, .on_line = feed_line, .ctx = p};
+    return nl__reader_each(path, &how);
 }
 
 static int parse_metrics(const char *s, int *m)
