@@ -139,18 +139,8 @@ static int do_receiver(pctx_t *x, nl_word_t *w, int n)
 
 static int parse_group_by(pctx_t *x, nla_route_t *r, const nl_word_t *w, const char *v)
 {
-    for (int i = 0; i < r->ngroup; i++) free(r->group_by[i]);
-    r->ngroup = 0;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (r->ngroup == NLA_GROUP_MAX)
-            return nl__cfg_fail(&x->at, w->col, "at most %d group.by fields", NLA_GROUP_MAX);
-        if (!nl__cfg_name_ok(t, 64))
-            return nl__cfg_fail(&x->at, w->col, "bad group.by field '%s'", t);
-        if (!(r->group_by[r->ngroup++] = strdup(t))) return NL_ENOMEM;
-    }
-    return 0;
+    return nl__cfg_names(&x->at, w->col, v, r->group_by, &r->ngroup, NLA_GROUP_MAX, 64,
+                         "group.by fields", "group.by field");
 }
 
 /* route [kind=K] [name=GLOB] [key=GLOB] [level=L] notify RECEIVER|URL [options] [continue] */

@@ -102,18 +102,8 @@ static int parse_u32(const char *s, uint32_t *out)
 /* key=F1,F2 */
 static int parse_keys(pctx_t *x, nld_sel_t *s, const word_t *w, const char *v)
 {
-    for (int i = 0; i < s->nkeys; i++) free(s->keys[i]);
-    s->nkeys = 0;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (s->nkeys == NLD_KEYS_MAX)
-            return nl__cfg_fail(x, w->col, "at most %d key fields", NLD_KEYS_MAX);
-        if (!nl__cfg_name_ok(t, NL_NAME_MAX - 4))
-            return nl__cfg_fail(x, w->col, "bad key field name '%s'", t);
-        if (!(s->keys[s->nkeys++] = strdup(t))) return NL_ENOMEM;
-    }
-    return 0;
+    return nl__cfg_names(x, w->col, v, s->keys, &s->nkeys, NLD_KEYS_MAX, NL_NAME_MAX - 4,
+                         "key fields", "key field name");
 }
 
 /* Options every selector understands; returns 1 if `name` was one of them, 0 if not, or a

@@ -171,3 +171,18 @@ int nl__cfg_name_ok(const char *s, size_t max)
     return n && n <= max &&
            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
+
+int nl__cfg_names(const nl_cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
+                  size_t name_max, const char *many, const char *one)
+{
+    for (int i = 0; i < *n; i++) free(names[i]);
+    *n = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n == max) return nl__cfg_fail(at, col, "at most %d %s", max, many);
+        if (!nl__cfg_name_ok(t, name_max)) return nl__cfg_fail(at, col, "bad %s '%s'", one, t);
+        if (!(names[(*n)++] = strdup(t))) return NL_ENOMEM;
+    }
+    return 0;
+}

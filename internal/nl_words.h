@@ -68,6 +68,12 @@ int nl__cfg_set_str(char **dst, const char *v);
 /* Whether s is a name: 1 to max characters of letters, digits, '_', '.' and '-'. */
 int nl__cfg_name_ok(const char *s, size_t max);
 
+/* A comma-separated list of names (`v`, "host,path") into names[0..*n), the old ones freed
+ * first: at most `max`, each a name of at most `name_max` characters (nl__cfg_name_ok).
+ * 0, NL_ENOMEM, or NL_EINVAL at column `col`: "at most MAX MANY" or "bad ONE 'NAME'". */
+int nl__cfg_names(const nl_cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
+                  size_t name_max, const char *many, const char *one);
+
 /* Make room for element n (zeroed) of a growing array of definitions; NL_EINVAL when n
  * reaches max, NL_ENOMEM. */
 int nl__cfg_grow(void **arr, int n, size_t size, int max);

@@ -110,6 +110,26 @@ static void test_names_and_strings(void **state)
     assert_int_equal(strlen(small), sizeof small - 1); /* cut, terminated */
 }
 
+static void test_names_list(void **state)
+{
+    (void)state;
+    char err[128] = "";
+    nl_cfg_at_t at = {.src = "c", .line = 5, .err = err, .errlen = sizeof err};
+    char *names[3] = {strdup("old"), NULL, NULL};
+    int n = 1;
+    assert_int_equal(nl__cfg_names(&at, 7, "host,path", names, &n, 3, 8, "keys", "key"), 0);
+    assert_int_equal(n, 2); /* the old one replaced */
+    assert_string_equal(names[0], "host");
+    assert_string_equal(names[1], "path");
+    assert_int_equal(nl__cfg_names(&at, 7, "a,b,c,d", names, &n, 3, 8, "keys", "key"), NL_EINVAL);
+    assert_string_equal(err, "c:5:7: at most 3 keys");
+    assert_int_equal(nl__cfg_names(&at, 2, "a,b c", names, &n, 3, 8, "keys", "key"), NL_EINVAL);
+    assert_string_equal(err, "c:5:2: bad key 'b c'");
+    assert_int_equal(nl__cfg_names(&at, 2, "toolongname", names, &n, 3, 8, "keys", "key"),
+                     NL_EINVAL);
+    for (int i = 0; i < n; i++) free(names[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +137,7 @@ int main(void)
         cmocka_unit_test(test_each_refuses_too_many_words_where_they_are),
         cmocka_unit_test(test_load_reads_and_parses_with_the_path),
         cmocka_unit_test(test_names_and_strings),
+        cmocka_unit_test(test_names_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
