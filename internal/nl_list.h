@@ -14,16 +14,11 @@
 
 #include <stddef.h>
 
-/* Doubly linked: put `e` at the tail. */
+/* Doubly linked: put `e` at the tail (the singly linked append, below, with its prev). */
 #define NL__DL_APPEND(head, tail, e)                                                         \
     do {                                                                                     \
         (e)->prev = (tail);                                                                  \
-        (e)->next = NULL;                                                                    \
-        if (tail)                                                                            \
-            (tail)->next = (e);                                                              \
-        else                                                                                 \
-            (head) = (e);                                                                    \
-        (tail) = (e);                                                                        \
+        NL__SQ_APPEND(head, tail, e);                                                        \
     } while (0)
 
 /* Doubly linked: put `e` right after `after`, or first when `after` is NULL. */

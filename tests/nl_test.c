@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nl_clock.h"
 #include "nl_test.h"
 
 const char *t_tmpdir(void)
@@ -88,12 +89,7 @@ void t_sleep_ms(int ms)
     nanosleep(&t, NULL);
 }
 
-double t_now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+double t_now_s(void) { return nl__mono_s(); }
 
 int64_t t_mono_ns(void)
 {
