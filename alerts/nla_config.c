@@ -10,7 +10,7 @@
 #include "nla.h"
 
 typedef struct pctx {
-    nl_cfg_at_t at; /* where we are, for messages */
+    nl__cfg_at_t at; /* where we are, for messages */
     nla_cfg_t *c;
     int silences_only; /* a silences file: nothing but silence lines */
 } pctx_t;

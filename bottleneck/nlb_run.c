@@ -146,11 +146,11 @@ int nlb_run_input(nlb_run_t *r, const char *path)
 {
     reading_t x = {.r = r};
     nl_rec_init(&x.rec);
-    nl_lines_t how = {.prog = "nl-bottleneck",
-                      .timeout_ms = -1,
-                      .on_line = read_line,
-                      .on_toolong = read_toolong,
-                      .ctx = &x};
+    nl__lines_t how = {.prog = "nl-bottleneck",
+                       .timeout_ms = -1,
+                       .on_line = read_line,
+                       .on_toolong = read_toolong,
+                       .ctx = &x};
     int rc = nl__reader_each(path, &how);
     nl_rec_free(&x.rec);
     return rc;

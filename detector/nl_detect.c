@@ -219,13 +219,13 @@ static void feed_idle(void *ctx)
 static int run_input(nld_t *d, nla_t *a, nld_metrics_t *m, const char *path, int live)
 {
     feed_t f = {d, a, m, live};
-    nl_lines_t how = {.prog = "nl-detect",
-                      .timeout_ms = live || a || m ? 1000 : -1,
-                      .stop = &stop_requested,
-                      .on_line = feed_line,
-                      .on_toolong = feed_toolong,
-                      .on_idle = feed_idle,
-                      .ctx = &f};
+    nl__lines_t how = {.prog = "nl-detect",
+                       .timeout_ms = live || a || m ? 1000 : -1,
+                       .stop = &stop_requested,
+                       .on_line = feed_line,
+                       .on_toolong = feed_toolong,
+                       .on_idle = feed_idle,
+                       .ctx = &f};
     return nl__reader_each(path, &how);
 }
 

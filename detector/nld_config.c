@@ -16,7 +16,7 @@
 typedef nl_word_t word_t;
 
 /* Error context: where we are, so every message says where the problem is. */
-typedef nl_cfg_at_t pctx_t;
+typedef nl__cfg_at_t pctx_t;
 
 typedef struct cfg_walk {
     pctx_t x;

@@ -123,7 +123,7 @@ int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *l
 
 /* One loop for the tools, so that a too-long line, a read error and an idle wait are handled
  * and said the same way by each. */
-int nl__reader_each(const char *path, const nl_lines_t *how)
+int nl__reader_each(const char *path, const nl__lines_t *how)
 {
     const char *name;
     nl_reader_t rd;

@@ -45,7 +45,7 @@ int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *l
 /* The tools' "for each line of an input" loop (nl-detect, nl-peers, nl-bottleneck): what to
  * call, and how long to wait for a line. `name` is the input as messages call it, `lineno`
  * the line's number in it. */
-typedef struct nl_lines {
+typedef struct nl__lines {
     const char *prog; /* for messages: "PROG: NAME:LINE: ..." */
     int timeout_ms;   /* -1: wait for ever; else on_idle when no line came within it */
     const volatile sig_atomic_t *stop; /* optional: checked before each read; set, ends */
@@ -55,11 +55,11 @@ typedef struct nl_lines {
     void (*on_toolong)(void *ctx, const char *name, long lineno);
     void (*on_idle)(void *ctx); /* optional: no line within timeout_ms */
     void *ctx;
-} nl_lines_t;
+} nl__lines_t;
 
 /* Open `path` ("-": standard input) and call `how` for each of its lines, to its end, a
  * stop, or on_line's nonzero return (which is returned). Returns 0; or 1 if it could not be
  * opened or a read failed, said on standard error ("PROG: NAME:LINE: read error: ..."). */
-int nl__reader_each(const char *path, const nl_lines_t *how);
+int nl__reader_each(const char *path, const nl__lines_t *how);
 
 #endif

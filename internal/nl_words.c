@@ -114,7 +114,7 @@ int nl__cfg_grow(void **arr, int n, size_t size, int max)
     return 0;
 }
 
-int nl__cfg_fail(const nl_cfg_at_t *at, int col, const char *fmt, ...)
+int nl__cfg_fail(const nl__cfg_at_t *at, int col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -124,8 +124,8 @@ int nl__cfg_fail(const nl_cfg_at_t *at, int col, const char *fmt, ...)
 }
 
 typedef struct cfg_walk {
-    nl_cfg_at_t *at;
-    nl_cfg_line_fn fn;
+    nl__cfg_at_t *at;
+    nl__cfg_line_fn fn;
     void *ctx;
 } cfg_walk_t;
 
@@ -136,7 +136,7 @@ static int cfg_line(void *ctx, long line, nl_word_t *w, int n)
     return k->fn(k->ctx, w, n);
 }
 
-int nl__cfg_each(const char *text, nl_cfg_at_t *at, nl_cfg_line_fn fn, void *ctx)
+int nl__cfg_each(const char *text, nl__cfg_at_t *at, nl__cfg_line_fn fn, void *ctx)
 {
     cfg_walk_t k = {at, fn, ctx};
     long bl = 0;
@@ -149,7 +149,7 @@ int nl__cfg_each(const char *text, nl_cfg_at_t *at, nl_cfg_line_fn fn, void *ctx
     return rc;
 }
 
-int nl__cfg_load(const char *path, nl_cfg_parse_fn parse, void *obj, char *err, size_t errlen)
+int nl__cfg_load(const char *path, nl__cfg_parse_fn parse, void *obj, char *err, size_t errlen)
 {
     char *text;
     int rc = nl__read_text(path, (size_t)16 << 20, &text, err, errlen);
@@ -172,7 +172,7 @@ int nl__cfg_name_ok(const char *s, size_t max)
            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
-int nl__cfg_names(const nl_cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
+int nl__cfg_names(const nl__cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
                   size_t name_max, const char *many, const char *one)
 {
     for (int i = 0; i < *n; i++) free(names[i]);

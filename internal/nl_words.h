@@ -35,32 +35,32 @@ int nl__cfg_vfail(char *err, size_t errlen, const char *src, long line, int col,
 
 /* Where a configuration parser stands, so every message says where the problem is: the
  * source's name (a path, "command line"), the line being read, the caller's error buffer. */
-typedef struct nl_cfg_at {
+typedef struct nl__cfg_at {
     const char *src;
     long line;
     char *err;
     size_t errlen;
-} nl_cfg_at_t;
+} nl__cfg_at_t;
 
 /* "SRC:LINE:COL: ..." into at's error buffer; returns NL_EINVAL, for `return nl__cfg_fail(..)`. */
-int nl__cfg_fail(const nl_cfg_at_t *at, int col, const char *fmt, ...)
+int nl__cfg_fail(const nl__cfg_at_t *at, int col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Called for each line with words, at->line set to its number; nonzero stops the walk. */
-typedef int (*nl_cfg_line_fn)(void *ctx, nl_word_t *w, int n);
+typedef int (*nl__cfg_line_fn)(void *ctx, nl_word_t *w, int n);
 
 /* nl__words_each over `text` with at->line kept current; a line of too many words is an
  * error at its line and column ("more than NL_WORDS_MAX words"). Returns 0, fn's first
  * nonzero return, NL_EINVAL or NL_ENOMEM. */
-int nl__cfg_each(const char *text, nl_cfg_at_t *at, nl_cfg_line_fn fn, void *ctx);
+int nl__cfg_each(const char *text, nl__cfg_at_t *at, nl__cfg_line_fn fn, void *ctx);
 
 /* A configuration parser's "parse this text" entry, over its own configuration `obj`. */
-typedef int (*nl_cfg_parse_fn)(void *obj, const char *text, const char *src, char *err,
-                               size_t errlen);
+typedef int (*nl__cfg_parse_fn)(void *obj, const char *text, const char *src, char *err,
+                                size_t errlen);
 
 /* Read the file at `path` (16 MiB at the most) and parse it with `parse`, the path as its
  * source name. Returns nl__read_text's error or parse's return. */
-int nl__cfg_load(const char *path, nl_cfg_parse_fn parse, void *obj, char *err, size_t errlen);
+int nl__cfg_load(const char *path, nl__cfg_parse_fn parse, void *obj, char *err, size_t errlen);
 
 /* Replace *dst by a copy of v (the old one freed); 0 or NL_ENOMEM. */
 int nl__cfg_set_str(char **dst, const char *v);
@@ -71,7 +71,7 @@ int nl__cfg_name_ok(const char *s, size_t max);
 /* A comma-separated list of names (`v`, "host,path") into names[0..*n), the old ones freed
  * first: at most `max`, each a name of at most `name_max` characters (nl__cfg_name_ok).
  * 0, NL_ENOMEM, or NL_EINVAL at column `col`: "at most MAX MANY" or "bad ONE 'NAME'". */
-int nl__cfg_names(const nl_cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
+int nl__cfg_names(const nl__cfg_at_t *at, int col, const char *v, char **names, int *n, int max,
                   size_t name_max, const char *many, const char *one);
 
 /* Make room for element n (zeroed) of a growing array of definitions; NL_EINVAL when n

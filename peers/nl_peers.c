@@ -52,7 +52,7 @@ static int feed_line(void *p, const char *line, size_t len, const char *name, lo
 /* Feed one input to the engine; 0, or 1 if it could not be read. */
 static int run_input(nlp_t *p, const char *path)
 {
-    nl_lines_t how = {.prog = "nl-peers", .timeout_ms = -1, .on_line = feed_line, .ctx = p};
+    nl__lines_t how = {.prog = "nl-peers", .timeout_ms = -1, .on_line = feed_line, .ctx = p};
     return nl__reader_each(path, &how);
 }
 

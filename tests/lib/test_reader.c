@@ -64,7 +64,7 @@ static void test_each_line_and_the_too_long_one(void **state)
     close(mkstemp(path));
     write_file(path, "one\ntwo\n", 2 * NL_LINE_MAX, "four\nfive");
     got_t g = {0};
-    nl_lines_t how = {
+    nl__lines_t how = {
         .prog = "t", .timeout_ms = -1, .on_line = on_line, .on_toolong = on_toolong, .ctx = &g};
     assert_int_equal(nl__reader_each(path, &how), 0);
     assert_int_equal(g.lines, 4);
@@ -94,12 +94,12 @@ static void test_idle_pipe_and_stop(void **state)
     assert_true(w >= 0);
     assert_int_equal(write(w, "a\n", 2), 2);
     got_t g = {0};
-    nl_lines_t how = {.prog = "t",
-                      .timeout_ms = 5,
-                      .stop = &g.stop,
-                      .on_line = on_line,
-                      .on_idle = on_idle,
-                      .ctx = &g};
+    nl__lines_t how = {.prog = "t",
+                       .timeout_ms = 5,
+                       .stop = &g.stop,
+                       .on_line = on_line,
+                       .on_idle = on_idle,
+                       .ctx = &g};
     assert_int_equal(nl__reader_each(path, &how), 0);
     assert_int_equal(g.lines, 1);
     assert_int_equal(g.idle, 3); /* stopped by the third idle call, not by an end */

@@ -13,7 +13,7 @@
 #include "nlkit/nl.h"
 
 typedef struct seen {
-    nl_cfg_at_t *at;
+    nl__cfg_at_t *at;
     long lines[8];
     int words[8], n;
     int fail_on; /* line number whose words fail, 0: none */
@@ -34,7 +34,7 @@ static void test_each_keeps_the_line_for_messages(void **state)
 {
     (void)state;
     char err[128] = "";
-    nl_cfg_at_t at = {.src = "f.conf", .err = err, .errlen = sizeof err};
+    nl__cfg_at_t at = {.src = "f.conf", .err = err, .errlen = sizeof err};
     seen_t s = {.at = &at};
     assert_int_equal(nl__cfg_each("a b\n\n# note\n  c d e # tail\n", &at, on_line, &s), 0);
     assert_int_equal(s.n, 2);
@@ -54,7 +54,7 @@ static void test_each_refuses_too_many_words_where_they_are(void **state)
     char text[4 * (NL_WORDS_MAX + 2) + 8] = "ok\n";
     for (int i = 0; i <= NL_WORDS_MAX; i++) strcat(text, "w ");
     char err[128] = "";
-    nl_cfg_at_t at = {.src = "t", .err = err, .errlen = sizeof err};
+    nl__cfg_at_t at = {.src = "t", .err = err, .errlen = sizeof err};
     seen_t s = {.at = &at};
     assert_int_equal(nl__cfg_each(text, &at, on_line, &s), NL_EINVAL);
     char want[64];
@@ -105,7 +105,7 @@ static void test_names_and_strings(void **state)
     assert_string_equal(s, "new");
     free(s);
     char small[12];
-    nl_cfg_at_t at = {.src = "a-long-source", .line = 3, .err = small, .errlen = sizeof small};
+    nl__cfg_at_t at = {.src = "a-long-source", .line = 3, .err = small, .errlen = sizeof small};
     assert_int_equal(nl__cfg_fail(&at, 1, "%s", "xyz"), NL_EINVAL);
     assert_int_equal(strlen(small), sizeof small - 1); /* cut, terminated */
 }
@@ -114,7 +114,7 @@ static void test_names_list(void **state)
 {
     (void)state;
     char err[128] = "";
-    nl_cfg_at_t at = {.src = "c", .line = 5, .err = err, .errlen = sizeof err};
+    nl__cfg_at_t at = {.src = "c", .line = 5, .err = err, .errlen = sizeof err};
     char *names[3] = {strdup("old"), NULL, NULL};
     int n = 1;
     assert_int_equal(nl__cfg_names(&at, 7, "host,path", names, &n, 3, 8, "keys", "key"), 0);
