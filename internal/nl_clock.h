@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nl_clock.h — internal: the tools' clock readings and timed-wait deadlines, written once
- * (the monotonic clock in seconds or milliseconds for timeouts and pacing; an absolute
- * deadline some time from now for pthread_cond_timedwait and friends). Not the summarizer's
- * hot-path clock: that is nl_tsc.h. */
+/* nl_clock.h — internal: clock readings and timed-wait deadlines, written once for the
+ * library and the tools (the monotonic clock in seconds or milliseconds for timeouts and
+ * pacing; an absolute deadline some time from now for pthread_cond_timedwait and friends).
+ * Not the summarizer's hot-path clock: that is nl_tsc.h. */
 #ifndef NLKIT_NL_CLOCK_H
 #define NLKIT_NL_CLOCK_H
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "nl_clock.h"
 #include "nl_log_int.h"
 
 static int before(const struct timespec *a, const struct timespec *b)
@@ -31,13 +32,7 @@ static void *flusher_main(void *arg)
     int fresh = 1;
     while (!log->stop) {
         if (fresh) {
-            clock_gettime(CLOCK_MONOTONIC, &dl);
-            dl.tv_sec += log->flush_ms / 1000;
-            dl.tv_nsec += (long)(log->flush_ms % 1000) * 1000000L;
-            if (dl.tv_nsec >= 1000000000L) {
-                dl.tv_sec++;
-                dl.tv_nsec -= 1000000000L;
-            }
+            dl = nl__deadline_ms(CLOCK_MONOTONIC, log->flush_ms);
             void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
             struct timespec due;
             if (hook && log->hook.ops->next_due(hook, &due) && before(&due, &dl))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_clock.h"
 #include "nl_resolve.h"
 
 struct nl_lookup {
@@ -93,14 +94,7 @@ static nl_lookup_t *lookup_start(const char *host, const char *port, int socktyp
 /* Wait until the lookup ends or the time is up; 1 with *out taken from it if it ended. */
 static int lookup_wait(nl_lookup_t *l, int timeout_ms, struct addrinfo **out)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = nl__deadline_ms(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&l->mu);
     while (!l->done && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT) {
     }
