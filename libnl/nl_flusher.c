@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "nl_clock.h"
+#include "nl_defer.h"
 #include "nl_log_int.h"
 
 static int before(const struct timespec *a, const struct timespec *b)
@@ -51,6 +52,7 @@ static void *flusher_main(void *arg)
         if (log->kicked) {
             log->kicked = 0;
             pthread_mutex_unlock(&log->fmu);
+            if (log->defer) nl__defer_drain(log->defer); /* a writer's ring is half full */
             nl__sink_drain(&log->sink);
             pthread_mutex_lock(&log->fmu);
             if (!passed(&dl)) continue;
@@ -63,6 +65,10 @@ static void *flusher_main(void *arg)
             log->hook.ops->config_check(hook);
             log->hook.ops->tick(hook, 0, 0);
         }
+        if (log->defer) {
+            nl__defer_tick(log->defer);
+            nl__defer_drain(log->defer);
+        }
         nl__sink_tick(&log->sink);
         pthread_mutex_lock(&log->fmu);
     }
@@ -70,9 +76,10 @@ static void *flusher_main(void *arg)
     return NULL;
 }
 
-/* A writer left a full buffer (nl__sink_set_handoff's kick). Never waits: the writer
- * holds the sink's locks, and fork's handlers take fmu before those. */
-static int flusher_kick(void *ctx)
+/* A writer left a full buffer (nl__sink_set_handoff's kick), or its deferred ring is half
+ * full. Never waits: the writer holds the sink's locks, and fork's handlers take fmu before
+ * those. */
+int nl__flusher_kick(void *ctx)
 {
     nl_log_t *log = ctx;
     if (pthread_mutex_trylock(&log->fmu) != 0) return 0;
@@ -86,6 +93,6 @@ int nl__flusher_start(nl_log_t *log)
 {
     int e = pthread_create(&log->flusher, NULL, flusher_main, log);
     log->has_flusher = e == 0;
-    if (e == 0) nl__sink_set_handoff(&log->sink, flusher_kick, log);
+    if (e == 0) nl__sink_set_handoff(&log->sink, nl__flusher_kick, log);
     return e;
 }

@@ -2,14 +2,15 @@
 /* nl_fork.c — every open log survives fork() in both processes (see nl_fork.h).
  *
  * The handlers take each log's locks in the order the rest of the library takes them:
- * fmu, cfg_mu, the hook's (the summarizer's, through its fork_prepare), then the sink's
- * (nl__sink_fork_prepare). fmu first because the flusher holds it only while idle. */
+ * fmu, cfg_mu, the hook's (the summarizer's, through its fork_prepare), the deferred path's
+ * rings (nl__defer_fork_prepare), then the sink's (nl__sink_fork_prepare). fmu first because the flusher holds it only while idle. */
 #include "nl_fork.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "nl_defer.h"
 #include "nl_log_int.h"
 
 _Atomic unsigned nl__fork_gen;
@@ -28,6 +29,7 @@ static void before_fork(void)
         pthread_mutex_lock(&log->cfg_mu);
         void *hook = atomic_load(&log->hook.ctx);
         if (hook) log->hook.ops->fork_prepare(hook);
+        if (log->defer) nl__defer_fork_prepare(log->defer);
         nl__sink_fork_prepare(&log->sink);
     }
 }
@@ -35,6 +37,7 @@ static void before_fork(void)
 static void unlock_log(nl_log_t *log)
 {
     nl__sink_fork_parent(&log->sink);
+    if (log->defer) nl__defer_fork_parent(log->defer);
     void *hook = atomic_load(&log->hook.ctx);
     if (hook) log->hook.ops->fork_parent(hook);
     pthread_mutex_unlock(&log->cfg_mu);
@@ -53,6 +56,7 @@ static void after_fork_child(void)
     atomic_fetch_add(&nl__fork_gen, 1);
     for (nl_log_t *log = reg_head; log; log = log->fork_next) {
         nl__sink_fork_child(&log->sink);
+        if (log->defer) nl__defer_fork_child(log->defer);
         void *hook = atomic_load(&log->hook.ctx);
         if (hook) log->hook.ops->fork_child(hook);
         atomic_store(&log->gate.filtered, 0);

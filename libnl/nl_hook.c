@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "nl_defer.h"
 #include "nl_enc.h"
 #include "nl_log_int.h"
 
@@ -47,10 +48,10 @@ const nl_head_t *nl__log_head(nl_log_t *log)
 
 void nl__log_emit(nl_log_t *log, nl_buf_t *b, int level)
 {
-    if (nl_enc_end(b) == 0)
-        nl__sink_write(&log->sink, b->p, b->len, level);
-    else
+    if (nl_enc_end(b) != 0)
         nl__sink_drop(&log->sink, 1);
+    else if (!log->defer || !nl__defer_line(log->defer, b->p, b->len)) /* after the thread's */
+        nl__sink_write(&log->sink, b->p, b->len, level);
 }
 
 void nl__log_self(nl_log_t *log, int level, const char *event, const char *what, const char *msg)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nl_defer.h"
 #include "nl_enc.h"
 #include "nl_fork.h"
 #include "nl_guid.h"
@@ -58,33 +59,51 @@ static inline int hook_passes(nl_log_t *log, int level, const char *event, const
     return 0;
 }
 
-/* The event's line, built on the stack and handed to the sink. */
-static int write_line(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
-                      const nl_arg_t *args, const nl_head_t *h)
+int nl__log_build(nl_log_t *log, nl_buf_t *b, int64_t usec, int level, const char *event,
+                  nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h)
 {
+    (void)log;
     uint32_t skip = h->nconst ? const_mask(t, h) : 0;
+    nl_enc_begin(b, usec, event, level, NULL);
+    nl__put(b, " guid=", 6);
+    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
+        const char *g = args[t->guid_idx].s;
+        nl__enc_value(b, g, strlen(g));
+    } else {
+        nl__put(b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
+    }
+    if (!skip) {
+        nl__put(b, h->enc, h->coff[h->nconst]);
+    } else {
+        for (int i = 0; i < h->nconst; i++)
+            if (!(skip & (1u << i))) nl__put(b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
+    }
+    for (int k = 0; k < t->n; k++)
+        if (k != t->guid_idx) nl__tfield_put(b, &t->f[k], &args[k]);
+    return nl_enc_end(b);
+}
+
+/* A finished line to the destination: through the thread's deferred ring when the log
+ * defers (to keep the thread's order), else straight to the sink. */
+static int sink_line(nl_log_t *log, const char *line, size_t len, int level)
+{
+    if (log->defer && nl__defer_line(log->defer, line, len)) return NL_OK;
+    return nl__sink_write(&log->sink, line, len, level);
+}
+
+/* The event's line, built on the stack and handed to the sink; or, when the log defers
+ * and t is a cached template, recorded for the flusher to build. */
+static int write_line(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
+                      const nl_arg_t *args, const nl_head_t *h, int owned)
+{
+    if (log->defer && !owned && nl__defer_event(log->defer, level, event, t, args, h))
+        return NL_OK;
     char stack[1024];
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
-    nl_enc_begin(&b, nl_now_usec(), event, level, NULL);
-    nl__put(&b, " guid=", 6);
-    if (t->guid_idx >= 0 && args[t->guid_idx].s) {
-        const char *g = args[t->guid_idx].s;
-        nl__enc_value(&b, g, strlen(g));
-    } else {
-        nl__put(&b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
-    }
-    if (!skip) {
-        nl__put(&b, h->enc, h->coff[h->nconst]);
-    } else {
-        for (int i = 0; i < h->nconst; i++)
-            if (!(skip & (1u << i))) nl__put(&b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
-    }
-    for (int k = 0; k < t->n; k++)
-        if (k != t->guid_idx) nl__tfield_put(&b, &t->f[k], &args[k]);
-    int rc = nl_enc_end(&b);
+    int rc = nl__log_build(log, &b, nl_now_usec(), level, event, t, args, h);
     if (rc == 0) {
-        rc = nl__sink_write(&log->sink, b.p, b.len, level);
+        rc = sink_line(log, b.p, b.len, level);
     } else {
         nl__sink_drop(&log->sink, 1); /* too long, or no memory for a long line */
     }
@@ -97,7 +116,7 @@ int nl__log_write_args(nl_log_t *log, int level, const char *event, nl_tmpl_t *t
 {
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
     if (with_hook && !hook_passes(log, level, event, t, args, h)) return NL_OK;
-    return write_line(log, level, event, t, args, h);
+    return write_line(log, level, event, t, args, h, 0);
 }
 
 static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, va_list ap)
@@ -143,8 +162,9 @@ static int vwrite(nl_log_t *log, int level, const char *event, const char *fmt, 
         return NL_ETS;
     }
     const nl_head_t *h = atomic_load_explicit(&log->head, memory_order_acquire);
-    rc = hook_passes(log, level, event, t, args, h) ? write_line(log, level, event, t, args, h)
-                                                    : NL_OK;
+    rc = hook_passes(log, level, event, t, args, h)
+             ? write_line(log, level, event, t, args, h, owned)
+             : NL_OK;
     if (owned) free(t);
     return rc;
 }
@@ -181,8 +201,7 @@ int nl_write_line(nl_log_t *log, int level, const char *line, size_t len)
         nl__sink_drop(&log->sink, 1);
         return NL_ETOOBIG;
     }
-    int rc = nl__sink_write(&log->sink, line, len, level);
-    return rc;
+    return sink_line(log, line, len, level);
 }
 
 /* ---- levels, state, counters ------------------------------------------------------------- */
@@ -204,15 +223,19 @@ int nl_is_active(const nl_log_t *log)
     return log ? atomic_load(&((nl_log_t *)log)->sink.active) : 0;
 }
 
-uint64_t nl_dropped(const nl_log_t *log)
+uint64_t nl_dropped(const nl_log_t *clog)
 {
-    return log ? atomic_load(&((nl_log_t *)log)->sink.dropped) : 0;
+    nl_log_t *log = (nl_log_t *)clog;
+    if (!log) return 0;
+    if (log->defer) nl__defer_drain(log->defer); /* counts as of now, as without deferral */
+    return atomic_load(&log->sink.dropped);
 }
 
 int nl_stats(const nl_log_t *clog, nl_stats_t *st)
 {
     nl_log_t *log = (nl_log_t *)clog;
     if (!log || !st) return NL_EINVAL;
+    if (log->defer) nl__defer_drain(log->defer); /* counts as of now, as without deferral */
     st->written = nl__sink_written(&log->sink);
     st->filtered = atomic_load(&log->gate.filtered);
     st->dropped = atomic_load(&log->sink.dropped);
@@ -230,6 +253,7 @@ int nl_flush(nl_log_t *log)
     nl__gate_forked(log, &log->gate);
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 0); /* the partial intervals: nothing waits unseen */
+    if (log->defer) nl__defer_drain(log->defer);
     return nl__sink_flush(&log->sink);
 }
 
@@ -273,6 +297,8 @@ static nl_log_t *log_open(const char *url, int *rc)
         return NULL;
     }
     log->flush_ms = u.flush_ms;
+    if (nl__sink_defers(&log->sink) && nl__defer_wanted(u.mode))
+        log->defer = nl__defer_new(log, &log->sink, log->sink.cap); /* none: stays sync */
     pthread_mutex_init(&log->fmu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -325,6 +351,8 @@ void nl_close(nl_log_t *log)
     nl__sink_set_handoff(&log->sink, NULL, NULL); /* no one left to write handed-off buffers */
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 1); /* the last partial and once-per-run summaries */
+    if (log->defer) nl__defer_close(log->defer); /* every thread's records, to the sink */
+    log->defer = NULL;
     nl__sink_close(&log->sink);
     /* the last place left to say it (the log itself may be what failed): the drops no
      * nl.log.dropped line in the log has reported already */

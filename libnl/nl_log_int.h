@@ -41,7 +41,18 @@ struct nl_log {
     _Atomic int std_pid; /* nl_const_std set "pid": refreshed in a forked child */
     struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
     char trace_flags[3]; /* under cfg_mu: the W3C trace flags handed on ("" until given) */
+    struct nl_defer *defer; /* deferred mode (nl_defer.h); NULL: synchronous */
 };
+
+/* Build an event's line into b (begun empty): what nl_write writes, for the synchronous
+ * path and for the deferred one's formatting (nl_defer.c), so both make the same bytes.
+ * Returns 0, or nl_enc_end's error (too long, no memory). */
+int nl__log_build(nl_log_t *log, nl_buf_t *b, int64_t usec, int level, const char *event,
+                  nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h);
+
+/* Ask the flusher thread to drain (a writer's deferred ring is half full, or a full buffer
+ * waits). Never waits; 0 if the thread could not be reached right now (nl_flusher.c). */
+int nl__flusher_kick(void *log);
 
 /* Start the log's flusher thread (nl_flusher.c; at open, and in a forked child). Caller
  * holds fmu. Returns 0 or the pthread_create error. */

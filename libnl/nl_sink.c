@@ -435,6 +435,15 @@ static int write_direct(nl_sink_t *s, const char *line, size_t len, int level)
     return rc;
 }
 
+int nl__sink_put(nl_sink_t *s, const char *p, size_t len, uint32_t lines)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = write_stream(s, p, len, lines);
+    pthread_mutex_unlock(&s->mu);
+    if (rc == 0) atomic_fetch_add_explicit(&s->written, lines, memory_order_relaxed);
+    return rc;
+}
+
 /* While the destination works, a line goes to the thread's stage; while it does not, the
  * line goes straight to the sink (after the stage's older lines), so the caller learns
  * at once that it was dropped. */

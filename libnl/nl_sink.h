@@ -77,6 +77,16 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid);
  * counted and reported like any other. */
 int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level);
 
+/* Hand `lines` whole lines (len bytes) formatted by the deferred path (nl_defer.c) to a
+ * buffered stream sink, past the stages: a thread's deferred lines keep their order, since
+ * that thread's lines all pass through its ring. Accepted lines are counted as written,
+ * refused ones as dropped. Returns 0 or NL_EIO. */
+int nl__sink_put(nl_sink_t *s, const char *p, size_t len, uint32_t lines);
+
+/* Whether the deferred path may serve this sink: a buffered byte stream (not datagrams,
+ * not write-through). */
+static inline int nl__sink_defers(const nl_sink_t *s) { return s->stream && !s->write_through; }
+
 /* Count n lines as dropped that never reached the sink (e.g. too long to encode). */
 void nl__sink_drop(nl_sink_t *s, uint64_t n);
 

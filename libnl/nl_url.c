@@ -126,6 +126,13 @@ static int parse_query(const char *q, nl_url_t *u)
         } else if (klen == 7 && !memcmp(q, "timeout", 7)) {
             if (parse_num(v, vlen, 1, 600000, &num)) return NL_EURL;
             u->timeout_ms = (int)num;
+        } else if (klen == 4 && !memcmp(q, "mode", 4)) {
+            if (vlen == 4 && !memcmp(v, "sync", 4))
+                u->mode = 0;
+            else if (vlen == 8 && !memcmp(v, "deferred", 8))
+                u->mode = 1;
+            else
+                return NL_EURL;
         } else if (klen == 6 && !memcmp(q, "socket", 6) && u->kind == NL_D_SYSLOG) {
             if (vlen == 0 || copy_str(u->path, sizeof u->path, v, vlen)) return NL_EURL;
         } else {
@@ -143,6 +150,7 @@ int nl__url_parse(const char *url, nl_url_t *u)
     u->buffer = -1;
     u->flush_ms = 1000;
     u->timeout_ms = 1000;
+    u->mode = -1;
     u->port = NL_DEFAULT_PORT;
     u->facility = LOG_USER;
     if (!url || !*url) return NL_EURL;

@@ -20,6 +20,7 @@ typedef struct nl_url {
     long buffer;                /* output buffer bytes; -1 = default for the kind */
     int flush_ms;               /* background flush period */
     int timeout_ms;             /* longest a network write may block */
+    int mode;                   /* "mode=": -1 not given, 0 sync, 1 deferred (nl_defer.h) */
 } nl_url_t;
 
 /* Parse a destination URL (see nl_open in nl.h). Returns 0 or NL_EURL. */

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_defer.c — the deferred write path (see nl_defer.h).
+ *
+ * A ring is one thread's for one log: the thread is its only producer (head), whoever
+ * holds its consumer lock (cmu) its consumer (tail). Positions only grow; a record never
+ * wraps (a pad record fills the end of the ring instead). Like a stage (nl_stage.c), a ring
+ * has two owners, counted in refs — the log's list and the thread — and whoever lets go
+ * last frees it. */
+#define _GNU_SOURCE
+#include "nl_defer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nl_log_int.h"
+
+enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2 };
+
+/* A record's head, 8-byte aligned; an event's arguments follow (string arguments hold
+ * their length, or NO_STR for NULL), then the event name and the strings, each with its
+ * NUL. A line record's bytes follow its head (len in usec). A pad record is its first 8
+ * bytes. */
+typedef struct rec {
+    uint32_t size; /* bytes of the record, a multiple of 8 */
+    uint16_t kind;
+    uint16_t level;
+    int64_t usec;
+    nl_tmpl_t *t;
+    const nl_head_t *h;
+} rec_t;
+
+#define NO_STR UINT64_MAX
+#define RING_MIN 65536
+#define REC_MAX_SHARE 8 /* a record larger than cap / this is written synchronously */
+#define BATCH_BYTES 16384
+
+struct nl_dring {
+    /* the producer's line */
+    _Alignas(64) _Atomic uint64_t head;
+    uint64_t tail_seen; /* the producer's last look at tail */
+    char *buf;
+    size_t cap;
+    _Atomic(nl_defer_t *) d; /* the log it writes to; NULL once the log closed */
+    /* the consumer's line */
+    _Alignas(64) _Atomic uint64_t tail;
+    _Atomic int want; /* the producer asked the flusher to drain it */
+    pthread_mutex_t cmu;
+    nl_dring_t *prev, *next; /* in the list (under the list lock) */
+    _Atomic int refs;
+    int gone; /* the thread let go: no more records will come (under cmu) */
+};
+
+#define SLOTS 4
+static _Thread_local nl_dring_t *mine[SLOTS]; /* most recently made first */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static int exit_key_ok;
+
+static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+int nl__defer_wanted(int url_mode)
+{
+    if (url_mode >= 0) return url_mode;
+    const char *m = getenv("NL_MODE");
+    if (!m || !*m || !strcmp(m, "sync")) return 0;
+    if (!strcmp(m, "deferred")) return 1;
+    static atomic_flag told = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&told))
+        fprintf(stderr, "nlkit: NL_MODE=%s is neither sync nor deferred: logs are sync\n", m);
+    return 0;
+}
+
+/* ---- consuming --------------------------------------------------------------------------- */
+
+typedef struct batch {
+    char p[BATCH_BYTES];
+    size_t len;
+    uint32_t lines;
+} batch_t;
+
+static void batch_push(nl_defer_t *d, batch_t *b)
+{
+    if (b->lines) nl__sink_put(d->sink, b->p, b->len, b->lines);
+    b->len = 0;
+    b->lines = 0;
+}
+
+static void batch_add(nl_defer_t *d, batch_t *b, const char *p, size_t len)
+{
+    if (b->len + len > sizeof b->p) batch_push(d, b);
+    if (len > sizeof b->p) {
+        nl__sink_put(d->sink, p, len, 1);
+        return;
+    }
+    memcpy(b->p + b->len, p, len);
+    b->len += len;
+    b->lines++;
+}
+
+/* One event record back into nl_write's arguments, then its line, by the synchronous
+ * path's own code. */
+static void format_event(nl_defer_t *d, batch_t *bt, const rec_t *r)
+{
+    const nl_tmpl_t *t = r->t;
+    nl_arg_t args[NL_FMT_FIELDS_MAX];
+    const nl_arg_t *saved = (const nl_arg_t *)(r + 1);
+    const char *event = (const char *)(saved + t->n);
+    const char *s = event + strlen(event) + 1;
+    for (int k = 0; k < t->n; k++) {
+        args[k] = saved[k];
+        if (t->f[k].type != 's') continue;
+        if (saved[k].u == NO_STR) {
+            args[k].s = NULL;
+        } else {
+            args[k].s = s;
+            s += saved[k].u + 1;
+        }
+    }
+    char stack[1024];
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    if (nl__log_build(d->log, &b, r->usec, r->level, event, r->t, args, r->h) == 0)
+        batch_add(d, bt, b.p, b.len);
+    else
+        nl__sink_drop(d->sink, 1); /* too long, or no memory for a long line */
+    nl_buf_free(&b);
+}
+
+/* Everything the ring holds, to the sink. Caller holds r->cmu. */
+static void drain_ring(nl_defer_t *d, nl_dring_t *r)
+{
+    batch_t bt;
+    bt.len = 0;
+    bt.lines = 0;
+    uint64_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t hd = atomic_load_explicit(&r->head, memory_order_acquire);
+    while (tl != hd) {
+        const rec_t *rec = (const rec_t *)(r->buf + (tl & (r->cap - 1)));
+        if (rec->kind == REC_EVENT)
+            format_event(d, &bt, rec);
+        else if (rec->kind == REC_LINE)
+            batch_add(d, &bt, (const char *)(rec + 1), (size_t)rec->usec);
+        tl += rec->size;
+        if (bt.len > sizeof bt.p / 2) { /* give the producer its room back as we go */
+            batch_push(d, &bt);
+            atomic_store_explicit(&r->tail, tl, memory_order_release);
+        }
+    }
+    batch_push(d, &bt);
+    atomic_store_explicit(&r->tail, tl, memory_order_release);
+    atomic_store_explicit(&r->want, 0, memory_order_relaxed);
+}
+
+static void ring_unref(nl_dring_t *r)
+{
+    if (atomic_fetch_sub(&r->refs, 1) == 1) {
+        pthread_mutex_destroy(&r->cmu);
+        free(r->buf);
+        free(r);
+    }
+}
+
+/* The thread is done with a ring: its records become lines now, before anything it
+ * writes through another ring. */
+static void let_go(nl_dring_t *r)
+{
+    pthread_mutex_lock(&r->cmu);
+    nl_defer_t *d = atomic_load_explicit(&r->d, memory_order_relaxed);
+    if (d) drain_ring(d, r);
+    r->gone = 1;
+    pthread_mutex_unlock(&r->cmu);
+    ring_unref(r);
+}
+
+static void on_thread_exit(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < SLOTS; i++) {
+        nl_dring_t *r = mine[i];
+        mine[i] = NULL;
+        if (r) let_go(r);
+    }
+}
+
+static void make_exit_key(void) { exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0; }
+
+static void unlink_ring(nl_defer_t *d, nl_dring_t *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        d->head = r->next;
+    if (r->next) r->next->prev = r->prev;
+}
+
+void nl__defer_drain(nl_defer_t *d)
+{
+    pthread_mutex_lock(&d->mu);
+    for (nl_dring_t *r = d->head, *next; r; r = next) {
+        next = r->next;
+        pthread_mutex_lock(&r->cmu);
+        drain_ring(d, r);
+        int gone = r->gone;
+        pthread_mutex_unlock(&r->cmu);
+        if (gone) {
+            unlink_ring(d, r);
+            ring_unref(r);
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* ---- producing --------------------------------------------------------------------------- */
+
+static nl_dring_t *ring_new(nl_defer_t *d)
+{
+    pthread_once(&exit_once, make_exit_key);
+    if (!exit_key_ok || pthread_setspecific(exit_key, &mine[0]) != 0) return NULL;
+    nl_dring_t *r = aligned_alloc(64, sizeof *r);
+    char *buf = malloc(d->cap);
+    if (!r || !buf) {
+        free(r);
+        free(buf);
+        return NULL;
+    }
+    memset(r, 0, sizeof *r);
+    r->buf = buf;
+    r->cap = d->cap;
+    atomic_init(&r->head, 0);
+    atomic_init(&r->tail, 0);
+    atomic_init(&r->want, 0);
+    atomic_init(&r->d, d);
+    atomic_init(&r->refs, 2);
+    pthread_mutex_init(&r->cmu, NULL);
+    pthread_mutex_lock(&d->mu);
+    r->next = d->head;
+    if (d->head) d->head->prev = r;
+    d->head = r;
+    pthread_mutex_unlock(&d->mu);
+    if (mine[SLOTS - 1]) let_go(mine[SLOTS - 1]); /* a fifth log: evict */
+    memmove(&mine[1], &mine[0], (SLOTS - 1) * sizeof mine[0]);
+    mine[0] = r;
+    return r;
+}
+
+/* The calling thread's ring for d: found in its slots, made on first use (NULL when memory
+ * is short). */
+static inline nl_dring_t *my_ring(nl_defer_t *d)
+{
+    for (int i = 0; i < SLOTS; i++) {
+        nl_dring_t *r = mine[i];
+        if (!r) continue;
+        nl_defer_t *at = atomic_load_explicit(&r->d, memory_order_relaxed);
+        if (at == d) return r;
+        if (!at) { /* its log closed: tidy the slot */
+            mine[i] = NULL;
+            let_go(r);
+        }
+    }
+    return ring_new(d);
+}
+
+/* The thread drains its own ring (a full ring, or before a synchronous write). */
+static void drain_mine(nl_defer_t *d, nl_dring_t *r)
+{
+    pthread_mutex_lock(&r->cmu);
+    drain_ring(d, r);
+    pthread_mutex_unlock(&r->cmu);
+}
+
+/* Room for a record of `need` bytes (a multiple of 8, at most cap / REC_MAX_SHARE): its
+ * address, with a pad record laid before it if it would have crossed the ring's end; the
+ * caller publishes it with publish(). Past half full the flusher is asked to drain; a full
+ * ring the thread drains itself. */
+static char *reserve(nl_defer_t *d, nl_dring_t *r, size_t need, uint64_t *end)
+{
+    uint64_t hd = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t off = (size_t)(hd & (r->cap - 1));
+    size_t pad = r->cap - off < need ? r->cap - off : 0;
+    if (hd + pad + need - r->tail_seen > r->cap / 2) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (hd + pad + need - r->tail_seen > r->cap) {
+            drain_mine(d, r);
+            r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        } else if (hd + pad + need - r->tail_seen > r->cap / 2 &&
+                   !atomic_load_explicit(&r->want, memory_order_relaxed)) {
+            atomic_store_explicit(&r->want, 1, memory_order_relaxed);
+            if (!nl__flusher_kick(d->log)) /* busy: ask again on the next record */
+                atomic_store_explicit(&r->want, 0, memory_order_relaxed);
+        }
+    }
+    if (pad) {
+        rec_t *p = (rec_t *)(r->buf + off);
+        p->size = (uint32_t)pad;
+        p->kind = REC_PAD;
+        hd += pad;
+        off = 0;
+    }
+    *end = hd + need;
+    return r->buf + off;
+}
+
+static inline void publish(nl_dring_t *r, uint64_t end)
+{
+    atomic_store_explicit(&r->head, end, memory_order_release);
+}
+
+/* Whether the destination takes lines now; if not, the thread's records go out first and
+ * the caller writes synchronously (nl_write then returns the sink's verdict at once). */
+static int sink_ok(nl_defer_t *d)
+{
+    return atomic_load_explicit(&d->sink->active, memory_order_relaxed) &&
+           !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed);
+}
+
+int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+                       const nl_arg_t *args, const nl_head_t *h)
+{
+    nl_dring_t *r = my_ring(d);
+    if (!r) return 0;
+    if (!sink_ok(d)) {
+        drain_mine(d, r);
+        return 0;
+    }
+    size_t elen = strlen(event);
+    size_t slen[NL_FMT_FIELDS_MAX];
+    size_t strs = 0;
+    for (int k = 0; k < t->n; k++)
+        if (t->f[k].type == 's' && args[k].s) strs += (slen[k] = strlen(args[k].s)) + 1;
+    size_t need = round8(sizeof(rec_t) + (size_t)t->n * sizeof(nl_arg_t) + elen + 1 + strs);
+    if (need > r->cap / REC_MAX_SHARE) {
+        drain_mine(d, r);
+        return 0;
+    }
+    uint64_t end;
+    rec_t *rec = (rec_t *)reserve(d, r, need, &end);
+    rec->size = (uint32_t)need;
+    rec->kind = REC_EVENT;
+    rec->level = (uint16_t)level;
+    rec->usec = usec;
+    rec->t = t;
+    rec->h = h;
+    nl_arg_t *saved = (nl_arg_t *)(rec + 1);
+    char *e = (char *)(saved + t->n);
+    memcpy(e, event, elen + 1);
+    char *s = e + elen + 1;
+    for (int k = 0; k < t->n; k++) {
+        if (t->f[k].type != 's') {
+            saved[k] = args[k];
+        } else if (!args[k].s) {
+            saved[k].u = NO_STR;
+        } else {
+            saved[k].u = slen[k];
+            memcpy(s, args[k].s, slen[k] + 1);
+            s += slen[k] + 1;
+        }
+    }
+    publish(r, end);
+    return 1;
+}
+
+int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
+                    const nl_arg_t *args, const nl_head_t *h)
+{
+    int64_t ns, usec;
+    if (nl__tsc_now(&d->tsc, &ns))
+        usec = (ns + atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed)) / 1000;
+    else
+        usec = nl_now_usec();
+    return nl__defer_event_at(d, usec, level, event, t, args, h);
+}
+
+int nl__defer_line(nl_defer_t *d, const char *line, size_t len)
+{
+    nl_dring_t *r = my_ring(d);
+    if (!r) return 0;
+    size_t need = round8(sizeof(rec_t) + len);
+    if (!sink_ok(d) || need > r->cap / REC_MAX_SHARE) {
+        drain_mine(d, r);
+        return 0;
+    }
+    uint64_t end;
+    rec_t *rec = (rec_t *)reserve(d, r, need, &end);
+    rec->size = (uint32_t)need;
+    rec->kind = REC_LINE;
+    rec->usec = (int64_t)len;
+    memcpy(rec + 1, line, len);
+    publish(r, end);
+    return 1;
+}
+
+/* ---- the log's side ---------------------------------------------------------------------- */
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The wall clock's offset from the monotonic one, read between two monotonic readings
+ * (their mean, so the offset is off by at most half the time the three reads took). */
+static void sample_offset(nl_defer_t *d)
+{
+    int64_t m1 = clock_ns(CLOCK_MONOTONIC);
+    int64_t rt = clock_ns(CLOCK_REALTIME);
+    int64_t m2 = clock_ns(CLOCK_MONOTONIC);
+    atomic_store_explicit(&d->rt_off_ns, rt - (m1 + (m2 - m1) / 2), memory_order_relaxed);
+}
+
+nl_defer_t *nl__defer_new(nl_log_t *log, nl_sink_t *sink, size_t ring_bytes)
+{
+    nl_defer_t *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    size_t cap = RING_MIN;
+    while (cap < ring_bytes && cap < ((size_t)1 << 30)) cap <<= 1;
+    d->cap = cap;
+    d->sink = sink;
+    d->log = log;
+    pthread_mutex_init(&d->mu, NULL);
+    sample_offset(d);
+    nl__tsc_init(&d->tsc, nl__tsc_usable());
+    return d;
+}
+
+void nl__defer_tick(nl_defer_t *d)
+{
+    sample_offset(d);
+    nl__tsc_update(&d->tsc);
+}
+
+void nl__defer_close(nl_defer_t *d)
+{
+    pthread_mutex_lock(&d->mu);
+    for (nl_dring_t *r = d->head, *next; r; r = next) {
+        next = r->next;
+        pthread_mutex_lock(&r->cmu);
+        drain_ring(d, r);
+        atomic_store(&r->d, NULL);
+        pthread_mutex_unlock(&r->cmu);
+        ring_unref(r);
+    }
+    d->head = NULL;
+    pthread_mutex_unlock(&d->mu);
+    for (int i = 0; i < SLOTS; i++) { /* the closing thread's own are freed now */
+        nl_dring_t *r = mine[i];
+        if (r && !atomic_load(&r->d)) {
+            mine[i] = NULL;
+            let_go(r);
+        }
+    }
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+}
+
+void nl__defer_fork_prepare(nl_defer_t *d)
+{
+    pthread_mutex_lock(&d->mu);
+    for (nl_dring_t *r = d->head; r; r = r->next) pthread_mutex_lock(&r->cmu);
+}
+
+void nl__defer_fork_parent(nl_defer_t *d)
+{
+    for (nl_dring_t *r = d->head; r; r = r->next) pthread_mutex_unlock(&r->cmu);
+    pthread_mutex_unlock(&d->mu);
+}
+
+void nl__defer_fork_child(nl_defer_t *d)
+{
+    for (nl_dring_t *r = d->head; r; r = r->next) {
+        atomic_store(&r->head, 0);
+        atomic_store(&r->tail, 0);
+        atomic_store(&r->want, 0);
+        r->tail_seen = 0;
+        int ours = 0;
+        for (int i = 0; i < SLOTS; i++) ours |= mine[i] == r;
+        if (!ours && !r->gone) { /* its thread is not here to let go: the next drain frees it */
+            r->gone = 1;
+            atomic_fetch_sub(&r->refs, 1);
+        }
+    }
+    nl__defer_fork_parent(d);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nl_defer.h — private: the deferred write path (NL_MODE=deferred, or "?mode=deferred").
+ *
+ * A writing thread does not format its line: it records the event in binary — the
+ * template, the head (GUID and constants), the clock reading, the level, the event name
+ * and the arguments, strings copied — in a ring of its own for the log (one producer, the
+ * thread; lock-free on its side). A consumer — the log's flusher thread, or the writer
+ * itself when its ring is full — turns the records into lines with the very code the
+ * synchronous path uses (nl__log_build), and hands them to the sink by the chunk. So the
+ * bytes are the same; only where and when the formatting runs changes.
+ *
+ * Order: a thread's lines keep their order, including the lines the library writes on
+ * that thread (a summarizer's dedup line, nl_write_line): in deferred mode those go into
+ * the ring too, already formatted. Lines of different threads interleave by chunks.
+ *
+ * A full ring is never dropped: the writer drains it itself (formats what is there and
+ * hands it to the sink), which then waits or drops and counts exactly as a synchronous
+ * write would (the URL's timeout). While the destination is down or stalled the writer
+ * drains its ring and writes synchronously, so nl_write's return says at once that the
+ * line was dropped, as in synchronous mode.
+ *
+ * Lock order: the list lock (nl_defer_t.mu), then a ring's consumer lock, then the sink's.
+ *
+ * Global state: one pthread key per process, created once, whose destructor drains and
+ * lets go of an exiting thread's rings; and a per-thread note of its rings (a few slots). */
+#ifndef NLKIT_NL_DEFER_H
+#define NLKIT_NL_DEFER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl_fmt.h"
+#include "nl_head.h"
+#include "nl_sink.h"
+#include "nl_tsc.h"
+
+typedef struct nl_dring nl_dring_t;
+
+typedef struct nl_defer {
+    pthread_mutex_t mu; /* guards the list */
+    nl_dring_t *head;
+    size_t cap;         /* bytes per ring, a power of two */
+    nl_sink_t *sink;    /* where the lines go */
+    nl_log_t *log;      /* for nl__log_build and the flusher's kick */
+    nl_tsc_t tsc;       /* the caller's clock: the CPU's counter where the kernel uses it */
+    _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
+} nl_defer_t;
+
+/* 1 for a deferred log, 0 for a synchronous one, from the URL's mode option (mode: -1 not
+ * given, 0 sync, 1 deferred), else NL_MODE ("sync" or "deferred"). An NL_MODE of another
+ * value is reported on stderr (once per process) and means sync. */
+int nl__defer_wanted(int url_mode);
+
+/* The deferred state of a log writing to sink, rings of about ring_bytes each (rounded up
+ * to a power of two, at least 64 KiB); NULL when memory is short (the log stays
+ * synchronous). */
+nl_defer_t *nl__defer_new(nl_log_t *log, nl_sink_t *sink, size_t ring_bytes);
+
+/* Record an event (the arguments as nl_write read them; t must live until the log closes:
+ * a cached template). Returns 1 when recorded; 0 when not taken — the destination is down
+ * or stalled, or the record would be too large — after the thread's earlier records went
+ * to the sink, so the caller writes the line now, synchronously, in order. */
+int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
+                    const nl_arg_t *args, const nl_head_t *h);
+
+/* nl__defer_event with the clock reading given (microseconds since the epoch): the tests
+ * compare what it makes with the synchronous encoder at the same time. */
+int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+                       const nl_arg_t *args, const nl_head_t *h);
+
+/* A finished line (ending in '\n') written on this thread past nl_write (nl_write_line,
+ * a line of the library's own): recorded as it is, behind the thread's events. Returns 1
+ * when recorded, 0 when not taken (as nl__defer_event; the caller writes it now). */
+int nl__defer_line(nl_defer_t *d, const char *line, size_t len);
+
+/* Turn every thread's records into lines and hand them to the sink; free the rings of
+ * threads that exited (flusher tick, a kick, nl_flush, nl_stats). */
+void nl__defer_drain(nl_defer_t *d);
+
+/* The flusher's once-per-tick care of the caller's clock (the counter's map, the offset
+ * to the wall clock). */
+void nl__defer_tick(nl_defer_t *d);
+
+/* Drain everything, detach every ring (threads that still hold one free it when they next
+ * look or exit) and free d. At nl_close, after the flusher stopped. */
+void nl__defer_close(nl_defer_t *d);
+
+/* fork() (nl_fork.c): take the list lock and every ring's consumer lock; release them
+ * (parent); in the child, empty every ring (the records are the parent's to write), let go
+ * of the rings of threads that do not exist there, and release them. */
+void nl__defer_fork_prepare(nl_defer_t *d);
+void nl__defer_fork_parent(nl_defer_t *d);
+void nl__defer_fork_child(nl_defer_t *d);
+
+#endif

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_defer.c — the deferred write path (libnl/nl_defer.c): how a log's mode is chosen,
+ * the byte-for-byte sameness of deferred lines with the synchronous encoder's over random
+ * formats and values, a thread's order (its events, its nl_write_line lines, a ring that
+ * fills up), nothing lost and every count right with several threads. The rest of the
+ * suite's line checks run in this mode too (the *_deferred tests, NL_MODE=deferred). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nl_defer.h"
+#include "nl_log_int.h"
+#include "nl_test.h"
+#include "nlkit/nl.h"
+
+static void test_mode_choice(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char url[512];
+    unsetenv("NL_MODE");
+    nl_log_t *log = nl_open(t_path(dir, "a.log"));
+    assert_null(log->defer); /* the default: synchronous */
+    nl_close(log);
+    snprintf(url, sizeof url, "file://%s?mode=deferred", t_path(dir, "b.log"));
+    log = nl_open(url);
+    assert_non_null(log->defer);
+    nl_close(log);
+    setenv("NL_MODE", "deferred", 1);
+    log = nl_open(t_path(dir, "c.log"));
+    assert_non_null(log->defer);
+    nl_close(log);
+    snprintf(url, sizeof url, "file://%s?mode=sync", t_path(dir, "d.log")); /* the URL wins */
+    log = nl_open(url);
+    assert_null(log->defer);
+    nl_close(log);
+    log = nl_open("&"); /* write-through: nothing to defer to */
+    assert_null(log->defer);
+    nl_close(log);
+    setenv("NL_MODE", "later", 1); /* said on stderr, and sync */
+    log = nl_open(t_path(dir, "e.log"));
+    assert_null(log->defer);
+    nl_close(log);
+    unsetenv("NL_MODE");
+    int err = 0;
+    snprintf(url, sizeof url, "file://%s?mode=fast", t_path(dir, "f.log"));
+    assert_null(nl_open_ex(url, &err));
+    assert_int_equal(err, NL_EURL);
+    t_rmtree(dir);
+}
+
+/* ---- sameness ------------------------------------------------------------------------------ */
+
+static const char *const names[] = {"a", "b.c", "x_1", "guid", "host", "value", "dur", "n-2",
+                                    "k", "block", "msg", "very.long.field.name.indeed"};
+
+/* A value for a string field: escapes, quotes, spaces, '=', control bytes, UTF-8, empty,
+ * long, or a GUID-like text of any length. */
+static void rand_str(uint64_t *rs, char *out, size_t cap)
+{
+    static const char alphabet[] = "ab =\"\\\n\t\r\x01\x7f\xc3\xa9\xe2\x82\xac-_.:/{}";
+    size_t n;
+    switch (t_rand(rs) % 6) {
+    case 0: n = 0; break;
+    case 1: n = 1 + t_rand(rs) % 8; break;
+    case 2: n = 100 + t_rand(rs) % 300; break; /* long: a guid field of any length */
+    default: n = t_rand(rs) % 40;
+    }
+    if (n >= cap) n = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = t_rand(rs);
+        out[i] = r % 3 ? "0123456789abcdef-"[r % 17] : alphabet[r % (sizeof alphabet - 1)];
+    }
+    out[n] = 0;
+}
+
+static double rand_double(uint64_t *rs)
+{
+    switch (t_rand(rs) % 9) {
+    case 0: return NAN;
+    case 1: return INFINITY;
+    case 2: return -INFINITY;
+    case 3: return -0.0;
+    case 4: return 1.7976931348623157e308;
+    case 5: return 4.9e-324;
+    case 6: return (double)(int64_t)t_rand(rs);
+    default: {
+        double d;
+        uint64_t bits = t_rand(rs);
+        memcpy(&d, &bits, sizeof d); /* any bit pattern: NaNs with payloads included */
+        return d;
+    }
+    }
+}
+
+/* One of 200 random formats (a log caches 256) and random arguments (strings in store). */
+static int rand_event(uint64_t *rs, char *fmt, size_t fcap, char store[][1024], nl_arg_t *args,
+                      char *types)
+{
+    uint64_t fs = 1000 + t_rand(rs) % 200; /* the format's own sequence */
+    int n = (int)(t_rand(&fs) % 9);
+    size_t fl = 0;
+    fmt[0] = 0;
+    for (int k = 0; k < n; k++) {
+        char ty = "sdilut"[t_rand(&fs) % 6];
+        const char *nm = names[t_rand(&fs) % (sizeof names / sizeof names[0])];
+        fl += (size_t)snprintf(fmt + fl, fcap - fl, "%s%s=%c", k ? " " : "", nm, ty);
+        types[k] = ty;
+        switch (ty) {
+        case 's':
+            rand_str(rs, store[k], sizeof store[k]);
+            args[k].s = t_rand(rs) % 10 ? store[k] : NULL;
+            break;
+        case 'd': args[k].d = rand_double(rs); break;
+        case 'i': args[k].l = (int)t_rand(rs); break;
+        case 'l': args[k].l = (long long)t_rand(rs); break;
+        case 'u': args[k].u = t_rand(rs); break;
+        case 't': /* within years 1..9999, as nl_write accepts */
+            args[k].d = -62135596800.0 + (double)(t_rand(rs) % 315537897599ULL) +
+                        (double)(t_rand(rs) % 1000000) / 1e6;
+            break;
+        }
+    }
+    return n;
+}
+
+/* Records made on the deferred path, formatted by its consumer, against the synchronous
+ * encoder's lines for the same template, arguments, head and clock reading. */
+static void test_same_bytes(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "same.log");
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred&buffer=65536", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_non_null(log->defer);
+    assert_int_equal(nl_const_set(log, "host", "vm \"one\""), 0); /* a field may override it */
+    assert_int_equal(nl_const_set(log, "k", "v"), 0);
+    size_t ecap = 1 << 20, elen = 0;
+    char *expect = malloc(ecap);
+    assert_non_null(expect);
+    uint64_t rs = 51;
+    int taken = 0;
+    for (int i = 0; i < 40000; i++) {
+        char fmt[512], types[16], store[9][1024];
+        nl_arg_t args[16];
+        rand_event(&rs, fmt, sizeof fmt, store, args, types);
+        nl_tmpl_t *t;
+        int owned;
+        if (nl__tcache_get(&log->tcache, fmt, &t, &owned) != 0) continue; /* a duplicate name */
+        assert_int_equal(owned, 0);
+        int64_t usec = (int64_t)(t_rand(&rs) % 253402300799999999ULL) - 62135596800000000LL;
+        int level = (int)(t_rand(&rs) % 6);
+        char ev[40];
+        snprintf(ev, sizeof ev, "ev.%d%s", i % 97, i % 5 ? "" : ".x-y_z");
+        const nl_head_t *h = nl__log_head(log);
+        char stack[256];
+        nl_buf_t b;
+        nl_buf_init(&b, stack, sizeof stack);
+        assert_int_equal(nl__log_build(log, &b, usec, level, ev, t, args, h), 0);
+        if (elen + b.len > ecap) { /* compare what is there and start again */
+            assert_int_equal(nl_flush(log), 0);
+            size_t got_len;
+            char *got = t_slurp(path, &got_len);
+            assert_int_equal(got_len, elen);
+            assert_memory_equal(got, expect, elen);
+            free(got);
+            assert_int_equal(truncate(path, 0), 0);
+            elen = 0;
+        }
+        memcpy(expect + elen, b.p, b.len);
+        elen += b.len;
+        nl_buf_free(&b);
+        /* the caller's strings change after the call: the record holds copies */
+        int rc = nl__defer_event_at(log->defer, usec, level, ev, t, args, h);
+        for (int k = 0; k < t->n; k++)
+            if (types[k] == 's' && args[k].s) store[k][0] = '#';
+        assert_int_equal(rc, 1);
+        taken++;
+    }
+    print_message("%d of 40000 events had a valid format\n", taken);
+    assert_true(taken > 15000);
+    nl_close(log);
+    size_t got_len;
+    char *got = t_slurp(path, &got_len);
+    assert_int_equal(got_len, elen);
+    assert_memory_equal(got, expect, elen);
+    free(got);
+    free(expect);
+    t_rmtree(dir);
+}
+
+/* ---- order and counts ------------------------------------------------------------------ */
+
+/* A thread's events, its nl_write_line lines and the lines past a full ring keep their
+ * order; nothing is dropped though the ring (64 KiB here) fills many times. */
+static void test_thread_order(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "order.log");
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred&buffer=4096", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log->defer);
+    const int n = 60000;
+    for (int i = 0; i < n; i++) {
+        if (i % 1000 == 7) {
+            char line[64];
+            int k = snprintf(line, sizeof line, "event=raw seq=%d\n", i);
+            assert_int_equal(nl_write_line(log, NL_LVL_INFO, line, (size_t)k), 0);
+        } else {
+            assert_int_equal(nl_write(log, "t.seq", "seq=i pad=s", i, "0123456789abcdef"), 0);
+        }
+    }
+    nl_stats_t st;
+    assert_int_equal(nl_stats(log, &st), 0);
+    assert_int_equal(st.written, (uint64_t)n);
+    assert_int_equal(st.dropped, 0);
+    nl_close(log);
+    size_t len;
+    char *text = t_slurp(path, &len);
+    char **lines;
+    size_t nl = t_lines(text, &lines);
+    assert_int_equal(nl, (size_t)n);
+    for (size_t i = 0; i < nl; i++) {
+        char want[32];
+        snprintf(want, sizeof want, " seq=%zu", i);
+        const char *at = strstr(lines[i], " seq=");
+        if (!at) at = strstr(lines[i], "seq=") - 1;
+        assert_memory_equal(at, want, strlen(want));
+    }
+    free(lines);
+    free(text);
+    t_rmtree(dir);
+}
+
+typedef struct {
+    nl_log_t *log;
+    int id, n;
+} writer_t;
+
+static void *writer(void *arg)
+{
+    writer_t *w = arg;
+    for (int i = 0; i < w->n; i++) nl_write(w->log, "t.thr", "w=i seq=i", w->id, i);
+    return NULL; /* the thread's ring is drained as it exits */
+}
+
+/* Threads that write and exit, while the flusher drains: every line is there once, in its
+ * thread's order; the counts agree. */
+static void test_threads(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "thr.log");
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred&flush=5", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log->defer);
+    enum { NT = 4, N = 20000 };
+    pthread_t th[NT];
+    writer_t w[NT];
+    for (int round = 0; round < 2; round++) { /* the second round's threads get new rings */
+        for (int i = 0; i < NT; i++) {
+            w[i] = (writer_t){log, i, N};
+            assert_int_equal(pthread_create(&th[i], NULL, writer, &w[i]), 0);
+        }
+        for (int i = 0; i < NT; i++) pthread_join(th[i], NULL);
+    }
+    nl_stats_t st;
+    nl_stats(log, &st);
+    assert_int_equal(st.written, (uint64_t)2 * NT * N);
+    assert_int_equal(st.dropped, 0);
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, 2 * NT * N);
+    int next[NT] = {0};
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        int id = atoi(t_field(r, "w")), seq = atoi(t_field(r, "seq"));
+        assert_true(id >= 0 && id < NT);
+        assert_int_equal(seq, next[id] % N);
+        next[id]++;
+    }
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mode_choice),
+        cmocka_unit_test(test_same_bytes),
+        cmocka_unit_test(test_thread_order),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
