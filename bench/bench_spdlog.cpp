@@ -3,6 +3,7 @@
 // lines as nlkit's, through spdlog's multi-threaded file sink, its timestamp in UTC.
 #include <memory>
 
+#include <spdlog/async.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -12,6 +13,7 @@ namespace
 {
 struct holder {
     std::shared_ptr<spdlog::logger> lg;
+    std::shared_ptr<spdlog::details::thread_pool> tp; /* the async logger's, or none */
 };
 } // namespace
 
@@ -24,7 +26,22 @@ void *bench_spdlog_open(const char *path)
         auto lg = std::make_shared<spdlog::logger>("bench", sink);
         lg->set_pattern("ts=%Y-%m-%dT%H:%M:%S.%fZ %v", spdlog::pattern_time_type::utc);
         lg->set_level(spdlog::level::info);
-        return new holder{lg};
+        return new holder{lg, nullptr};
+    } catch (const std::exception &) {
+        return nullptr;
+    }
+}
+
+void *bench_spdlog_open_async(const char *path)
+{
+    try {
+        auto tp = std::make_shared<spdlog::details::thread_pool>(8192, 1);
+        auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true);
+        auto lg = std::make_shared<spdlog::async_logger>("bench_async", sink, tp,
+                                                         spdlog::async_overflow_policy::block);
+        lg->set_pattern("ts=%Y-%m-%dT%H:%M:%S.%fZ %v", spdlog::pattern_time_type::utc);
+        lg->set_level(spdlog::level::info);
+        return new holder{lg, tp};
     } catch (const std::exception &) {
         return nullptr;
     }
@@ -46,5 +63,7 @@ void bench_spdlog_close(void *logger)
 {
     auto *h = static_cast<holder *>(logger);
     h->lg->flush();
+    h->lg.reset();
+    h->tp.reset(); /* joins its thread once the queue (the flush included) is written */
     delete h;
 }

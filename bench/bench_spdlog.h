@@ -13,10 +13,13 @@ int bench_spdlog_available(void);
 /* A thread-safe logger writing to a new file at path (spdlog's basic_file_sink_mt), with
  * the same timestamp form as nlkit; NULL on failure. */
 void *bench_spdlog_open(const char *path);
+/* The same through spdlog's asynchronous logger: a queue of 8192 messages and one
+ * background thread of its own, blocking when the queue is full (spdlog's default). */
+void *bench_spdlog_open_async(const char *path);
 /* The Figure 2 loop's start and end lines, as bench-throughput's other writers write them. */
 void bench_spdlog_start(void *logger, const char *guid, long long i);
 void bench_spdlog_end(void *logger, const char *guid, long long i, long long value);
-/* Flush and free. */
+/* Flush and free (an asynchronous logger's queue is written out first). */
 void bench_spdlog_close(void *logger);
 
 #ifdef __cplusplus

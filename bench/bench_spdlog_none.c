@@ -11,6 +11,11 @@ void *bench_spdlog_open(const char *path)
     (void)path;
     return NULL;
 }
+void *bench_spdlog_open_async(const char *path)
+{
+    (void)path;
+    return NULL;
+}
 void bench_spdlog_start(void *logger, const char *guid, long long i)
 {
     (void)logger, (void)guid, (void)i;

@@ -4,8 +4,9 @@
  * rate (200 ... 40,000 iterations/s) without logging; each iteration wraps a kernel of
  * work in a start/end pair. Two kernels: compute (a dependent chain of floating-point
  * operations) and I/O (4 KiB pwrite(2)s into a file in the page cache). The three ways to
- * run it — no logging, full logging to a file, logging summarized every second (two logs
- * open for the whole measurement) — are interleaved in blocks of ~10 ms in a fresh random
+ * run it — no logging, full logging to a file, logging summarized every second, and full
+ * logging deferred (NL_MODE=deferred's path; three logs open for the whole measurement) —
+ * are interleaved in blocks of ~10 ms in a fresh random
  * order, so whatever else the machine does lands on all three alike; a repetition is
  * `secs` of each. The perturbation of a repetition is the logged blocks' time per iteration
  * over the unlogged blocks', minus one. Prints the mean with a 95% confidence interval
@@ -25,8 +26,10 @@
 #include "bench_util.h"
 #include "nlkit/nl.h"
 
-enum { MODE_NONE, MODE_FULL, MODE_SUMM, NMODE };
-static const char *const mode_name[NMODE] = {"none", "full -> file", "summarized 1 s"};
+enum { MODE_NONE, MODE_FULL, MODE_SUMM, MODE_DEFER, NMODE };
+static const char *const mode_name[NMODE] = {"none", "full -> file", "summarized 1 s",
+                                             "full deferred -> file"};
+static const char *const mode_csv[NMODE] = {"none", "full", "summarized", "deferred"};
 enum { K_COMPUTE, K_IO, NKERNEL };
 static const char *const kernel_name[NKERNEL] = {"compute", "I/O"};
 
@@ -100,7 +103,9 @@ static long calibrate(kernel_t *k, int kind, double rate)
 static nl_log_t *open_log(int mode, const char *path)
 {
     unlink(path);
-    nl_log_t *log = nl_open(path);
+    char url[600];
+    snprintf(url, sizeof url, mode == MODE_DEFER ? "file://%s?mode=deferred" : "%s", path);
+    nl_log_t *log = nl_open(url);
     if (!log) {
         fprintf(stderr, "bench-perturb: cannot open %s\n", path);
         exit(1);
@@ -192,10 +197,11 @@ int main(int argc, char **argv)
         fprintf(csv, "kernel,target_per_s,achieved_per_s,mode,reps,mean_pct,ci95_pct,"
                      "median_pct\n");
 
-    char io_path[512], full_path[512], summ_path[512];
+    char io_path[512], full_path[512], summ_path[512], defer_path[512];
     snprintf(io_path, sizeof io_path, "%s/bench-perturb-%d.io", dir, (int)getpid());
     snprintf(full_path, sizeof full_path, "%s/bench-perturb-%d.full.log", dir, (int)getpid());
     snprintf(summ_path, sizeof summ_path, "%s/bench-perturb-%d.summ.log", dir, (int)getpid());
+    snprintf(defer_path, sizeof defer_path, "%s/bench-perturb-%d.defer.log", dir, (int)getpid());
     static kernel_t k;
     memset(k.block, 'x', sizeof k.block);
     k.sink = 1.0;
@@ -227,9 +233,10 @@ int main(int argc, char **argv)
             if (blocks < 1) blocks = 1;
             if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
             nl_log_t *logs[NMODE] = {NULL, open_log(MODE_FULL, full_path),
-                                     open_log(MODE_SUMM, summ_path)};
+                                     open_log(MODE_SUMM, summ_path),
+                                     open_log(MODE_DEFER, defer_path)};
             double pct[NMODE][MAX_REPS], t_none_sum = 0;
-            long long seq[NMODE] = {0, 0, 0};
+            long long seq[NMODE] = {0};
             static int order[NMODE * MAX_BLOCKS];
             for (int r = 0; r < reps; r++) {
                 int n = 0;
@@ -240,7 +247,7 @@ int main(int argc, char **argv)
                     order[i] = order[j];
                     order[j] = tmp;
                 }
-                double t[NMODE] = {0, 0, 0};
+                double t[NMODE] = {0};
                 for (int i = 0; i < n; i++) {
                     int m = order[i];
                     t[m] += loop(logs[m], &k, kind, units, per_block, guid, &seq[m]);
@@ -248,8 +255,7 @@ int main(int argc, char **argv)
                 t_none_sum += t[MODE_NONE];
                 for (int m = MODE_FULL; m < NMODE; m++) pct[m][r] = (t[m] / t[MODE_NONE] - 1) * 100;
             }
-            nl_close(logs[MODE_FULL]);
-            nl_close(logs[MODE_SUMM]);
+            for (int m = MODE_FULL; m < NMODE; m++) nl_close(logs[m]);
             long iters = per_block * blocks;
             double achieved = iters * reps / t_none_sum;
             for (int m = MODE_FULL; m < NMODE; m++) {
@@ -260,7 +266,7 @@ int main(int argc, char **argv)
                        rate, achieved, mode_name[m], mean, ci, med);
                 if (csv)
                     fprintf(csv, "%s,%.0f,%.0f,%s,%d,%.4f,%.4f,%.4f\n", kernel_name[kind], rate,
-                            achieved, m == MODE_FULL ? "full" : "summarized", reps, mean, ci, med);
+                            achieved, mode_csv[m], reps, mean, ci, med);
                 if (kind == K_COMPUTE && rate == 10000 && m == MODE_SUMM) {
                     goal_mean = mean;
                     goal_ci = ci;
@@ -277,6 +283,7 @@ int main(int argc, char **argv)
     unlink(io_path);
     unlink(full_path);
     unlink(summ_path);
+    unlink(defer_path);
     if (csv && fclose(csv) != 0) {
         fprintf(stderr, "bench-perturb: %s: %s\n", csv_path, strerror(errno));
         return 1;

@@ -17,7 +17,7 @@ trap 'rm -rf "$TMP"' EXIT
 plots=()
 n=0
 for kernel in compute I/O; do
-    for mode in full summarized; do
+    for mode in full summarized deferred; do
         f=$TMP/s$n.dat
         awk -F, -v k="$kernel" -v m="$mode" 'NR > 1 && $1 == k && $4 == m { print $3, $6, $7 }' "$CSV" >"$f"
         [ -s "$f" ] && plots+=("'$f' using 1:2:3 with yerrorlines title '$kernel kernel, $mode'")

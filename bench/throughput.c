@@ -34,11 +34,27 @@
 #include "nl_tsc.h"
 #include "nlkit/nl.h"
 
-enum { NL_NULL, NL_FILE, NL_SUMM, NL_PAIR, FPRINTF_FILE, SYSLOG_DEVLOG, SPDLOG_FILE, NWRITER };
+enum {
+    NL_NULL,
+    NL_FILE,
+    NL_SUMM,
+    NL_PAIR,
+    FPRINTF_FILE,
+    SYSLOG_DEVLOG,
+    SPDLOG_FILE,
+    NL_DEFER,      /* nlkit in full to a file, deferred (?mode=deferred) */
+    NL_PAIR_DEFER, /* nl_pair in full to a file, deferred */
+    SPDLOG_ASYNC,  /* spdlog's asynchronous logger to a file */
+    NWRITER
+};
 static const char *const writer_name[NWRITER] = {
     "nlkit full -> /dev/null", "nlkit full -> file", "nlkit summarized 1 s -> file",
     "  the same, by nl_pair",  "fprintf -> file",    "syslog(3) -> /dev/log",
-    "spdlog -> file"};
+    "spdlog -> file",          "nlkit deferred -> file", "  the same, by nl_pair (full)",
+    "spdlog async -> file"};
+
+static int is_nlkit(int w) { return w <= NL_PAIR || w == NL_DEFER || w == NL_PAIR_DEFER; }
+static int is_pair(int w) { return w == NL_PAIR || w == NL_PAIR_DEFER; }
 
 typedef struct {
     int writer;
@@ -88,10 +104,12 @@ static void *worker(void *arg)
         case NL_NULL:
         case NL_FILE:
         case NL_SUMM:
+        case NL_DEFER:
             nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
             nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
             break;
         case NL_PAIR: /* the same pairs and values; no i field (a summary does not keep it) */
+        case NL_PAIR_DEFER:
             nl_pair_start(s->pair, guid);
             nl_pair_end(s->pair, guid, 65536.0);
             break;
@@ -105,6 +123,7 @@ static void *worker(void *arg)
                    i);
             break;
         case SPDLOG_FILE:
+        case SPDLOG_ASYNC:
             bench_spdlog_start(s->sl, guid, i);
             bench_spdlog_end(s->sl, guid, i, 65536);
             break;
@@ -180,36 +199,73 @@ static void devlog_close(devlog_t *d)
     close(d->fd);
 }
 
-/* One round: ns per call of the slowest thread; *evps = events/s of all threads. */
-static double run(int writer, int threads, long calls, const char *dir, devlog_t *dl, double *evps)
+/* What a round measured beyond the callers' ns per call: lines/s from the start to the
+ * last line written (the close included: a deferred or asynchronous writer's background
+ * work counts), and the CPU time of the whole process per line (callers and background
+ * threads). */
+typedef struct {
+    double end_evps;
+    double cpu_ns;
+} extra_t;
+
+static double cpu_s(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/bench-throughput-%d.log", dir, (int)getpid());
-    unlink(path);
-    sink_t s = {.writer = writer};
-    long before = atomic_load(&dl->got);
-    switch (writer) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Open the writer's destination at path (sink s, already zeroed but for writer); 0 or -1. */
+static int open_writer(sink_t *s, const char *path)
+{
+    char url[600];
+    int w = s->writer;
+    switch (w) {
     case NL_NULL:
     case NL_FILE:
     case NL_SUMM:
     case NL_PAIR:
-        s.log = nl_open(writer == NL_NULL ? "/dev/null" : path);
-        if (s.log && writer == NL_PAIR) s.pair = nl_pair(s.log, "example.loop", "value", NULL);
-        if (s.log && writer >= NL_SUMM) {
-            nl_summarize(s.log, "example.loop", NL_SUMM_SUMMARY, 1, NULL);
+    case NL_DEFER:
+    case NL_PAIR_DEFER:
+        if (w == NL_DEFER || w == NL_PAIR_DEFER)
+            snprintf(url, sizeof url, "file://%s?mode=deferred", path);
+        else
+            snprintf(url, sizeof url, "%s", w == NL_NULL ? "/dev/null" : path);
+        s->log = nl_open(url);
+        if (s->log && is_pair(w)) s->pair = nl_pair(s->log, "example.loop", "value", NULL);
+        if (s->log && (w == NL_SUMM || w == NL_PAIR)) {
+            nl_summarize(s->log, "example.loop", NL_SUMM_SUMMARY, 1, NULL);
             /* as in a program that has run a while: the summarizer has measured the CPU
              * counter's rate (0.1 s after the open) and reads its clock off the counter,
              * where the kernel keeps time with it (internal/nl_tsc.h) */
             struct timespec settle = {0, 150000000};
             nanosleep(&settle, NULL);
         }
-        break;
-    case FPRINTF_FILE: s.f = fopen(path, "w"); break;
-    case SYSLOG_DEVLOG: openlog("bench-throughput", LOG_NDELAY | LOG_PID, LOG_USER); break;
-    case SPDLOG_FILE: s.sl = bench_spdlog_open(path); break;
+        if (s->log && (w == NL_DEFER || w == NL_PAIR_DEFER)) {
+            /* the same for the deferred path's clock: its flusher maps the counter after
+             * its first tick */
+            struct timespec settle = {1, 100000000};
+            nanosleep(&settle, NULL);
+        }
+        return s->log && (!is_pair(w) || s->pair) ? 0 : -1;
+    case FPRINTF_FILE: s->f = fopen(path, "w"); return s->f ? 0 : -1;
+    case SYSLOG_DEVLOG: openlog("bench-throughput", LOG_NDELAY | LOG_PID, LOG_USER); return 0;
+    case SPDLOG_FILE: s->sl = bench_spdlog_open(path); return s->sl ? 0 : -1;
+    case SPDLOG_ASYNC: s->sl = bench_spdlog_open_async(path); return s->sl ? 0 : -1;
     }
-    if ((writer <= NL_PAIR && !s.log) || (writer == NL_PAIR && !s.pair) ||
-        (writer == FPRINTF_FILE && !s.f) || (writer == SPDLOG_FILE && !s.sl)) {
+    return -1;
+}
+
+/* One round: ns per call of the slowest thread; *evps = events/s of all threads. */
+static double run(int writer, int threads, long calls, const char *dir, devlog_t *dl, double *evps,
+                  extra_t *ex)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench-throughput-%d.log", dir, (int)getpid());
+    unlink(path);
+    sink_t s = {.writer = writer};
+    long before = atomic_load(&dl->got);
+    if (open_writer(&s, path) != 0) {
         fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
         exit(1);
     }
@@ -217,6 +273,7 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     pthread_barrier_init(&go, NULL, (unsigned)threads);
     worker_t w[8];
     pthread_t th[8];
+    double c0 = cpu_s(), t0 = bench_now_s();
     for (int i = 0; i < threads; i++) {
         w[i] = (worker_t){&s, calls, &go, 0};
         pthread_create(&th[i], NULL, worker, &w[i]);
@@ -227,17 +284,13 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
         if (w[i].secs > slowest) slowest = w[i].secs;
     }
     unsigned long long lost = 0;
-    switch (writer) {
-    case NL_NULL:
-    case NL_FILE:
-    case NL_SUMM:
-    case NL_PAIR: {
+    if (is_nlkit(writer)) {
         nl_stats_t st;
         nl_stats(s.log, &st);
         lost = st.dropped + st.errors + st.overflow;
         nl_close(s.log);
-        break;
     }
+    switch (writer) {
     case FPRINTF_FILE:
         if (fclose(s.f)) lost = 1;
         break;
@@ -249,16 +302,55 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
         long sent = calls / 2 * 2 * threads, seen = atomic_load(&dl->got) - before;
         lost = seen < sent ? (unsigned long long)(sent - seen) : 0;
         break;
-    case SPDLOG_FILE: bench_spdlog_close(s.sl); break;
+    case SPDLOG_FILE:
+    case SPDLOG_ASYNC: bench_spdlog_close(s.sl); break;
     }
+    double lines = (double)(calls / 2 * 2) * threads;
+    ex->end_evps = lines / (bench_now_s() - t0);
+    ex->cpu_ns = (cpu_s() - c0) / lines * 1e9;
     unlink(path);
     pthread_barrier_destroy(&go);
     if (lost) {
         fprintf(stderr, "bench-throughput: %s lost %llu lines\n", writer_name[writer], lost);
         exit(1);
     }
-    *evps = (double)(calls / 2 * 2) * threads / slowest;
+    *evps = lines / slowest;
     return slowest / (double)(calls / 2 * 2) * 1e9;
+}
+
+/* The caller's cost alone, one thread: bursts of 2000 calls that fit a deferred log's
+ * ring or spdlog's queue, timed, each followed by an untimed pause in which a background
+ * thread catches up (a program that logs in bursts, as most do). ns per call. */
+static double burst(int writer, long calls, const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench-throughput-b%d.log", dir, (int)getpid());
+    unlink(path);
+    sink_t s = {.writer = writer};
+    if (open_writer(&s, path) != 0) {
+        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
+        exit(1);
+    }
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, 1);
+    double timed = 0;
+    long done = 0;
+    while (done < calls) {
+        worker_t w = {&s, 2000, &go, 0};
+        worker(&w);
+        timed += w.secs;
+        done += 2000;
+        struct timespec pause = {0, 3000000};
+        nanosleep(&pause, NULL);
+    }
+    pthread_barrier_destroy(&go);
+    if (is_nlkit(writer)) {
+        nl_close(s.log);
+    } else {
+        bench_spdlog_close(s.sl);
+    }
+    unlink(path);
+    return timed / (double)done * 1e9;
 }
 
 /* What one clock read costs here: a summarized call must read the clock once. */
@@ -308,24 +400,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-throughput: %s: %s\n", csv_path, strerror(errno));
         return 1;
     }
-    if (csv) fprintf(csv, "writer,threads,ns_per_call,events_per_s,vs_nlkit_full_file\n");
+    if (csv)
+        fprintf(csv, "writer,threads,ns_per_call,events_per_s,vs_nlkit_full_file,"
+                     "end_to_end_lines_per_s,cpu_ns_per_line\n");
     devlog_t dl;
     int have[NWRITER];
     for (int w = 0; w < NWRITER; w++) have[w] = 1;
     have[SYSLOG_DEVLOG] = devlog_open(&dl) == 0;
-    have[SPDLOG_FILE] = bench_spdlog_available();
+    have[SPDLOG_FILE] = have[SPDLOG_ASYNC] = bench_spdlog_available();
     if (!have[SPDLOG_FILE]) printf("(spdlog row skipped: built without spdlog)\n");
     const int thread_counts[] = {1, 2, 8};
     int nthreads = quick ? 2 : 3;
     printf("bench-throughput: %ld calls per thread, median of %d rounds, %ld CPUs\n", calls, rounds,
            sysconf(_SC_NPROCESSORS_ONLN));
-    printf("%-30s %7s %10s %12s %10s\n", "writer", "threads", "ns/call", "events/s", "vs nlkit");
+    printf("%-30s %7s %10s %12s %10s %12s %9s\n", "writer", "threads", "ns/call", "events/s",
+           "vs nlkit", "end-to-end/s", "CPU ns");
     for (int ti = 0; ti < nthreads; ti++) {
         int threads = thread_counts[ti];
-        double ns[NWRITER][99], ev[NWRITER][99];
+        double ns[NWRITER][99], ev[NWRITER][99], end[NWRITER][99], cpu[NWRITER][99];
         for (int r = 0; r < rounds; r++) /* interleaved: drift hits every writer alike */
             for (int w = 0; w < NWRITER; w++)
-                if (have[w]) ns[w][r] = run(w, threads, calls, dir, &dl, &ev[w][r]);
+                if (have[w]) {
+                    extra_t ex;
+                    ns[w][r] = run(w, threads, calls, dir, &dl, &ev[w][r], &ex);
+                    end[w][r] = ex.end_evps;
+                    cpu[w][r] = ex.cpu_ns;
+                }
         double med_ev[NWRITER] = {0};
         for (int w = 0; w < NWRITER; w++)
             if (have[w]) med_ev[w] = bench_median(ev[w], rounds);
@@ -334,15 +434,37 @@ int main(int argc, char **argv)
             double med_ns = bench_median(ns[w], rounds);
             /* > 1: nlkit in full to a file is that many times faster than this writer */
             double vs = med_ev[NL_FILE] / med_ev[w];
-            printf("%-30s %7d %10.1f %12.0f %9.2fx\n", writer_name[w], threads, med_ns, med_ev[w],
-                   vs);
+            double med_end = bench_median(end[w], rounds), med_cpu = bench_median(cpu[w], rounds);
+            printf("%-30s %7d %10.1f %12.0f %9.2fx %12.0f %9.1f\n", writer_name[w], threads,
+                   med_ns, med_ev[w], vs, med_end, med_cpu);
             if (csv)
-                fprintf(csv, "%s,%d,%.1f,%.0f,%.3f\n", writer_name[w], threads, med_ns, med_ev[w],
-                        vs);
+                fprintf(csv, "%s,%d,%.1f,%.0f,%.3f,%.0f,%.1f\n", writer_name[w], threads, med_ns,
+                        med_ev[w], vs, med_end, med_cpu);
         }
     }
     printf("vs nlkit: events/s of nlkit in full to a file / events/s of the writer "
-           "(> 1: nlkit is faster)\n");
+           "(> 1: nlkit is faster); end-to-end/s: lines/s from the start to the close (every "
+           "line written); CPU ns: the process's CPU time per line, callers and background "
+           "threads\n");
+    /* the caller's own cost, in bursts a deferred ring or an async queue holds */
+    const int bw[] = {NL_FILE, NL_DEFER, NL_PAIR_DEFER, SPDLOG_FILE, SPDLOG_ASYNC};
+    double bns[5][99];
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < 5; i++)
+            if (have[bw[i]]) bns[i][r] = burst(bw[i], calls, dir);
+    double bmed[5];
+    for (int i = 0; i < 5; i++) bmed[i] = have[bw[i]] ? bench_median(bns[i], rounds) : 0;
+    printf("\nthe caller's cost, 1 thread, bursts of 2000 calls (median of %d rounds of %ld)\n",
+           rounds, calls);
+    printf("%-30s %10s %14s %14s\n", "writer", "ns/call", "vs spdlog", "vs spdlog async");
+    for (int i = 0; i < 5; i++) {
+        if (!have[bw[i]]) continue;
+        printf("%-30s %10.1f", writer_name[bw[i]], bmed[i]);
+        if (have[SPDLOG_FILE]) printf(" %13.3fx %13.3fx", bmed[i] / bmed[3], bmed[i] / bmed[4]);
+        printf("\n");
+        if (csv)
+            fprintf(csv, "burst %s,1,%.1f,,,,\n", writer_name[bw[i]], bmed[i]);
+    }
     printf("reference: one clock_gettime(CLOCK_MONOTONIC) here costs %.1f ns\n", clock_cost_ns());
     if (nl__tsc_usable())
         printf("reference: one read of the CPU counter costs %.1f ns; the kernel keeps time with "

@@ -15,13 +15,14 @@
 #include <time.h>
 
 #include "nl_log_int.h"
+#include "nl_rodata.h"
 
 enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2 };
 
 /* A record's head, 8-byte aligned; an event's arguments follow (string arguments hold
- * their length, or NO_STR for NULL), then the event name and the strings, each with its
- * NUL. A line record's bytes follow its head (len in usec). A pad record is its first 8
- * bytes. */
+ * their length, or NO_STR for NULL), then the event name (unless ev points to it) and the
+ * strings, each with its NUL. A line record's bytes follow its head (len in usec). A pad
+ * record is its first 8 bytes. */
 typedef struct rec {
     uint32_t size; /* bytes of the record, a multiple of 8 */
     uint16_t kind;
@@ -29,6 +30,7 @@ typedef struct rec {
     int64_t usec;
     nl_tmpl_t *t;
     const nl_head_t *h;
+    const char *ev; /* the event name, a literal of the program's (nl_rodata.h); NULL: copied */
 } rec_t;
 
 #define NO_STR UINT64_MAX
@@ -43,6 +45,8 @@ struct nl_dring {
     char *buf;
     size_t cap;
     _Atomic(nl_defer_t *) d; /* the log it writes to; NULL once the log closed */
+    const char *ev_seen[8]; /* event names seen lately (by address), and which are literals */
+    uint8_t ev_ro;
     /* the consumer's line */
     _Alignas(64) _Atomic uint64_t tail;
     _Atomic int want; /* the producer asked the flusher to drain it */
@@ -106,8 +110,12 @@ static void format_event(nl_defer_t *d, batch_t *bt, const rec_t *r)
     const nl_tmpl_t *t = r->t;
     nl_arg_t args[NL_FMT_FIELDS_MAX];
     const nl_arg_t *saved = (const nl_arg_t *)(r + 1);
-    const char *event = (const char *)(saved + t->n);
-    const char *s = event + strlen(event) + 1;
+    const char *s = (const char *)(saved + t->n);
+    const char *event = r->ev;
+    if (!event) {
+        event = s;
+        s += strlen(event) + 1;
+    }
     for (int k = 0; k < t->n; k++) {
         args[k] = saved[k];
         if (t->f[k].type != 's') continue;
@@ -315,8 +323,9 @@ static int sink_ok(nl_defer_t *d)
            !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed);
 }
 
-int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
-                       const nl_arg_t *args, const nl_head_t *h)
+/* The event's record (nl__defer_event_at), inline in both callers. */
+static inline int record(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+                         const nl_arg_t *args, const nl_head_t *h)
 {
     nl_dring_t *r = my_ring(d);
     if (!r) return 0;
@@ -324,12 +333,20 @@ int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event
         drain_mine(d, r);
         return 0;
     }
-    size_t elen = strlen(event);
+    unsigned slot = (unsigned)((uintptr_t)event >> 3) & 7, bit = 1u << slot;
+    if (event != r->ev_seen[slot]) { /* a literal's text never changes: no copy needed */
+        r->ev_seen[slot] = event;
+        r->ev_ro = (uint8_t)(nl__rodata_holds(event, strlen(event)) ? r->ev_ro | bit
+                                                                     : r->ev_ro & ~bit);
+    }
+    int ev_ro = r->ev_ro & bit;
+    size_t elen = ev_ro ? 0 : strlen(event);
     size_t slen[NL_FMT_FIELDS_MAX];
     size_t strs = 0;
     for (int k = 0; k < t->n; k++)
         if (t->f[k].type == 's' && args[k].s) strs += (slen[k] = strlen(args[k].s)) + 1;
-    size_t need = round8(sizeof(rec_t) + (size_t)t->n * sizeof(nl_arg_t) + elen + 1 + strs);
+    size_t need = round8(sizeof(rec_t) + (size_t)t->n * sizeof(nl_arg_t) +
+                         (ev_ro ? 0 : elen + 1) + strs);
     if (need > r->cap / REC_MAX_SHARE) {
         drain_mine(d, r);
         return 0;
@@ -343,9 +360,14 @@ int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event
     rec->t = t;
     rec->h = h;
     nl_arg_t *saved = (nl_arg_t *)(rec + 1);
-    char *e = (char *)(saved + t->n);
-    memcpy(e, event, elen + 1);
-    char *s = e + elen + 1;
+    char *s = (char *)(saved + t->n);
+    if (ev_ro) {
+        rec->ev = event;
+    } else {
+        rec->ev = NULL;
+        memcpy(s, event, elen + 1);
+        s += elen + 1;
+    }
     for (int k = 0; k < t->n; k++) {
         if (t->f[k].type != 's') {
             saved[k] = args[k];
@@ -361,6 +383,12 @@ int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event
     return 1;
 }
 
+int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+                       const nl_arg_t *args, const nl_head_t *h)
+{
+    return record(d, usec, level, event, t, args, h);
+}
+
 int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h)
 {
@@ -369,7 +397,7 @@ int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
         usec = (ns + atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed)) / 1000;
     else
         usec = nl_now_usec();
-    return nl__defer_event_at(d, usec, level, event, t, args, h);
+    return record(d, usec, level, event, t, args, h);
 }
 
 int nl__defer_line(nl_defer_t *d, const char *line, size_t len)
