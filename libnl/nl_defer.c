@@ -9,12 +9,12 @@
 #define _GNU_SOURCE
 #include "nl_defer.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "nl_log_int.h"
 #include "nl_rodata.h"
 
 enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2 };
@@ -35,7 +35,12 @@ typedef struct rec {
 
 #define NO_STR UINT64_MAX
 #define RING_MIN 65536
-#define REC_MAX_SHARE 8 /* a record larger than cap / this is written synchronously */
+/* A record larger than cap / REC_MAX_SHARE, or than REC_MAX, is written synchronously: a
+ * ring keeps room for many, and a line made of REC_MAX bytes of strings stays well under
+ * NL_LINE_MAX however its bytes are escaped, so a recorded event never turns out too long
+ * once formatted (its call has already returned NL_OK). */
+#define REC_MAX_SHARE 8
+#define REC_MAX 65536
 #define BATCH_BYTES 16384
 
 struct nl_dring {
@@ -63,6 +68,11 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static int exit_key_ok;
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static inline size_t rec_max(const nl_dring_t *r)
+{
+    return r->cap / REC_MAX_SHARE < REC_MAX ? r->cap / REC_MAX_SHARE : REC_MAX;
+}
 
 int nl__defer_wanted(int url_mode)
 {
@@ -129,7 +139,7 @@ static void format_event(nl_defer_t *d, batch_t *bt, const rec_t *r)
     char stack[1024];
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
-    if (nl__log_build(d->log, &b, r->usec, r->level, event, r->t, args, r->h) == 0)
+    if (d->ops->build(d->ctx, &b, r->usec, r->level, event, r->t, args, r->h) == 0)
         batch_add(d, bt, b.p, b.len);
     else
         nl__sink_drop(d->sink, 1); /* too long, or no memory for a long line */
@@ -278,10 +288,32 @@ static void drain_mine(nl_defer_t *d, nl_dring_t *r)
     pthread_mutex_unlock(&r->cmu);
 }
 
-/* Room for a record of `need` bytes (a multiple of 8, at most cap / REC_MAX_SHARE): its
+/* A full ring: until the consumer has freed the ring up to want_tail. If no one is
+ * consuming it, the thread formats its records itself; if the flusher is (it frees the
+ * ring batch by batch), the thread waits for it rather than queueing behind its lock. */
+static void wait_room(nl_defer_t *d, nl_dring_t *r, uint64_t want_tail)
+{
+    for (int spins = 0;; spins++) {
+        if (pthread_mutex_trylock(&r->cmu) == 0) {
+            drain_ring(d, r);
+            pthread_mutex_unlock(&r->cmu);
+        }
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (r->tail_seen >= want_tail) return;
+        if (spins < 100) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+/* Room for a record of `need` bytes (a multiple of 8, at most rec_max()): its
  * address, with a pad record laid before it if it would have crossed the ring's end; the
- * caller publishes it with publish(). Past half full the flusher is asked to drain; a full
- * ring the thread drains itself. */
+ * caller publishes it with publish(). Past half full the flusher is asked to drain; at
+ * full, wait_room. */
 static char *reserve(nl_defer_t *d, nl_dring_t *r, size_t need, uint64_t *end)
 {
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -290,12 +322,11 @@ static char *reserve(nl_defer_t *d, nl_dring_t *r, size_t need, uint64_t *end)
     if (hd + pad + need - r->tail_seen > r->cap / 2) {
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (hd + pad + need - r->tail_seen > r->cap) {
-            drain_mine(d, r);
-            r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+            wait_room(d, r, hd + pad + need - r->cap);
         } else if (hd + pad + need - r->tail_seen > r->cap / 2 &&
                    !atomic_load_explicit(&r->want, memory_order_relaxed)) {
             atomic_store_explicit(&r->want, 1, memory_order_relaxed);
-            if (!nl__flusher_kick(d->log)) /* busy: ask again on the next record */
+            if (!d->ops->kick(d->ctx)) /* busy: ask again on the next record */
                 atomic_store_explicit(&r->want, 0, memory_order_relaxed);
         }
     }
@@ -347,7 +378,7 @@ static inline int record(nl_defer_t *d, int64_t usec, int level, const char *eve
         if (t->f[k].type == 's' && args[k].s) strs += (slen[k] = strlen(args[k].s)) + 1;
     size_t need = round8(sizeof(rec_t) + (size_t)t->n * sizeof(nl_arg_t) +
                          (ev_ro ? 0 : elen + 1) + strs);
-    if (need > r->cap / REC_MAX_SHARE) {
+    if (need > rec_max(r)) {
         drain_mine(d, r);
         return 0;
     }
@@ -405,7 +436,7 @@ int nl__defer_line(nl_defer_t *d, const char *line, size_t len)
     nl_dring_t *r = my_ring(d);
     if (!r) return 0;
     size_t need = round8(sizeof(rec_t) + len);
-    if (!sink_ok(d) || need > r->cap / REC_MAX_SHARE) {
+    if (!sink_ok(d) || need > rec_max(r)) {
         drain_mine(d, r);
         return 0;
     }
@@ -438,7 +469,8 @@ static void sample_offset(nl_defer_t *d)
     atomic_store_explicit(&d->rt_off_ns, rt - (m1 + (m2 - m1) / 2), memory_order_relaxed);
 }
 
-nl_defer_t *nl__defer_new(nl_log_t *log, nl_sink_t *sink, size_t ring_bytes)
+nl_defer_t *nl__defer_new(const nl_defer_ops_t *ops, void *ctx, nl_sink_t *sink,
+                          size_t ring_bytes)
 {
     nl_defer_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -446,7 +478,8 @@ nl_defer_t *nl__defer_new(nl_log_t *log, nl_sink_t *sink, size_t ring_bytes)
     while (cap < ring_bytes && cap < ((size_t)1 << 30)) cap <<= 1;
     d->cap = cap;
     d->sink = sink;
-    d->log = log;
+    d->ops = ops;
+    d->ctx = ctx;
     pthread_mutex_init(&d->mu, NULL);
     sample_offset(d);
     nl__tsc_init(&d->tsc, nl__tsc_usable());

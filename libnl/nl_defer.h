@@ -13,9 +13,9 @@
  * that thread (a summarizer's dedup line, nl_write_line): in deferred mode those go into
  * the ring too, already formatted. Lines of different threads interleave by chunks.
  *
- * A full ring is never dropped: the writer drains it itself (formats what is there and
- * hands it to the sink), which then waits or drops and counts exactly as a synchronous
- * write would (the URL's timeout). While the destination is down or stalled the writer
+ * A full ring is never dropped: the writer waits for the flusher to free room while it is
+ * draining that ring, else formats what is there itself and hands it to the sink, which
+ * then waits or drops and counts exactly as a synchronous write would (the URL's timeout). While the destination is down or stalled the writer
  * drains its ring and writes synchronously, so nl_write's return says at once that the
  * line was dropped, as in synchronous mode.
  *
@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_buf.h"
 #include "nl_fmt.h"
 #include "nl_head.h"
 #include "nl_sink.h"
@@ -38,12 +39,23 @@
 
 typedef struct nl_dring nl_dring_t;
 
+/* What the deferred path needs of its log, registered by the log (nl_log.c), so this
+ * module names nothing above it. */
+typedef struct nl_defer_ops {
+    /* Build the event's line into b, as the synchronous path does (nl__log_build). */
+    int (*build)(void *ctx, nl_buf_t *b, int64_t usec, int level, const char *event,
+                 nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h);
+    /* Wake the log's flusher thread to drain; never waits; 0 if it could not be reached. */
+    int (*kick)(void *ctx);
+} nl_defer_ops_t;
+
 typedef struct nl_defer {
     pthread_mutex_t mu; /* guards the list */
     nl_dring_t *head;
     size_t cap;         /* bytes per ring, a power of two */
     nl_sink_t *sink;    /* where the lines go */
-    nl_log_t *log;      /* for nl__log_build and the flusher's kick */
+    const nl_defer_ops_t *ops; /* the log's build and kick, called with ctx */
+    void *ctx;
     nl_tsc_t tsc;       /* the caller's clock: the CPU's counter where the kernel uses it */
     _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
 } nl_defer_t;
@@ -54,9 +66,10 @@ typedef struct nl_defer {
 int nl__defer_wanted(int url_mode);
 
 /* The deferred state of a log writing to sink, rings of about ring_bytes each (rounded up
- * to a power of two, at least 64 KiB); NULL when memory is short (the log stays
- * synchronous). */
-nl_defer_t *nl__defer_new(nl_log_t *log, nl_sink_t *sink, size_t ring_bytes);
+ * to a power of two, at least 64 KiB), the log's ops called with ctx; NULL when memory is
+ * short (the log stays synchronous). */
+nl_defer_t *nl__defer_new(const nl_defer_ops_t *ops, void *ctx, nl_sink_t *sink,
+                          size_t ring_bytes);
 
 /* Record an event (the arguments as nl_write read them; t must live until the log closes:
  * a cached template). Returns 1 when recorded; 0 when not taken — the destination is down

@@ -83,6 +83,16 @@ int nl__log_build(nl_log_t *log, nl_buf_t *b, int64_t usec, int level, const cha
     return nl_enc_end(b);
 }
 
+/* The deferred path's door back into the log (nl_defer.h): its build and the flusher's
+ * kick. */
+static int defer_build(void *ctx, nl_buf_t *b, int64_t usec, int level, const char *event,
+                       nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h)
+{
+    return nl__log_build(ctx, b, usec, level, event, t, args, h);
+}
+
+static const nl_defer_ops_t defer_ops = {defer_build, nl__flusher_kick};
+
 /* A finished line to the destination: through the thread's deferred ring when the log
  * defers (to keep the thread's order), else straight to the sink. */
 static int sink_line(nl_log_t *log, const char *line, size_t len, int level)
@@ -298,7 +308,7 @@ static nl_log_t *log_open(const char *url, int *rc)
     }
     log->flush_ms = u.flush_ms;
     if (nl__sink_defers(&log->sink) && nl__defer_wanted(u.mode))
-        log->defer = nl__defer_new(log, &log->sink, log->sink.cap); /* none: stays sync */
+        log->defer = nl__defer_new(&defer_ops, log, &log->sink, log->sink.cap); /* else sync */
     pthread_mutex_init(&log->fmu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
