@@ -75,8 +75,17 @@ typedef struct nl_log nl_log_t;
  * Options may follow as a query: "?buffer=BYTES" (output buffer; 0 writes each line at
  * once; default 65536 for files, pipes and TCP, 0 for terminals and stderr),
  * "&flush=MS" (background flush period, default 1000), "&timeout=MS" (longest a write
- * may block on a network destination, default 1000), and for x-syslog "&socket=PATH"
- * (a unix datagram socket other than /dev/log).
+ * may block on a network destination, default 1000), "&mode=deferred" or "&mode=sync"
+ * (see below), and for x-syslog "&socket=PATH" (a unix datagram socket other than
+ * /dev/log).
+ *
+ * Deferred mode ("mode=deferred", else NL_MODE=deferred; the default is sync): nl_write
+ * and nl_pair record the event in binary in the calling thread's own buffer (BYTES of
+ * "buffer=", at least 64 KiB, per thread and log) and the log's background thread formats
+ * it later into exactly the line sync mode writes. It applies to buffered byte streams
+ * (files, pipes, TCP, a redirected stdout); terminals, stderr, "buffer=0" and datagrams stay
+ * sync. A full buffer is formatted by the writing thread itself, so nothing is dropped for
+ * it; while the destination is down, calls write synchronously and return its NL_EIO.
  *
  * If the environment variable NL_DEST is set and non-empty it replaces `url`, so an
  * operator can redirect an unmodified program. The log gets a new GUID; NL_GUID, if set to
@@ -85,7 +94,8 @@ typedef struct nl_log nl_log_t;
  * to share its parent's GUID instead calls nl_set_guid(log, getenv("NL_GUID"))).
  * NL_TRACEPARENT, if set, is a W3C trace context taken in as by nl_set_traceparent (an
  * invalid one is reported in the log and ignored). NL_CFG, if set, names a level file (see
- * nl_level_file).
+ * nl_level_file). NL_MODE ("sync" or "deferred") chooses the mode when the URL does not;
+ * another value is reported on stderr once and means sync.
  *
  * A network destination that cannot be reached at open is not an error: the log opens
  * inactive (nl_is_active() == 0), counts what it cannot deliver, and reconnects. Returns
