@@ -43,33 +43,33 @@ typedef struct rec {
 #define REC_MAX 65536
 #define BATCH_BYTES 16384
 
-struct nl_dring {
+struct nl__dring {
     /* the producer's line */
     _Alignas(64) _Atomic uint64_t head;
     uint64_t tail_seen; /* the producer's last look at tail */
     char *buf;
     size_t cap;
-    _Atomic(nl_defer_t *) d; /* the log it writes to; NULL once the log closed */
+    _Atomic(nl__defer_t *) d; /* the log it writes to; NULL once the log closed */
     const char *ev_seen[8]; /* event names seen lately (by address), and which are literals */
     uint8_t ev_ro;
     /* the consumer's line */
     _Alignas(64) _Atomic uint64_t tail;
     _Atomic int want; /* the producer asked the flusher to drain it */
     pthread_mutex_t cmu;
-    nl_dring_t *prev, *next; /* in the list (under the list lock) */
+    nl__dring_t *prev, *next; /* in the list (under the list lock) */
     _Atomic int refs;
     int gone; /* the thread let go: no more records will come (under cmu) */
 };
 
 #define SLOTS 4
-static _Thread_local nl_dring_t *mine[SLOTS]; /* most recently made first */
+static _Thread_local nl__dring_t *mine[SLOTS]; /* most recently made first */
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static int exit_key_ok;
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-static inline size_t rec_max(const nl_dring_t *r)
+static inline size_t rec_max(const nl__dring_t *r)
 {
     return r->cap / REC_MAX_SHARE < REC_MAX ? r->cap / REC_MAX_SHARE : REC_MAX;
 }
@@ -94,14 +94,14 @@ typedef struct batch {
     uint32_t lines;
 } batch_t;
 
-static void batch_push(nl_defer_t *d, batch_t *b)
+static void batch_push(nl__defer_t *d, batch_t *b)
 {
     if (b->lines) nl__sink_put(d->sink, b->p, b->len, b->lines);
     b->len = 0;
     b->lines = 0;
 }
 
-static void batch_add(nl_defer_t *d, batch_t *b, const char *p, size_t len)
+static void batch_add(nl__defer_t *d, batch_t *b, const char *p, size_t len)
 {
     if (b->len + len > sizeof b->p) batch_push(d, b);
     if (len > sizeof b->p) {
@@ -115,7 +115,7 @@ static void batch_add(nl_defer_t *d, batch_t *b, const char *p, size_t len)
 
 /* One event record back into nl_write's arguments, then its line, by the synchronous
  * path's own code. */
-static void format_event(nl_defer_t *d, batch_t *bt, const rec_t *r)
+static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
 {
     const nl_tmpl_t *t = r->t;
     nl_arg_t args[NL_FMT_FIELDS_MAX];
@@ -147,7 +147,7 @@ static void format_event(nl_defer_t *d, batch_t *bt, const rec_t *r)
 }
 
 /* Everything the ring holds, to the sink. Caller holds r->cmu. */
-static void drain_ring(nl_defer_t *d, nl_dring_t *r)
+static void drain_ring(nl__defer_t *d, nl__dring_t *r)
 {
     batch_t bt;
     bt.len = 0;
@@ -171,7 +171,7 @@ static void drain_ring(nl_defer_t *d, nl_dring_t *r)
     atomic_store_explicit(&r->want, 0, memory_order_relaxed);
 }
 
-static void ring_unref(nl_dring_t *r)
+static void ring_unref(nl__dring_t *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) == 1) {
         pthread_mutex_destroy(&r->cmu);
@@ -182,10 +182,10 @@ static void ring_unref(nl_dring_t *r)
 
 /* The thread is done with a ring: its records become lines now, before anything it
  * writes through another ring. */
-static void let_go(nl_dring_t *r)
+static void let_go(nl__dring_t *r)
 {
     pthread_mutex_lock(&r->cmu);
-    nl_defer_t *d = atomic_load_explicit(&r->d, memory_order_relaxed);
+    nl__defer_t *d = atomic_load_explicit(&r->d, memory_order_relaxed);
     if (d) drain_ring(d, r);
     r->gone = 1;
     pthread_mutex_unlock(&r->cmu);
@@ -196,7 +196,7 @@ static void on_thread_exit(void *unused)
 {
     (void)unused;
     for (int i = 0; i < SLOTS; i++) {
-        nl_dring_t *r = mine[i];
+        nl__dring_t *r = mine[i];
         mine[i] = NULL;
         if (r) let_go(r);
     }
@@ -204,7 +204,7 @@ static void on_thread_exit(void *unused)
 
 static void make_exit_key(void) { exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0; }
 
-static void unlink_ring(nl_defer_t *d, nl_dring_t *r)
+static void unlink_ring(nl__defer_t *d, nl__dring_t *r)
 {
     if (r->prev)
         r->prev->next = r->next;
@@ -213,10 +213,10 @@ static void unlink_ring(nl_defer_t *d, nl_dring_t *r)
     if (r->next) r->next->prev = r->prev;
 }
 
-void nl__defer_drain(nl_defer_t *d)
+void nl__defer_drain(nl__defer_t *d)
 {
     pthread_mutex_lock(&d->mu);
-    for (nl_dring_t *r = d->head, *next; r; r = next) {
+    for (nl__dring_t *r = d->head, *next; r; r = next) {
         next = r->next;
         pthread_mutex_lock(&r->cmu);
         drain_ring(d, r);
@@ -232,11 +232,11 @@ void nl__defer_drain(nl_defer_t *d)
 
 /* ---- producing --------------------------------------------------------------------------- */
 
-static nl_dring_t *ring_new(nl_defer_t *d)
+static nl__dring_t *ring_new(nl__defer_t *d)
 {
     pthread_once(&exit_once, make_exit_key);
     if (!exit_key_ok || pthread_setspecific(exit_key, &mine[0]) != 0) return NULL;
-    nl_dring_t *r = aligned_alloc(64, sizeof *r);
+    nl__dring_t *r = aligned_alloc(64, sizeof *r);
     char *buf = malloc(d->cap);
     if (!r || !buf) {
         free(r);
@@ -265,12 +265,12 @@ static nl_dring_t *ring_new(nl_defer_t *d)
 
 /* The calling thread's ring for d: found in its slots, made on first use (NULL when memory
  * is short). */
-static inline nl_dring_t *my_ring(nl_defer_t *d)
+static inline nl__dring_t *my_ring(nl__defer_t *d)
 {
     for (int i = 0; i < SLOTS; i++) {
-        nl_dring_t *r = mine[i];
+        nl__dring_t *r = mine[i];
         if (!r) continue;
-        nl_defer_t *at = atomic_load_explicit(&r->d, memory_order_relaxed);
+        nl__defer_t *at = atomic_load_explicit(&r->d, memory_order_relaxed);
         if (at == d) return r;
         if (!at) { /* its log closed: tidy the slot */
             mine[i] = NULL;
@@ -281,7 +281,7 @@ static inline nl_dring_t *my_ring(nl_defer_t *d)
 }
 
 /* The thread drains its own ring (a full ring, or before a synchronous write). */
-static void drain_mine(nl_defer_t *d, nl_dring_t *r)
+static void drain_mine(nl__defer_t *d, nl__dring_t *r)
 {
     pthread_mutex_lock(&r->cmu);
     drain_ring(d, r);
@@ -291,7 +291,7 @@ static void drain_mine(nl_defer_t *d, nl_dring_t *r)
 /* A full ring: until the consumer has freed the ring up to want_tail. If no one is
  * consuming it, the thread formats its records itself; if the flusher is (it frees the
  * ring batch by batch), the thread waits for it rather than queueing behind its lock. */
-static void wait_room(nl_defer_t *d, nl_dring_t *r, uint64_t want_tail)
+static void wait_room(nl__defer_t *d, nl__dring_t *r, uint64_t want_tail)
 {
     for (int spins = 0;; spins++) {
         if (pthread_mutex_trylock(&r->cmu) == 0) {
@@ -314,7 +314,7 @@ static void wait_room(nl_defer_t *d, nl_dring_t *r, uint64_t want_tail)
  * address, with a pad record laid before it if it would have crossed the ring's end; the
  * caller publishes it with publish(). Past half full the flusher is asked to drain; at
  * full, wait_room. */
-static char *reserve(nl_defer_t *d, nl_dring_t *r, size_t need, uint64_t *end)
+static char *reserve(nl__defer_t *d, nl__dring_t *r, size_t need, uint64_t *end)
 {
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t off = (size_t)(hd & (r->cap - 1));
@@ -341,24 +341,24 @@ static char *reserve(nl_defer_t *d, nl_dring_t *r, size_t need, uint64_t *end)
     return r->buf + off;
 }
 
-static inline void publish(nl_dring_t *r, uint64_t end)
+static inline void publish(nl__dring_t *r, uint64_t end)
 {
     atomic_store_explicit(&r->head, end, memory_order_release);
 }
 
 /* Whether the destination takes lines now; if not, the thread's records go out first and
  * the caller writes synchronously (nl_write then returns the sink's verdict at once). */
-static int sink_ok(nl_defer_t *d)
+static int sink_ok(nl__defer_t *d)
 {
     return atomic_load_explicit(&d->sink->active, memory_order_relaxed) &&
            !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed);
 }
 
 /* The event's record (nl__defer_event_at), inline in both callers. */
-static inline int record(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+static inline int record(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
                          const nl_arg_t *args, const nl_head_t *h)
 {
-    nl_dring_t *r = my_ring(d);
+    nl__dring_t *r = my_ring(d);
     if (!r) return 0;
     if (!sink_ok(d)) {
         drain_mine(d, r);
@@ -414,13 +414,13 @@ static inline int record(nl_defer_t *d, int64_t usec, int level, const char *eve
     return 1;
 }
 
-int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
                        const nl_arg_t *args, const nl_head_t *h)
 {
     return record(d, usec, level, event, t, args, h);
 }
 
-int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
+int nl__defer_event(nl__defer_t *d, int level, const char *event, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h)
 {
     int64_t ns, usec;
@@ -431,9 +431,9 @@ int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
     return record(d, usec, level, event, t, args, h);
 }
 
-int nl__defer_line(nl_defer_t *d, const char *line, size_t len)
+int nl__defer_line(nl__defer_t *d, const char *line, size_t len)
 {
-    nl_dring_t *r = my_ring(d);
+    nl__dring_t *r = my_ring(d);
     if (!r) return 0;
     size_t need = round8(sizeof(rec_t) + len);
     if (!sink_ok(d) || need > rec_max(r)) {
@@ -461,7 +461,7 @@ static int64_t clock_ns(clockid_t id)
 
 /* The wall clock's offset from the monotonic one, read between two monotonic readings
  * (their mean, so the offset is off by at most half the time the three reads took). */
-static void sample_offset(nl_defer_t *d)
+static void sample_offset(nl__defer_t *d)
 {
     int64_t m1 = clock_ns(CLOCK_MONOTONIC);
     int64_t rt = clock_ns(CLOCK_REALTIME);
@@ -469,10 +469,10 @@ static void sample_offset(nl_defer_t *d)
     atomic_store_explicit(&d->rt_off_ns, rt - (m1 + (m2 - m1) / 2), memory_order_relaxed);
 }
 
-nl_defer_t *nl__defer_new(const nl_defer_ops_t *ops, void *ctx, nl_sink_t *sink,
+nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sink,
                           size_t ring_bytes)
 {
-    nl_defer_t *d = calloc(1, sizeof *d);
+    nl__defer_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     size_t cap = RING_MIN;
     while (cap < ring_bytes && cap < ((size_t)1 << 30)) cap <<= 1;
@@ -486,16 +486,16 @@ nl_defer_t *nl__defer_new(const nl_defer_ops_t *ops, void *ctx, nl_sink_t *sink,
     return d;
 }
 
-void nl__defer_tick(nl_defer_t *d)
+void nl__defer_tick(nl__defer_t *d)
 {
     sample_offset(d);
     nl__tsc_update(&d->tsc);
 }
 
-void nl__defer_close(nl_defer_t *d)
+void nl__defer_close(nl__defer_t *d)
 {
     pthread_mutex_lock(&d->mu);
-    for (nl_dring_t *r = d->head, *next; r; r = next) {
+    for (nl__dring_t *r = d->head, *next; r; r = next) {
         next = r->next;
         pthread_mutex_lock(&r->cmu);
         drain_ring(d, r);
@@ -506,7 +506,7 @@ void nl__defer_close(nl_defer_t *d)
     d->head = NULL;
     pthread_mutex_unlock(&d->mu);
     for (int i = 0; i < SLOTS; i++) { /* the closing thread's own are freed now */
-        nl_dring_t *r = mine[i];
+        nl__dring_t *r = mine[i];
         if (r && !atomic_load(&r->d)) {
             mine[i] = NULL;
             let_go(r);
@@ -516,21 +516,21 @@ void nl__defer_close(nl_defer_t *d)
     free(d);
 }
 
-void nl__defer_fork_prepare(nl_defer_t *d)
+void nl__defer_fork_prepare(nl__defer_t *d)
 {
     pthread_mutex_lock(&d->mu);
-    for (nl_dring_t *r = d->head; r; r = r->next) pthread_mutex_lock(&r->cmu);
+    for (nl__dring_t *r = d->head; r; r = r->next) pthread_mutex_lock(&r->cmu);
 }
 
-void nl__defer_fork_parent(nl_defer_t *d)
+void nl__defer_fork_parent(nl__defer_t *d)
 {
-    for (nl_dring_t *r = d->head; r; r = r->next) pthread_mutex_unlock(&r->cmu);
+    for (nl__dring_t *r = d->head; r; r = r->next) pthread_mutex_unlock(&r->cmu);
     pthread_mutex_unlock(&d->mu);
 }
 
-void nl__defer_fork_child(nl_defer_t *d)
+void nl__defer_fork_child(nl__defer_t *d)
 {
-    for (nl_dring_t *r = d->head; r; r = r->next) {
+    for (nl__dring_t *r = d->head; r; r = r->next) {
         atomic_store(&r->head, 0);
         atomic_store(&r->tail, 0);
         atomic_store(&r->want, 0);

@@ -19,7 +19,7 @@
  * drains its ring and writes synchronously, so nl_write's return says at once that the
  * line was dropped, as in synchronous mode.
  *
- * Lock order: the list lock (nl_defer_t.mu), then a ring's consumer lock, then the sink's.
+ * Lock order: the list lock (nl__defer_t.mu), then a ring's consumer lock, then the sink's.
  *
  * Global state: one pthread key per process, created once, whose destructor drains and
  * lets go of an exiting thread's rings; and a per-thread note of its rings (a few slots). */
@@ -37,28 +37,28 @@
 #include "nl_sink.h"
 #include "nl_tsc.h"
 
-typedef struct nl_dring nl_dring_t;
+typedef struct nl__dring nl__dring_t;
 
 /* What the deferred path needs of its log, registered by the log (nl_log.c), so this
  * module names nothing above it. */
-typedef struct nl_defer_ops {
+typedef struct nl__defer_ops {
     /* Build the event's line into b, as the synchronous path does (nl__log_build). */
     int (*build)(void *ctx, nl_buf_t *b, int64_t usec, int level, const char *event,
                  nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h);
     /* Wake the log's flusher thread to drain; never waits; 0 if it could not be reached. */
     int (*kick)(void *ctx);
-} nl_defer_ops_t;
+} nl__defer_ops_t;
 
-typedef struct nl_defer {
+typedef struct nl__defer {
     pthread_mutex_t mu; /* guards the list */
-    nl_dring_t *head;
+    nl__dring_t *head;
     size_t cap;         /* bytes per ring, a power of two */
     nl_sink_t *sink;    /* where the lines go */
-    const nl_defer_ops_t *ops; /* the log's build and kick, called with ctx */
+    const nl__defer_ops_t *ops; /* the log's build and kick, called with ctx */
     void *ctx;
     nl_tsc_t tsc;       /* the caller's clock: the CPU's counter where the kernel uses it */
     _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
-} nl_defer_t;
+} nl__defer_t;
 
 /* 1 for a deferred log, 0 for a synchronous one, from the URL's mode option (mode: -1 not
  * given, 0 sync, 1 deferred), else NL_MODE ("sync" or "deferred"). An NL_MODE of another
@@ -68,43 +68,43 @@ int nl__defer_wanted(int url_mode);
 /* The deferred state of a log writing to sink, rings of about ring_bytes each (rounded up
  * to a power of two, at least 64 KiB), the log's ops called with ctx; NULL when memory is
  * short (the log stays synchronous). */
-nl_defer_t *nl__defer_new(const nl_defer_ops_t *ops, void *ctx, nl_sink_t *sink,
+nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sink,
                           size_t ring_bytes);
 
 /* Record an event (the arguments as nl_write read them; t must live until the log closes:
  * a cached template). Returns 1 when recorded; 0 when not taken — the destination is down
  * or stalled, or the record would be too large — after the thread's earlier records went
  * to the sink, so the caller writes the line now, synchronously, in order. */
-int nl__defer_event(nl_defer_t *d, int level, const char *event, nl_tmpl_t *t,
+int nl__defer_event(nl__defer_t *d, int level, const char *event, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h);
 
 /* nl__defer_event with the clock reading given (microseconds since the epoch): the tests
  * compare what it makes with the synchronous encoder at the same time. */
-int nl__defer_event_at(nl_defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
+int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
                        const nl_arg_t *args, const nl_head_t *h);
 
 /* A finished line (ending in '\n') written on this thread past nl_write (nl_write_line,
  * a line of the library's own): recorded as it is, behind the thread's events. Returns 1
  * when recorded, 0 when not taken (as nl__defer_event; the caller writes it now). */
-int nl__defer_line(nl_defer_t *d, const char *line, size_t len);
+int nl__defer_line(nl__defer_t *d, const char *line, size_t len);
 
 /* Turn every thread's records into lines and hand them to the sink; free the rings of
  * threads that exited (flusher tick, a kick, nl_flush, nl_stats). */
-void nl__defer_drain(nl_defer_t *d);
+void nl__defer_drain(nl__defer_t *d);
 
 /* The flusher's once-per-tick care of the caller's clock (the counter's map, the offset
  * to the wall clock). */
-void nl__defer_tick(nl_defer_t *d);
+void nl__defer_tick(nl__defer_t *d);
 
 /* Drain everything, detach every ring (threads that still hold one free it when they next
  * look or exit) and free d. At nl_close, after the flusher stopped. */
-void nl__defer_close(nl_defer_t *d);
+void nl__defer_close(nl__defer_t *d);
 
 /* fork() (nl_fork.c): take the list lock and every ring's consumer lock; release them
  * (parent); in the child, empty every ring (the records are the parent's to write), let go
  * of the rings of threads that do not exist there, and release them. */
-void nl__defer_fork_prepare(nl_defer_t *d);
-void nl__defer_fork_parent(nl_defer_t *d);
-void nl__defer_fork_child(nl_defer_t *d);
+void nl__defer_fork_prepare(nl__defer_t *d);
+void nl__defer_fork_parent(nl__defer_t *d);
+void nl__defer_fork_child(nl__defer_t *d);
 
 #endif

@@ -91,7 +91,7 @@ static int defer_build(void *ctx, nl_buf_t *b, int64_t usec, int level, const ch
     return nl__log_build(ctx, b, usec, level, event, t, args, h);
 }
 
-static const nl_defer_ops_t defer_ops = {defer_build, nl__flusher_kick};
+static const nl__defer_ops_t defer_ops = {defer_build, nl__flusher_kick};
 
 /* A finished line to the destination: through the thread's deferred ring when the log
  * defers (to keep the thread's order), else straight to the sink. */

@@ -41,7 +41,7 @@ struct nl_log {
     _Atomic int std_pid; /* nl_const_std set "pid": refreshed in a forked child */
     struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
     char trace_flags[3]; /* under cfg_mu: the W3C trace flags handed on ("" until given) */
-    struct nl_defer *defer; /* deferred mode (nl_defer.h); NULL: synchronous */
+    struct nl__defer *defer; /* deferred mode (nl_defer.h); NULL: synchronous */
 };
 
 /* Build an event's line into b (begun empty): what nl_write writes, for the synchronous
