@@ -310,7 +310,7 @@ static void *point_writer(void *p)
 }
 
 /* 4 threads: each identity counts exactly its 20,000 events, and a run of 80,000
- * identical events from all of them is its first line plus repeat= lines adding up. */
+ * identical events from all of them is its first line(s) plus repeat= lines adding up. */
 static void test_point_modes_threads(void **state)
 {
     (void)state;
@@ -354,8 +354,12 @@ static void test_point_modes_threads(void **state)
         else
             firsts++;
     }
-    assert_int_equal(firsts, 1); /* identical all along: written in full once */
-    assert_int_equal(total + 1, 80000);
+    /* identical all along: written in full once, then counted in repeat= lines; but a run
+     * whose writers get no CPU for two ticks (100 ms, under a sanitizer on loaded cores)
+     * lets the idle identity go, and the next one is written in full again. Every event is
+     * a first line or counted in a repeat=, whatever the scheduler did. */
+    assert_true(firsts >= 1 && firsts < 100);
+    assert_int_equal(total + (unsigned long long)firsts, 80000);
     t_rb_free(&rb);
     t_rmtree(dir);
 }
