@@ -59,7 +59,7 @@ typedef struct nld_counts {
 } nld_counts_t;
 
 /* Past values of one key, to start a stream's history or a subscription's baseline from
- * (nl-detect reads them from the SQLite archive). Called once per new key with the
+ * (nl-detect reads them from the archive, SQLite or PostgreSQL). Called once per new key with the
  * selector, the line that made the key, how many values are wanted (the newest that many)
  * and the time range [since, until) in usec (since INT64_MIN: no limit). It calls
  * add(add_ctx, x) for each value, oldest first, and returns 0 or a negative NL_E* code. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nld_seed_db.h — nl-detect's history.from=db / baseline.from=db: past values of a stream's
- * key read from the SQLite archive nl-load keeps (summaries only: the value must be a
- * summary column or a derived rate, and the key at most `host`). Linked into the nl-detect
- * program only, so the engine library stays free of SQLite. */
+ * key read from the archive nl-load keeps, SQLite or PostgreSQL, through the loader's
+ * archive layer (summaries only: the value must be a summary column or a derived rate, and
+ * the key at most `host`). Linked into the nl-detect program only, so the engine library
+ * stays free of the archive and its databases. */
 #ifndef NLKIT_NLD_SEED_DB_H
 #define NLKIT_NLD_SEED_DB_H
 

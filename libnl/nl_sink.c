@@ -34,9 +34,9 @@
 #include "nl_sink.h"
 #include "nl_sock.h"
 
-/* 256 KiB per buffer (two per stream sink): a quarter of the write(2) calls of 64 KiB, which
- * took a full line to a file from 134-142 to 122-124 ns (1 thread), 166-180 to 132-144 ns
- * (2 threads) in bench-throughput. */
+/* 256 KiB per buffer (two per stream sink): a quarter of the write(2) calls of 64 KiB, whose
+ * cost per call showed in every line to a file (bench-throughput; figures in
+ * bench/README.md). */
 #define DEFAULT_BUFFER 262144
 #define MIN_BUFFER 4096
 #define STAGE_BYTES 4096
@@ -306,8 +306,8 @@ static int hand_off(nl_sink_t *s)
 /* Whether a full buffer should go to the flusher thread: only while fewer threads write
  * than there are CPUs. Then a core is idle and the write(2) runs there beside the writer;
  * with every core busy writing, the flusher would take its CPU time from a writer, and
- * the wake-up (~7 us on a VM) and the wait for a thread not running cost more than the
- * write itself (2 threads on 2 CPUs: 144 -> 197 ns per line to a file, bench-throughput). */
+ * the wake-up and the wait for a thread not running cost more than the write itself
+ * (bench-throughput at as many threads as CPUs; bench/README.md). */
 static int spare_cpu(nl_sink_t *s)
 {
     return atomic_load_explicit(&s->handoff, memory_order_acquire) && s->len &&
