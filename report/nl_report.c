@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "nlkit/nl.h"
+#include "nll_sql.h"
 #include "nlr.h"
 
 static void usage(FILE *f)
@@ -148,9 +149,9 @@ int main(int argc, char **argv)
     nll_err_t err;
     nlr_report_t r = {.o = &o};
     int rc = nll_db_open(o.db, NLL_OPEN_READ, 0, &archive, &err);
-    sqlite3 *db = rc ? NULL : nll_db_sqlite(archive);
+    nll_db_t *db = archive;
     r.archive = archive;
-    if (!rc && !db) {
+    if (!rc && nll_db_backend(db) != NLL_SQLITE) {
         char name[512];
         nll_db_display_name(o.db, name, sizeof name);
         snprintf(err.msg, sizeof err.msg,

@@ -136,7 +136,7 @@ typedef struct nlr_life {
 typedef struct nlr_report {
     const nlr_opts_t *o;
     nll_db_t *archive; /* the archive the readers' history baselines come from (nll_base) */
-    double t0, t1; /* the window the charts show */
+    double t0, t1;     /* the window the charts show */
     nlr_chart_t *charts;
     int ncharts, capcharts;
     int shown; /* charts drawn (the first `shown` after nlr_charts_rank) */
@@ -160,7 +160,7 @@ typedef struct nlr_report {
  * each summarized activity and each start/end-paired activity per host, with its series
  * aggregated per pixel column, its figures and its baseline; and the rows of the tools'
  * reports (r->report_ids), which nlr_marks_read reads. */
-int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr_charts_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* Sort the charts for the page: most reports laid on them first, then farthest from their
  * baseline; the first r->shown (at most o->max_charts) are drawn. The overview table lists
  * them all in its own order. */
@@ -169,7 +169,7 @@ void nlr_charts_rank(nlr_report_t *r);
  * baseline, all their values up to NLR_BASE_KEEP, then their vertical ranges. Until then a
  * chart holds its figures only: memory for the series is spent on the charts drawn, not on
  * every activity and host of the archive. */
-int nlr_charts_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr_charts_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* The chart of this activity and host, or NULL. */
 nlr_chart_t *nlr_chart_find(nlr_report_t *r, const char *activity, const char *host);
 /* Add a span or a mark to a chart (NL_ENOMEM if out of memory; the strings are copied). */
@@ -189,7 +189,7 @@ void nlr_report_free(nlr_report_t *r);
 
 /* Read nl-detect's anomaly episodes, alerts and missing-end reports and nl-peers' verdicts
  * (the rows nlr_charts_read found) and lay them on the charts they concern. */
-int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr_marks_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 
 /* ---- lifelines (nlr_life.c) -------------------------------------------------------------- */
 
@@ -197,7 +197,7 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
  * window (the two of highest score, each beside its typical flow, by trace id when it has
  * one) and the GUIDs of missing-end reports; or else the GUID of the slowest start/end pair
  * in the window. */
-int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr_life_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 
 /* ---- drawing (nlr_svg.c, nlr_page.c) ---------------------------------------------------- */
 

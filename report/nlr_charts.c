@@ -30,12 +30,6 @@ int nlr__oom(nll_err_t *err)
     return NL_ENOMEM;
 }
 
-int nlr__prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, nll_err_t *err)
-{
-    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK) return 0;
-    return nll_lite_fail(db, err, "reading the archive");
-}
-
 int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host)
 {
     if (!strncmp(activity, "nl.", 3)) return 0; /* the tools' own reports are laid on charts */

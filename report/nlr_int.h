@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "nll_sql.h"
 #include "nlr.h"
 
 /* A map value meaning "seen, and not wanted". */
@@ -15,8 +16,6 @@
 char *nlr__dup(const char *s);
 /* Fill err with "out of memory" and return NL_ENOMEM. */
 int nlr__oom(nll_err_t *err);
-/* Prepare a statement, or fill err and return the NL_E* code. */
-int nlr__prep(sqlite3 *db, const char *sql, sqlite3_stmt **st, nll_err_t *err);
 /* 1 if the options ask for this activity (or event) on this host; never the tools' own nl.*
  * reports, which are laid on the charts instead. */
 int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host);
@@ -30,12 +29,12 @@ double nlr__quantile(const double *v, int n, double u);
 int nlr__cmp_dbl(const void *a, const void *b);
 
 /* Summarized activities' charts (nlr_sum.c). */
-int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr__sum_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* Start/end activities' charts and the report rows, from one scan of the events (nlr_pairs.c). */
-int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr__pairs_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* The series of the drawn charts (the first r->shown), read again once ranked. */
-int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
-int nlr__pairs_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err);
+int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
+int nlr__pairs_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* Sort charts as nlr_charts_rank does. */
 void nlr__rank_sort(nlr_chart_t *c, int n);
 

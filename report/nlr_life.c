@@ -9,44 +9,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nll_sql.h"
 #include "nlr.h"
 
-static int read_one(sqlite3 *db, nlr_life_t *l, nll_err_t *err)
+static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT e.ts, e.event, coalesce(h.value, s.host, '') FROM ident g "
-                           "JOIN event e ON e.id = g.event_id "
-                           "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
-                           "LEFT JOIN summary s ON s.event_id = e.id "
-                           "WHERE g.name = ?2 AND g.value = ?1 ORDER BY e.ts, e.id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return nll_lite_fail(db, err, "reading a lifeline");
-    sqlite3_bind_text(st, 1, l->guid, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, l->by_trace ? "trace.id" : "guid", -1, SQLITE_STATIC);
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    nll_stmt_t *st;
+    int rc = nll_sql_prepare(db,
+                             "SELECT e.ts, e.event, coalesce(h.value, s.host, '') FROM ident g "
+                             "JOIN event e ON e.id = g.event_id "
+                             "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
+                             "LEFT JOIN summary s ON s.event_id = e.id "
+                             "WHERE g.name = ?2 AND g.value = ?1 ORDER BY e.ts, e.id",
+                             &st, err);
+    if (rc) return rc;
+    const char *name = l->by_trace ? "trace.id" : "guid";
+    nll_sql_bind_text(st, 1, l->guid, strlen(l->guid));
+    nll_sql_bind_text(st, 2, name, strlen(name));
+    int cap = 0;
+    while ((rc = nll_sql_step(st, err)) == 1) {
         if (l->n >= NLR_LIFE_MAX) {
             l->more++;
             continue;
         }
         if (nlr_grow((void **)&l->ev, &cap, l->n + 1, sizeof *l->ev)) break;
         nlr_life_ev_t *e = &l->ev[l->n];
-        e->t = sqlite3_column_double(st, 0);
-        e->event = strdup((const char *)sqlite3_column_text(st, 1));
-        e->host = strdup((const char *)sqlite3_column_text(st, 2));
+        e->t = nll_sql_col_double(st, 0);
+        e->event = strdup(nll_sql_col_text(st, 1, NULL));
+        e->host = strdup(nll_sql_col_text(st, 2, NULL));
         if (!e->event || !e->host) {
             free(e->event), free(e->host);
             break;
         }
         l->n++;
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) {
+    nll_sql_finalize(st);
+    if (rc == 1) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading a lifeline");
+    return rc; /* 0, or a failed query: err says where and why */
 }
 
 static int add_by(nlr_report_t *r, const char *guid, int by_trace, const char *why)
@@ -74,50 +76,52 @@ static int add(nlr_report_t *r, const char *guid, const char *why)
 
 /* The odd flows of nl-flows' suspect reports in the window, the two of highest score, each
  * followed by its typical flow: by trace id where the report has one, else by root GUID. */
-static int odd_flows(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+static int odd_flows(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(
-            db,
-            "SELECT coalesce(g.value, ''), coalesce(t.value, ''), coalesce(tg.value, ''), "
-            "coalesce(tt.value, ''), coalesce(sc.num, 0), coalesce(CAST(p.value AS TEXT), ''), "
-            "coalesce(CAST(rt.value AS TEXT), '') FROM event e "
-            "LEFT JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
-            "LEFT JOIN ident t ON t.event_id = e.id AND t.name = 'trace.id' "
-            "LEFT JOIN value tg ON tg.event_id = e.id AND tg.name = 'typical.guid' "
-            "LEFT JOIN ident tt ON tt.event_id = e.id AND tt.name = 'typical.trace.id' "
-            "LEFT JOIN value sc ON sc.event_id = e.id AND sc.name = 'score' "
-            "LEFT JOIN value p ON p.event_id = e.id AND p.name = 'path' "
-            "LEFT JOIN value rt ON rt.event_id = e.id AND rt.name = 'root' "
-            "WHERE e.event = 'nl.flow.suspect' AND e.ts >= ?1 AND e.ts <= ?2 "
-            "ORDER BY sc.num DESC, e.ts LIMIT 2",
-            -1, &st, NULL) != SQLITE_OK)
-        return nll_lite_fail(db, err, "reading nl-flows' reports");
-    sqlite3_bind_double(st, 1, r->t0);
-    sqlite3_bind_double(st, 2, r->t1);
-    int rc = SQLITE_DONE, bad = 0;
-    while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double score = sqlite3_column_double(st, 4); /* before the texts: no conversion after */
+    nll_stmt_t *st;
+    int rc = nll_sql_prepare(
+        db,
+        "SELECT coalesce(g.value, ''), coalesce(t.value, ''), coalesce(tg.value, ''), "
+        "coalesce(tt.value, ''), coalesce(sc.num, 0), coalesce(CAST(p.value AS TEXT), ''), "
+        "coalesce(CAST(rt.value AS TEXT), '') FROM event e "
+        "LEFT JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
+        "LEFT JOIN ident t ON t.event_id = e.id AND t.name = 'trace.id' "
+        "LEFT JOIN value tg ON tg.event_id = e.id AND tg.name = 'typical.guid' "
+        "LEFT JOIN ident tt ON tt.event_id = e.id AND tt.name = 'typical.trace.id' "
+        "LEFT JOIN value sc ON sc.event_id = e.id AND sc.name = 'score' "
+        "LEFT JOIN value p ON p.event_id = e.id AND p.name = 'path' "
+        "LEFT JOIN value rt ON rt.event_id = e.id AND rt.name = 'root' "
+        "WHERE e.event = 'nl.flow.suspect' AND e.ts >= ?1 AND e.ts <= ?2 "
+        "ORDER BY sc.num IS NULL, sc.num DESC, e.ts LIMIT 2", /* NULLs last on both */
+        &st, err);
+    if (rc) return rc;
+    nll_sql_bind_double(st, 1, r->t0);
+    nll_sql_bind_double(st, 2, r->t1);
+    int bad = 0;
+    while (!bad && (rc = nll_sql_step(st, err)) == 1) {
+        double score = nll_sql_col_double(st, 4); /* before the texts: no conversion after */
         const char *c[7];
-        for (int i = 0; i < 7; i++) c[i] = i == 4 ? "" : (const char *)sqlite3_column_text(st, i);
+        for (int i = 0; i < 7; i++) c[i] = i == 4 ? "" : nll_sql_col_text(st, i, NULL);
         char why[600];
         int odd_trace = c[1][0] != '\0', typ_trace = c[3][0] != '\0';
         if (!c[0][0] && !odd_trace) continue;
-        snprintf(why, sizeof why, "an odd %s flow (nl-flows: score %.3g, differs most in %s)",
-                 c[6], score, c[5]);
+        snprintf(why, sizeof why, "an odd %s flow (nl-flows: score %.3g, differs most in %s)", c[6],
+                 score, c[5]);
         bad = add_by(r, odd_trace ? c[1] : c[0], odd_trace, why);
         if (!bad && (typ_trace || c[2][0])) {
-            snprintf(why, sizeof why, "a typical %s flow, the one the odd flow above was measured "
-                     "against", c[6]);
+            snprintf(why, sizeof why,
+                     "a typical %s flow, the one the odd flow above was measured "
+                     "against",
+                     c[6]);
             bad = add_by(r, typ_trace ? c[3] : c[2], typ_trace, why);
         }
     }
-    sqlite3_finalize(st);
+    nll_sql_finalize(st);
     if (bad) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    return rc == SQLITE_DONE ? 0 : nll_lite_fail(db, err, "reading nl-flows' reports");
+    return rc < 0 ? rc : 0; /* a failed query: err says where and why */
 }
 
 /* Up to three GUIDs of the missing ends laid on the charts, earliest first: the hosts
@@ -144,7 +148,7 @@ static int missing_guids(nlr_report_t *r)
     return 0;
 }
 
-int nlr_life_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr_life_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc = 0;
     for (int i = 0; i < r->o->nguids && !rc; i++) rc = add(r, r->o->guids[i], "asked for");

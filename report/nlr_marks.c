@@ -68,21 +68,21 @@ static void activity_of(const char *ev, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)alen, ev);
 }
 
-static int read_fields(sqlite3_stmt *fv, sqlite3_stmt *fi, int64_t id, rep_t *p)
+static int read_fields(nll_stmt_t *fv, nll_stmt_t *fi, int64_t id, rep_t *p, nll_err_t *err)
 {
     for (int i = 0; i < F_N; i++) p->f[i][0] = 0;
-    sqlite3_stmt *s[2] = {fv, fi};
+    nll_stmt_t *s[2] = {fv, fi};
     for (int k = 0; k < 2; k++) {
-        sqlite3_reset(s[k]);
-        sqlite3_bind_int64(s[k], 1, id);
+        nll_sql_reset(s[k]);
+        nll_sql_bind_int64(s[k], 1, id);
         int rc;
-        while ((rc = sqlite3_step(s[k])) == SQLITE_ROW) {
-            const char *n = (const char *)sqlite3_column_text(s[k], 0);
-            const char *v = (const char *)sqlite3_column_text(s[k], 1);
+        while ((rc = nll_sql_step(s[k], err)) == 1) {
+            const char *n = nll_sql_col_text(s[k], 0, NULL);
+            const char *v = nll_sql_col_text(s[k], 1, NULL); /* "" for NULL */
             for (int i = 0; i < F_N; i++)
-                if (!strcmp(n, fname[i])) snprintf(p->f[i], sizeof p->f[i], "%s", v ? v : "");
+                if (!strcmp(n, fname[i])) snprintf(p->f[i], sizeof p->f[i], "%s", v);
         }
-        if (rc != SQLITE_DONE) return rc;
+        if (rc < 0) return rc;
     }
     return 0;
 }
@@ -172,52 +172,53 @@ static int lay_span(nlr_report_t *r, const rep_t *start, double t1, int open, in
 }
 
 /* The host of a missing end: its start's host= field, found by GUID. */
-static void start_host(sqlite3 *db, const rep_t *p, char *out, size_t cap)
+static void start_host(nll_db_t *db, const rep_t *p, char *out, size_t cap)
 {
     out[0] = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT h.value FROM ident g JOIN event s ON s.id = g.event_id "
-                           "AND s.event = ?2 JOIN value h ON h.event_id = s.id AND h.name = "
-                           "'host' WHERE g.name = 'guid' AND g.value = ?1 LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    nll_stmt_t *st;
+    nll_err_t err; /* no host found: the mark goes on every host's chart of the activity */
+    if (nll_sql_prepare(db,
+                        "SELECT h.value FROM ident g JOIN event s ON s.id = g.event_id "
+                        "AND s.event = ?2 JOIN value h ON h.event_id = s.id AND h.name = "
+                        "'host' WHERE g.name = 'guid' AND g.value = ?1 LIMIT 1",
+                        &st, &err))
         return;
     char sev[200];
     snprintf(sev, sizeof sev, "%s.start", p->f[F_ACT]);
-    sqlite3_bind_text(st, 1, p->f[F_GUID], -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, sev, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    nll_sql_bind_text(st, 1, p->f[F_GUID], strlen(p->f[F_GUID]));
+    nll_sql_bind_text(st, 2, sev, strlen(sev));
+    if (nll_sql_step(st, &err) == 1) snprintf(out, cap, "%s", nll_sql_col_text(st, 0, NULL));
+    nll_sql_finalize(st);
 }
 
 /* Whether a missing end is a start the run's end cut off, not an incident: its host wrote
  * nothing after the start, and the archive ends within one timeout of the report (the run
  * stopped about when the end was due; a host hung alone goes on being silent while the
  * others log). A transfer that hangs while its host goes on logging is an incident. */
-static int cut_off(sqlite3 *db, const nlr_report_t *r, const rep_t *p, const char *host,
+static int cut_off(nll_db_t *db, const nlr_report_t *r, const rep_t *p, const char *host,
                    double start)
 {
     double timeout = p->f[F_TIMEOUT][0] ? strtod(p->f[F_TIMEOUT], NULL) : NAN;
     if (!host[0] || !isfinite(start) || !(timeout > 0) || r->t1 > p->ts + timeout) return 0;
-    sqlite3_stmt *st; /* a short scan: from the start to the archive's end, within 2 timeouts */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT 1 FROM event e JOIN value h ON h.event_id = e.id AND h.name "
-                           "= 'host' AND h.value = ?1 WHERE e.ts > ?2 UNION ALL SELECT 1 FROM "
-                           "summary WHERE host = ?1 AND ts > ?2 LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    nll_stmt_t *st; /* a short scan: from the start to the archive's end, within 2 timeouts */
+    nll_err_t err;
+    if (nll_sql_prepare(db,
+                        "SELECT 1 FROM event e JOIN value h ON h.event_id = e.id AND h.name "
+                        "= 'host' AND h.value = ?1 WHERE e.ts > ?2 UNION ALL SELECT 1 FROM "
+                        "summary WHERE host = ?1 AND ts > ?2 LIMIT 1",
+                        &st, &err))
         return 0;
-    sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 2, start);
-    int later = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
+    nll_sql_bind_text(st, 1, host, strlen(host));
+    nll_sql_bind_double(st, 2, start);
+    int later = nll_sql_step(st, &err) == 1;
+    nll_sql_finalize(st);
     return !later;
 }
 
 /* A missing end: a mark on its activity's chart for its host, made if that host completed
  * no pair at all (its only transfer hung) so the report is still seen; a start cut off by
  * the run's end gets a mark of its own, not counted as an incident. */
-static int lay_missing(sqlite3 *db, nlr_report_t *r, const rep_t *p, int *err)
+static int lay_missing(nll_db_t *db, nlr_report_t *r, const rep_t *p, int *err)
 {
     if (p->ts < r->t0 || p->ts > r->t1) return 0;
     char host[160], detail[1024];
@@ -309,36 +310,36 @@ static pend_t *match(pend_t *pend, int n, const rep_t *e)
     return NULL;
 }
 
-int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr_marks_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
-    sqlite3_stmt *st = NULL, *fv = NULL, *fi = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, ts, event FROM event WHERE id = ?1", -1, &st, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT name, value FROM value WHERE event_id = ?1", -1, &fv,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT name, value FROM ident WHERE event_id = ?1", -1, &fi,
-                           NULL) != SQLITE_OK) {
-        int rc = nll_lite_fail(db, err, "reading reports");
-        sqlite3_finalize(st), sqlite3_finalize(fv), sqlite3_finalize(fi);
+    nll_stmt_t *st = NULL, *fv = NULL, *fi = NULL;
+    int rc = nll_sql_prepare(db, "SELECT id, ts, event FROM event WHERE id = ?1", &st, err);
+    if (!rc)
+        rc = nll_sql_prepare(db, "SELECT name, value FROM value WHERE event_id = ?1", &fv, err);
+    if (!rc)
+        rc = nll_sql_prepare(db, "SELECT name, value FROM ident WHERE event_id = ?1", &fi, err);
+    if (rc) {
+        nll_sql_finalize(st), nll_sql_finalize(fv), nll_sql_finalize(fi);
         return rc;
     }
     /* in time order, as they were written */
     rep_t *all = calloc((size_t)(r->nreports ? r->nreports : 1), sizeof *all);
     pend_t *pend = NULL;
-    int npend = 0, cappend = 0, bad = all ? 0 : NL_ENOMEM, rc = SQLITE_DONE, nall = 0;
+    int npend = 0, cappend = 0, bad = all ? 0 : NL_ENOMEM, nall = 0;
     for (int i = 0; i < r->nreports && !bad; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, r->report_ids[i]);
-        if ((rc = sqlite3_step(st)) != SQLITE_ROW) break;
+        nll_sql_reset(st);
+        nll_sql_bind_int64(st, 1, r->report_ids[i]);
+        if ((rc = nll_sql_step(st, err)) != 1) break; /* 0: the row is gone (pruned since) */
         rep_t *p = &all[nall++];
-        p->id = sqlite3_column_int64(st, 0);
-        p->ts = sqlite3_column_double(st, 1);
-        snprintf(p->event, sizeof p->event, "%s", (const char *)sqlite3_column_text(st, 2));
-        if ((rc = read_fields(fv, fi, p->id, p))) break;
-        rc = SQLITE_DONE;
+        p->id = nll_sql_col_int64(st, 0);
+        p->ts = nll_sql_col_double(st, 1);
+        snprintf(p->event, sizeof p->event, "%s", nll_sql_col_text(st, 2, NULL));
+        nll_sql_reset(st); /* PostgreSQL: one query at a time on a connection */
+        if ((rc = read_fields(fv, fi, p->id, p, err))) break;
     }
-    if (!bad && rc == SQLITE_DONE) qsort(all, (size_t)nall, sizeof *all, by_time);
-    for (int i = 0; i < nall && !bad && rc == SQLITE_DONE; i++) {
+    if (rc > 0) rc = 0;
+    if (!bad && !rc) qsort(all, (size_t)nall, sizeof *all, by_time);
+    for (int i = 0; i < nall && !bad && !rc; i++) {
         rep_t cur = all[i];
         const char *ev = cur.event;
         if (!strcmp(ev, "nl.anomaly.start") || !strcmp(ev, "nl.alert.start")) {
@@ -368,12 +369,10 @@ int nlr_marks_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         if (!pend[i].used && lay_span(r, &pend[i].r, r->t1, 1, &bad) == 0 && !bad) r->unplaced++;
     free(pend);
     free(all);
-    int step_rc = bad ? SQLITE_DONE : rc;
-    sqlite3_finalize(st), sqlite3_finalize(fv), sqlite3_finalize(fi);
+    nll_sql_finalize(st), nll_sql_finalize(fv), nll_sql_finalize(fi);
     if (bad) {
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    if (step_rc != SQLITE_DONE) return nll_lite_fail(db, err, "reading reports");
-    return 0;
+    return rc; /* a failed query: err says where and why */
 }

@@ -143,25 +143,25 @@ static host_pairs_t *host_of(host_pairs_t **hs, int *n, int *cap, const char *ho
  * so that a pair ending in it is complete. First (fill 0) for every host's chart and its
  * figures; again (fill 1), once ranked, for the series of the hosts whose chart is drawn,
  * keeping only their pairs. */
-static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, int fill,
-                      nll_err_t *err)
+static int read_pairs(nll_db_t *db, nlr_report_t *r, const char *activity, int fill, nll_err_t *err)
 {
     char sev[600], eev[600];
     snprintf(sev, sizeof sev, "%s.start", activity);
     snprintf(eev, sizeof eev, "%s.end", activity);
-    sqlite3_stmt *st;
-    int rc = nlr__prep(db,
-                       "SELECT g.value, e.ts, e.event = ?4, coalesce(h.value, '') FROM event e "
-                       "JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
-                       "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
-                       "WHERE e.ts >= ?1 AND e.ts <= ?2 AND e.event IN (?3, ?4) "
-                       "ORDER BY g.value, e.ts, e.id",
-                       &st, err);
+    nll_stmt_t *st;
+    int rc =
+        nll_sql_prepare(db,
+                        "SELECT g.value, e.ts, e.event = ?4, coalesce(h.value, '') FROM event e "
+                        "JOIN ident g ON g.event_id = e.id AND g.name = 'guid' "
+                        "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
+                        "WHERE e.ts >= ?1 AND e.ts <= ?2 AND e.event IN (?3, ?4) "
+                        "ORDER BY g.value, e.ts, e.id",
+                        &st, err);
     if (rc) return rc;
-    sqlite3_bind_double(st, 1, r->t0 - 86400);
-    sqlite3_bind_double(st, 2, r->t1);
-    sqlite3_bind_text(st, 3, sev, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, eev, -1, SQLITE_STATIC);
+    nll_sql_bind_double(st, 1, r->t0 - 86400);
+    nll_sql_bind_double(st, 2, r->t1);
+    nll_sql_bind_text(st, 3, sev, strlen(sev));
+    nll_sql_bind_text(st, 4, eev, strlen(eev));
     host_pairs_t *hs = NULL;
     int nh = 0, caph = 0;
     char guid[256] = "";
@@ -170,11 +170,11 @@ static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, int fi
     int nopen = 0, capopen = 0, capoh = 0;
     rc = 0;
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW && !rc) {
-        const char *g = (const char *)sqlite3_column_text(st, 0);
-        double t = sqlite3_column_double(st, 1);
-        int is_end = sqlite3_column_int(st, 2);
-        const char *host = (const char *)sqlite3_column_text(st, 3);
+    while ((step = nll_sql_step(st, err)) == 1 && !rc) {
+        const char *g = nll_sql_col_text(st, 0, NULL);
+        double t = nll_sql_col_double(st, 1);
+        int is_end = nll_sql_col_int64(st, 2) != 0; /* a boolean on PostgreSQL */
+        const char *host = nll_sql_col_text(st, 3, NULL);
         if (strcmp(g, guid)) {
             snprintf(guid, sizeof guid, "%s", g);
             for (int i = 0; i < nopen; i++) free(ohost[i]);
@@ -220,9 +220,8 @@ static int read_pairs(sqlite3 *db, nlr_report_t *r, const char *activity, int fi
             h->slow_guid = nlr__dup(g);
         }
     }
-    if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = nll_lite_fail(db, err, "pairing events");
-    sqlite3_finalize(st);
+    if (!rc && step < 0) rc = step; /* err says where and why */
+    nll_sql_finalize(st);
     for (int i = 0; i < nopen; i++) free(ohost[i]);
     free(open);
     free(ohost);
@@ -254,27 +253,28 @@ static int is_report(const char *ev)
  * index by name, and a scan counted here costs less than SQLite's grouping): how many are
  * in the window, the activities with ends in it (each then paired), and the rows of the
  * tools' reports, for nlr_marks_read. */
-int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr__pairs_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
-    sqlite3_stmt *st;
-    int rc = nlr__prep(db, "SELECT id, ts, event FROM event WHERE ts >= ?1 AND ts <= ?2", &st, err);
+    nll_stmt_t *st;
+    int rc = nll_sql_prepare(db, "SELECT id, ts, event FROM event WHERE ts >= ?1 AND ts <= ?2", &st,
+                             err);
     if (rc) return rc;
-    sqlite3_bind_double(st, 1, r->t0 - NLR_LOOKBACK);
-    sqlite3_bind_double(st, 2, r->t1);
+    nll_sql_bind_double(st, 1, r->t0 - NLR_LOOKBACK);
+    nll_sql_bind_double(st, 2, r->t1);
     nl__map_t names; /* event name -> 1 + index in acts, or SKIP */
     nl__map_init(&names, 0xace);
     char **acts = NULL;
     int n = 0, cap = 0, step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        double ts = sqlite3_column_double(st, 1);
-        const char *ev = (const char *)sqlite3_column_text(st, 2);
+    while (!rc && (step = nll_sql_step(st, err)) == 1) {
+        double ts = nll_sql_col_double(st, 1);
+        const char *ev = nll_sql_col_text(st, 2, NULL);
         if (ts >= r->t0) r->events_total++;
         if (ev[0] == 'n' && is_report(ev)) {
             if (nlr_grow((void **)&r->report_ids, &r->capreports, r->nreports + 1,
                          sizeof *r->report_ids))
                 rc = NL_ENOMEM;
             else
-                r->report_ids[r->nreports++] = sqlite3_column_int64(st, 0);
+                r->report_ids[r->nreports++] = nll_sql_col_int64(st, 0);
             continue;
         }
         size_t len = strlen(ev), alen;
@@ -286,12 +286,12 @@ int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         else if (!nl__map_put(&names, ev, len, pair ? (void *)(intptr_t)(++n) : SKIP))
             rc = NL_ENOMEM;
     }
-    sqlite3_finalize(st);
+    nll_sql_finalize(st);
     nl__map_free(&names);
     if (rc == NL_ENOMEM)
         nlr__oom(err);
-    else if (step != SQLITE_DONE)
-        rc = nll_lite_fail(db, err, "scanning events");
+    else if (step < 0)
+        rc = step; /* err says where and why */
     for (int i = 0; i < n; i++) {
         if (!rc) rc = read_pairs(db, r, acts[i], 0, err);
         free(acts[i]);
@@ -300,7 +300,7 @@ int nlr__pairs_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     return rc;
 }
 
-int nlr__pairs_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr__pairs_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc = 0;
     for (int i = 0; i < r->shown && !rc; i++) {

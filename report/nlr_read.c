@@ -9,26 +9,25 @@
 
 /* The window: the options' bounds narrowed to the first and last event inside them (one
  * look each way along the ts index), so the charts' axes span the data. */
-static int read_window(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+static int read_window(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
-    sqlite3_stmt *st;
+    nll_stmt_t *st;
     /* two subqueries: each is one step along the ts index (min and max together scan) */
-    int rc = nlr__prep(db,
-                       "SELECT (SELECT min(ts) FROM event WHERE ts >= ?1 AND ts < ?2), "
-                       "(SELECT max(ts) FROM event WHERE ts >= ?1 AND ts < ?2)",
-                       &st, err);
+    int rc = nll_sql_prepare(db,
+                             "SELECT (SELECT min(ts) FROM event WHERE ts >= ?1 AND ts < ?2), "
+                             "(SELECT max(ts) FROM event WHERE ts >= ?1 AND ts < ?2)",
+                             &st, err);
     if (rc) return rc;
-    sqlite3_bind_double(st, 1, isfinite(r->o->since) ? r->o->since : -1e300);
-    sqlite3_bind_double(st, 2, isfinite(r->o->until) ? r->o->until : 1e300);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        rc = nll_lite_fail(db, err, "reading the archive's time range");
-        sqlite3_finalize(st);
+    nll_sql_bind_double(st, 1, isfinite(r->o->since) ? r->o->since : -1e300);
+    nll_sql_bind_double(st, 2, isfinite(r->o->until) ? r->o->until : 1e300);
+    if ((rc = nll_sql_step(st, err)) < 0) {
+        nll_sql_finalize(st);
         return rc;
     }
-    int none = sqlite3_column_type(st, 0) == SQLITE_NULL;
-    r->t0 = sqlite3_column_double(st, 0);
-    r->t1 = sqlite3_column_double(st, 1);
-    sqlite3_finalize(st);
+    int none = rc == 0 || nll_sql_col_type(st, 0) == NLL_T_NULL; /* an aggregate: one row */
+    r->t0 = rc ? nll_sql_col_double(st, 0) : 0;
+    r->t1 = rc ? nll_sql_col_double(st, 1) : 0;
+    nll_sql_finalize(st);
     /* the axis covers the events, not the whole of what was asked: --since 2h on 45 s of
      * data drew them as a sliver at the right edge; with no event, what was asked */
     if (none && isfinite(r->o->since) && isfinite(r->o->until)) {
@@ -67,7 +66,7 @@ static void dev_of(nlr_chart_t *c)
         c->dev = c->mean / c->base_p50 - 1;
 }
 
-int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr_charts_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc;
     if ((rc = read_window(db, r, err)) || (rc = nlr__sum_read(db, r, err)) ||
@@ -77,7 +76,7 @@ int nlr_charts_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     return 0;
 }
 
-int nlr_charts_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr_charts_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc;
     if ((rc = nlr__sum_fill(db, r, err)) || (rc = nlr__pairs_fill(db, r, err))) return rc;

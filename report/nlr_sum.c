@@ -160,7 +160,7 @@ static int summary_p99(nlr_report_t *r, nlr_chart_t *c, const char *event, nll_e
  * host before the window when there are at least NLR_BASE_MIN of them, else the window's
  * own values (their sample of NLR_RANK_KEEP here; all of them, up to NLR_BASE_KEEP, once
  * nlr__sum_fill reads a drawn chart again). */
-static int summary_finish(sqlite3 *db, nlr_report_t *r, sacc_t *a, int fam, nll_err_t *err)
+static int summary_finish(nll_db_t *db, nlr_report_t *r, sacc_t *a, int fam, nll_err_t *err)
 {
     nlr_chart_t *c = &r->charts[a->chart];
     fam_t *f = &a->f[fam];
@@ -192,38 +192,39 @@ static int summary_finish(sqlite3 *db, nlr_report_t *r, sacc_t *a, int fam, nll_
 /* Summarized activities: one pass over the window's summaries (a table scan in the order
  * they were loaded, not a lookup per row through an index) fills every chart's columns,
  * figures and window values at once. */
-int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr__sum_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
-    sqlite3_stmt *st;
-    int rc = nlr__prep(db,
-                       "SELECT event, coalesce(host, ''), ts, n, dur_sum, interval, dur_max, rate, "
-                       "mean_dur FROM summary WHERE ts >= ?1 AND ts <= ?2",
-                       &st, err);
+    nll_stmt_t *st;
+    /* in load order on either database (SQLite's rowid: no sort), so the samples are the same */
+    int rc = nll_sql_prepare(
+        db,
+        "SELECT event, coalesce(host, ''), ts, n, dur_sum, interval, dur_max, rate, "
+        "mean_dur FROM summary WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
+        &st, err);
     if (rc) return rc;
-    sqlite3_bind_double(st, 1, r->t0);
-    sqlite3_bind_double(st, 2, r->t1);
+    nll_sql_bind_double(st, 1, r->t0);
+    nll_sql_bind_double(st, 2, r->t1);
     spass_t p = {.r = r, .rng = 0x9e3779b97f4a7c15ULL};
     nl__map_init(&p.map, 0x5eed);
     int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        sacc_t *a = acc_of(&p, (const char *)sqlite3_column_text(st, 0),
-                           (const char *)sqlite3_column_text(st, 1), &rc);
+    while (!rc && (step = nll_sql_step(st, err)) == 1) {
+        sacc_t *a = acc_of(&p, nll_sql_col_text(st, 0, NULL), nll_sql_col_text(st, 1, NULL), &rc);
         if (!a) continue;
         nlr_chart_t *c = &r->charts[a->chart];
-        double ts = sqlite3_column_double(st, 2);
-        c->events += sqlite3_column_int64(st, 3);
-        if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+        double ts = nll_sql_col_double(st, 2);
+        c->events += nll_sql_col_int64(st, 3);
+        if (nll_sql_col_type(st, 4) != NLL_T_NULL) {
             a->has_dsum = 1;
-            a->dsum += sqlite3_column_double(st, 4);
-            a->isum += sqlite3_column_double(st, 5);
+            a->dsum += nll_sql_col_double(st, 4);
+            a->isum += nll_sql_col_double(st, 5);
         }
-        if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
-            double m = sqlite3_column_double(st, 6);
+        if (nll_sql_col_type(st, 6) != NLL_T_NULL) {
+            double m = nll_sql_col_double(st, 6);
             if (isnan(c->dur_max) || m > c->dur_max) c->dur_max = m;
         }
         for (int k = 0; k < 2 && !rc; k++) {
-            if (sqlite3_column_type(st, 7 + k) == SQLITE_NULL) continue;
-            double x = sqlite3_column_double(st, 7 + k);
+            if (nll_sql_col_type(st, 7 + k) == NLL_T_NULL) continue;
+            double x = nll_sql_col_double(st, 7 + k);
             if (!isfinite(x)) { /* a ratio past a double's range: no place on an axis */
                 r->nonfinite++;
                 continue;
@@ -233,9 +234,9 @@ int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     }
     if (rc == NL_ENOMEM)
         nlr__oom(err);
-    else if (step != SQLITE_DONE)
-        rc = nll_lite_fail(db, err, "reading summaries");
-    sqlite3_finalize(st);
+    else if (step < 0)
+        rc = step; /* err says where and why */
+    nll_sql_finalize(st);
     /* one metric per activity, so its hosts' charts compare: rate if any host has values */
     for (int i = 0; i < p.nacc && !rc; i++) {
         int fam = F_MDUR;
@@ -256,7 +257,7 @@ int nlr__sum_read(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
  * the rows of the first r->shown charts, each in its chart's metric: its pixel columns, and
  * its window values (all up to NLR_BASE_KEEP, then a uniform sample) for a window baseline.
  * Memory: NLR_COLS columns and those values per drawn chart, whatever the archive holds. */
-int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
+int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int want = 0;
     for (int i = 0; i < r->shown; i++) want |= r->charts[i].kind == NLR_SUMMARY;
@@ -274,23 +275,24 @@ int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
             !nl__map_put(&map, key, (size_t)kl + 1, (void *)(intptr_t)(i + 1)))
             rc = NL_ENOMEM;
     }
-    sqlite3_stmt *st = NULL;
-    if (rc || (rc = nlr__prep(db,
+    nll_stmt_t *st = NULL;
+    if (rc ||
+        (rc = nll_sql_prepare(db,
                               "SELECT event, coalesce(host, ''), ts, rate, mean_dur FROM summary "
-                              "WHERE ts >= ?1 AND ts <= ?2",
+                              "WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
                               &st, err))) {
         if (rc == NL_ENOMEM) nlr__oom(err);
         free(fams);
         nl__map_free(&map);
         return rc;
     }
-    sqlite3_bind_double(st, 1, r->t0);
-    sqlite3_bind_double(st, 2, r->t1);
+    nll_sql_bind_double(st, 1, r->t0);
+    nll_sql_bind_double(st, 2, r->t1);
     uint64_t rng = 0x9e3779b97f4a7c15ULL;
     int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *ev = (const char *)sqlite3_column_text(st, 0);
-        const char *host = (const char *)sqlite3_column_text(st, 1);
+    while (!rc && (step = nll_sql_step(st, err)) == 1) {
+        const char *ev = nll_sql_col_text(st, 0, NULL);
+        const char *host = nll_sql_col_text(st, 1, NULL);
         char key[1200];
         size_t el = strlen(ev), hl = strlen(host);
         if (el + hl + 2 > sizeof key) continue;
@@ -300,8 +302,8 @@ int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
         if (!v) continue;
         int i = (int)(intptr_t)v - 1;
         int k = strcmp(r->charts[i].metric, "rate") ? 4 : 3;
-        if (sqlite3_column_type(st, k) == SQLITE_NULL) continue;
-        double x = sqlite3_column_double(st, k), ts = sqlite3_column_double(st, 2);
+        if (nll_sql_col_type(st, k) == NLL_T_NULL) continue;
+        double x = nll_sql_col_double(st, k), ts = nll_sql_col_double(st, 2);
         if (!isfinite(x)) continue; /* counted in the first pass */
         /* a window baseline leaves out what the detector flagged: the fault is not normal */
         int flagged =
@@ -311,9 +313,9 @@ int nlr__sum_fill(sqlite3 *db, nlr_report_t *r, nll_err_t *err)
     }
     if (rc == NL_ENOMEM)
         nlr__oom(err);
-    else if (step != SQLITE_DONE)
-        rc = nll_lite_fail(db, err, "reading summaries");
-    sqlite3_finalize(st);
+    else if (step < 0)
+        rc = step; /* err says where and why */
+    nll_sql_finalize(st);
     for (int i = 0; i < r->shown && !rc; i++) {
         nlr_chart_t *c = &r->charts[i];
         fam_t *f = &fams[i];

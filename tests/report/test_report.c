@@ -110,11 +110,10 @@ static void read_report(nll_db_t *db, nlr_report_t *r, const nlr_opts_t *o)
 {
     nll_err_t err;
     *r = (nlr_report_t){.o = o, .archive = db};
-    sqlite3 *lite = nll_db_sqlite(db);
-    int rc = nlr_charts_read(lite, r, &err);
-    if (!rc) rc = nlr_marks_read(lite, r, &err);
-    if (!rc) nlr_charts_rank(r), rc = nlr_charts_fill(lite, r, &err);
-    if (!rc) rc = nlr_life_read(lite, r, &err);
+    int rc = nlr_charts_read(db, r, &err);
+    if (!rc) rc = nlr_marks_read(db, r, &err);
+    if (!rc) nlr_charts_rank(r), rc = nlr_charts_fill(db, r, &err);
+    if (!rc) rc = nlr_life_read(db, r, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
 }
