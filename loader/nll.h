@@ -4,11 +4,14 @@
  * baselines. The archive is a SQLite file or a PostgreSQL database (nll_sql.h asks either).
  * Used by nl-load, nl-baseline, nl-detect (baselines from history), nl-report and the
  * tests. Every function returns 0 (NL_OK) or a negative NL_E* code and, on failure, fills
- * the caller's nll_err_t with a message that says where (database path, file:line). */
+ * the caller's nll_err_t with a message that says where (database path, file:line).
+ * The archive is opaque here: nothing of SQLite's or libpq's API shows through, so a part
+ * that includes this header reads either database alike (what only SQLite has is in
+ * nll_db_lite.h, for loader/ and the SQLite layer's own tests). */
 #ifndef NLKIT_NLL_H
 #define NLKIT_NLL_H
 
-#include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nl_hist.h"
@@ -46,16 +49,11 @@ int nll_db_version(nll_db_t *db, int *version, nll_err_t *err);
 int nll_schema_newest(void);
 /* Close (NULL is fine). */
 void nll_db_close(nll_db_t *db);
-/* The SQLite connection of a SQLite archive (NULL for PostgreSQL): for what only SQLite
- * does (its busy timeout, tests that look inside the file). */
-sqlite3 *nll_db_sqlite(nll_db_t *db);
 /* Fill err with "PATH: what: the database's message" for the connection's last error and
  * return the matching NL_E* code. */
 int nll_db_fail(nll_db_t *db, nll_err_t *err, const char *what);
 /* Run SQL that returns no rows. */
 int nll_db_exec(nll_db_t *db, const char *sql, nll_err_t *err);
-/* nll_db_fail for code that talks to a SQLite archive directly (nl-report's readers). */
-int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what);
 
 /* ---- lines to rows (nll_row.c) -------------------------------------------------------- */
 
@@ -124,12 +122,13 @@ int nll_rows_store(nll_rows_t *r, const nll_batch_t *b, size_t *pos, nll_err_t *
 int nll_batch_reserve(nll_batch_t *b, size_t n);
 void nll_batch_free(nll_batch_t *b);
 
-/* How a field's text is stored in a column without declared type: SQLITE_INTEGER for a
- * canonical integer ("42", not "007" or "-0"); SQLITE_FLOAT for a decimal number written
+/* How a field's text is stored in a column without declared type, as SQLite's storage
+ * class codes (the same numbers as nll_sql.h's NLL_T_INT, NLL_T_REAL, NLL_T_TEXT): INTEGER
+ * for a canonical integer ("42", not "007" or "-0"); FLOAT for a decimal number written
  * without superfluous characters ("0.5", "1e-05", not "0.50", "1.", "+1", "inf") whose
  * double holds exactly what was written (up to 15 significant digits, or the shortest
- * text of its double, as nlkit writes them); SQLITE_TEXT otherwise. *i / *d receive the
- * number. So no information is lost, and numbers compare as numbers. */
+ * text of its double, as nlkit writes them); TEXT otherwise. *i / *d receive the number.
+ * So no information is lost, and numbers compare as numbers. */
 int nll_value_type(const char *s, size_t len, int64_t *i, double *d);
 
 /* ---- exactly-once file positions (nll_pos.c) ------------------------------------------ */

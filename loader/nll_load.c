@@ -15,6 +15,7 @@
 
 #include "nl_clock.h"
 #include "nlkit/nl.h"
+#include "nll_db_lite.h" /* the busy timeout, SQLite's allocator settings */
 #include "nll_feed.h"
 #include "nll_sql.h"
 

@@ -13,6 +13,7 @@
 #include "nl_line.h"
 #include "nl_num.h"
 #include "nll.h"
+#include "nll_db_lite.h" /* SQLite's storage class codes */
 #include "nll_rec.h"
 
 /* The summary fields that have a column (nl_line.h's table without its NONE rows), in

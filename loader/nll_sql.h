@@ -14,6 +14,7 @@
 #include "nll.h"
 
 enum nll_backend { NLL_SQLITE = 1, NLL_PG = 2 };
+/* A column's type; INT, REAL and TEXT are also nll_value_type's answers (SQLite's codes). */
 enum nll_type { NLL_T_NULL = 0, NLL_T_INT, NLL_T_REAL, NLL_T_TEXT, NLL_T_BLOB };
 
 typedef struct nll_stmt nll_stmt_t;

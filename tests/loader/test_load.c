@@ -15,7 +15,7 @@
 #include "nl_test.h"
 #include <libpq-fe.h>
 
-#include "nll.h"
+#include "nll_db_lite.h"
 #include "nll_sql.h"
 
 /* PostgreSQL: the test server's URI (empty: this round runs on SQLite files). */

@@ -21,7 +21,7 @@
 #include "nlkit/nl.h"
 #include <libpq-fe.h>
 
-#include "nll.h"
+#include "nll_db_lite.h"
 #include "nll_sql.h"
 
 static const char *load_prog, *base_prog, *detect_prog;

@@ -19,7 +19,7 @@
 
 #include "bp_cases.h"
 #include "nl_test.h"
-#include "nll.h"
+#include "nll_db_lite.h"
 
 static const char *readme;
 static const char *case_files[4];

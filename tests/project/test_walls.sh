@@ -12,6 +12,12 @@
 #   flows/      its own, internal/, peers/ (nl-peers' distance arithmetic, nlp_score.h),
 #               the loader's (nl-flows -d reads the archive through it)
 # No exception is left; a new crossing fails.
+# The databases: <sqlite3.h> and <libpq-fe.h>, and the loader headers that bring them
+# (nll_db_lite.h, nll_db_int.h), are included in loader/ only; every other part reads the
+# archive through nll.h and nll_sql.h, which show neither. Two exceptions, both of which
+# test the SQLite layer itself: tests/loader/ (it opens archives behind the layer's back to
+# check what the file holds, holds SQLite's write lock, compares with psql's output) and
+# bench/bench_load.c (its anchors are SQLite's own .import and prepared inserts).
 #   test_walls.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
@@ -46,5 +52,35 @@ check peers internal
 check report internal loader
 check bottleneck internal
 check flows internal peers loader
+
+# the database headers, anywhere in the tree outside build directories
+db_headers='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](sqlite3\.h|libpq-fe\.h|nll_db_lite\.h|nll_db_int\.h)[>"]'
+while IFS= read -r f; do
+    case "$f" in
+    ./loader/* | ./tests/loader/* | ./bench/bench_load.c) continue ;;
+    esac
+    echo "FAIL: $f includes a database's header ($(grep -ohE "$db_headers" "$f" | head -1 |
+        sed 's/.*include[[:space:]]*//')): only loader/ talks to SQLite or PostgreSQL" >&2
+    bad=1
+done < <(find . \( -name 'build*' -o -name '.git' \) -prune -o \
+    -type f \( -name '*.c' -o -name '*.h' -o -name '*.in' \) -print | sort |
+    xargs grep -lE "$db_headers" || true)
+# and the loader headers other parts include must not bring them in either
+for h in loader/nll.h loader/nll_sql.h; do
+    if grep -qE "$db_headers" "$h"; then
+        echo "FAIL: $h brings in a database's header: the archive's API must stay opaque" >&2
+        bad=1
+    fi
+done
+for f in $(grep -lE '#[[:space:]]*include[[:space:]]*"nll[a-z_]*\.h"' \
+    detector/*.[ch] report/*.[ch] flows/*.[ch] tests/report/*.c 2>/dev/null); do
+    for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(nll[a-z_]*\.h\)".*/\1/p' "$f"); do
+        case "$h" in nll.h | nll_sql.h) ;; *)
+            echo "FAIL: $f includes loader/$h: outside loader/, the archive is nll.h and nll_sql.h" >&2
+            bad=1 ;;
+        esac
+    done
+done
+[ $bad = 0 ] && echo "ok: <sqlite3.h> and <libpq-fe.h> only in loader/ (and the SQLite layer's own tests/loader/, bench/bench_load.c)"
 [ $bad = 0 ] && echo "ok: libnl/, summarizer/, internal/, detector/, loader/, peers/, report/, bottleneck/, flows/ and alerts/ include only what their walls allow"
 exit $bad
