@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "nlkit/nl.h"
-#include "nll_sql.h"
 #include "nlr.h"
 
 static void usage(FILE *f)
@@ -27,7 +26,7 @@ static void usage(FILE *f)
           "episodes and alerts shaded, missing ends and nl-peers' verdicts marked, and the\n"
           "lifeline of a GUID.\n"
           "\n"
-          "  -d, --db FILE          the archive\n"
+          "  -d, --db FILE          the archive: a SQLite file, or a postgresql:// URI\n"
           "  -o, --output FILE      the page (default report.html; '-': standard output)\n"
           "  -s, --since T          from T: a date, ISO-8601 time, Unix seconds, or an age such\n"
           "                         as 2h (default: the first event)\n"
@@ -149,16 +148,8 @@ int main(int argc, char **argv)
     nll_err_t err;
     nlr_report_t r = {.o = &o};
     int rc = nll_db_open(o.db, NLL_OPEN_READ, 0, &archive, &err);
-    nll_db_t *db = archive;
+    nll_db_t *db = archive; /* a SQLite file or a PostgreSQL database, read alike */
     r.archive = archive;
-    if (!rc && nll_db_backend(db) != NLL_SQLITE) {
-        char name[512];
-        nll_db_display_name(o.db, name, sizeof name);
-        snprintf(err.msg, sizeof err.msg,
-                 "%s: nl-report reads SQLite archives; a PostgreSQL one is not supported yet",
-                 name);
-        rc = NL_EINVAL;
-    }
     if (!rc) rc = nlr_charts_read(db, &r, &err);
     if (!rc) rc = nlr_marks_read(db, &r, &err);
     if (!rc) {

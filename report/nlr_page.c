@@ -269,7 +269,9 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
     fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>", css);
     nlr_esc(f, r->o->title);
     fputs("</h1><p class=\"meta\">archive ", f);
-    nlr_esc(f, r->o->db);
+    char name[4096]; /* a PostgreSQL URI without its password: the page is mailed around */
+    nll_db_display_name(r->o->db, name, sizeof name);
+    nlr_esc(f, name);
     fprintf(f,
             " \xc2\xb7 %s \xe2\x80\x93 %s UTC \xc2\xb7 %lld events \xc2\xb7 written %s UTC by "
             "nl-report " NLKIT_VERSION "</p>\n",
