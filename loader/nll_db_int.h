@@ -26,7 +26,7 @@ int nll__pg_fail(nll_db_t *db, const PGresult *res, nll_err_t *err, const char *
  * device)"), "" when none is known; seen is errno right after the failed call. */
 const char *nll__lite_reason(sqlite3 *db, int seen, char *buf, size_t cap);
 /* nll_db_fail for a SQLite connection: "PATH: what: SQLite's message (the OS's reason)". */
-int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what);
+int nll__lite_fail(sqlite3 *db, nll_err_t *err, const char *what);
 /* Run SQL (several statements allowed) on a SQLite archive; 0 or NL_E* with err filled. */
 int nll__lite_exec(sqlite3 *db, const char *sql, nll_err_t *err);
 

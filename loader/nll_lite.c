@@ -42,7 +42,7 @@ const char *nll__lite_reason(sqlite3 *db, int seen, char *buf, size_t cap)
     return buf;
 }
 
-int nll_lite_fail(sqlite3 *db, nll_err_t *err, const char *what)
+int nll__lite_fail(sqlite3 *db, nll_err_t *err, const char *what)
 {
     char why[96];
     int seen = errno, rc = sqlite3_errcode(db);

@@ -63,7 +63,7 @@ int nll__pg_fail(nll_db_t *db, const PGresult *res, nll_err_t *err, const char *
 int nll_db_fail(nll_db_t *d, nll_err_t *err, const char *what)
 {
     if (d->backend == NLL_PG) return nll__pg_fail(d, NULL, err, what);
-    return nll_lite_fail(d->lite, err, what);
+    return nll__lite_fail(d->lite, err, what);
 }
 
 int nll_db_exec(nll_db_t *db, const char *sql, nll_err_t *err)
