@@ -26,6 +26,7 @@ enum {
 
 struct nll_stmt {
     nll_db_t *db;
+    const char *what; /* what a failure says it was doing (nll_sql_context) */
     sqlite3_stmt *lite;
     /* PostgreSQL */
     char name[24];
@@ -112,6 +113,7 @@ int nll_sql_prepare(nll_db_t *db, const char *sql, nll_stmt_t **out, nll_err_t *
     nll_stmt_t *st = calloc(1, sizeof *st);
     if (!st) return errf(err, NL_ENOMEM, "%s%s", "out of memory", "");
     st->db = db;
+    st->what = "querying";
     if (db->backend == NLL_SQLITE) {
         if (sqlite3_prepare_v2(db->lite, sql, -1, &st->lite, NULL) != SQLITE_OK) {
             free(st);
@@ -203,6 +205,8 @@ void nll_sql_bind_null(nll_stmt_t *st, int i)
         pg_set(st, i, NULL, 0, 0);
 }
 
+void nll_sql_context(nll_stmt_t *st, const char *what) { st->what = what ? what : "querying"; }
+
 /* Read what is left of a query sent in single-row mode, so the connection is free. */
 static void pg_drain(nll_stmt_t *st)
 {
@@ -225,7 +229,7 @@ int nll_sql_step(nll_stmt_t *st, nll_err_t *err)
         int seen = errno;
         sqlite3_reset(st->lite);
         errno = seen;
-        return nll_db_fail(st->db, err, "querying");
+        return nll_db_fail(st->db, err, st->what);
     }
     nll_db_t *db = st->db;
     if (st->done) return 0;
@@ -233,7 +237,7 @@ int nll_sql_step(nll_stmt_t *st, nll_err_t *err)
         if (!PQsendQueryPrepared(db->pg, st->name, st->nparams, (const char *const *)st->val,
                                  st->len, st->fmt, 0) ||
             !PQsetSingleRowMode(db->pg))
-            return nll__pg_fail(db, NULL, err, "querying");
+            return nll__pg_fail(db, NULL, err, st->what);
         st->sent = 1;
     }
     PQclear(st->res);
@@ -244,7 +248,7 @@ int nll_sql_step(nll_stmt_t *st, nll_err_t *err)
     if (!st->res || s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK) {
         db->changes = st->res ? atoll(PQcmdTuples(st->res)) : 0;
     } else {
-        rc = nll__pg_fail(db, st->res, err, "querying");
+        rc = nll__pg_fail(db, st->res, err, st->what);
     }
     PGresult *r; /* the end of this query's results */
     while ((r = PQgetResult(db->pg))) PQclear(r);

@@ -34,6 +34,10 @@ void nll_sql_bind_blob(nll_stmt_t *st, int i, const void *p, size_t len);
 void nll_sql_bind_double(nll_stmt_t *st, int i, double v);
 void nll_sql_bind_int64(nll_stmt_t *st, int i, int64_t v);
 void nll_sql_bind_null(nll_stmt_t *st, int i);
+/* What a failure of this statement says it was doing ("reading summaries"), in place of
+ * "querying": "NAME: reading summaries: the database's message". `what` is not copied (a
+ * string literal, or one that outlives the statement). */
+void nll_sql_context(nll_stmt_t *st, const char *what);
 /* The next row: 1, 0 when there are no more, or a negative NL_E* code with err filled. */
 int nll_sql_step(nll_stmt_t *st, nll_err_t *err);
 /* How many columns the statement's rows have (after a step that returned 1). */

@@ -756,6 +756,39 @@ static void test_prune(void **state)
     t_rmtree(dir);
 }
 
+/* A statement that fails while it runs says where (the archive) and what it was doing: the
+ * layer's "querying", or the caller's own words (nll_sql_context), with the database's
+ * reason; the statement can then run again. */
+static void test_sql_context(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    nll_db_t *db = open_db(dir, "ctx.db", 0);
+    /* an error at step time, not at prepare time, on each database */
+    const char *sql = nll_db_backend(db) == NLL_SQLITE ? "SELECT abs(-9223372036854775807 - ?1)"
+                                                       : "SELECT 1 / (?1 - 1)";
+    nll_stmt_t *st;
+    nll_err_t err;
+    assert_int_equal(nll_sql_prepare(db, sql, &st, &err), 0);
+    nll_sql_bind_int64(st, 1, 1);
+    assert_true(nll_sql_step(st, &err) < 0);
+    assert_non_null(strstr(err.msg, nll_db_name(db)));
+    assert_non_null(strstr(err.msg, ": querying: "));
+    assert_non_null(strstr(err.msg, nll_db_backend(db) == NLL_SQLITE ? "overflow" : "division"));
+    nll_sql_reset(st);
+    nll_sql_context(st, "reading summaries");
+    assert_true(nll_sql_step(st, &err) < 0);
+    assert_non_null(strstr(err.msg, ": reading summaries: "));
+    assert_null(strstr(err.msg, "querying"));
+    nll_sql_reset(st);
+    nll_sql_bind_int64(st, 1, 2); /* the same statement again, now without the fault */
+    assert_int_equal(nll_sql_step(st, &err), 1);
+    assert_int_equal(nll_sql_step(st, &err), 0);
+    nll_sql_finalize(st);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 /* Records parsed into one batch (as nl-load's reading thread does: unaligned, one after
  * another) and stored later, in order, give the same rows as line by line. */
 static void test_batched_records(void **state)
@@ -826,6 +859,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_infinite_rate_left_out),
             cmocka_unit_test(test_prune),
             cmocka_unit_test(test_batched_records),
+            cmocka_unit_test(test_sql_context),
         };
         return cmocka_run_group_tests(pg, NULL, NULL);
     }
@@ -840,6 +874,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_infinite_rate_left_out),
         cmocka_unit_test(test_prune),
         cmocka_unit_test(test_batched_records),
+        cmocka_unit_test(test_sql_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
