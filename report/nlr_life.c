@@ -23,6 +23,7 @@ static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
                              "WHERE g.name = ?2 AND g.value = ?1 ORDER BY e.ts, e.id",
                              &st, err);
     if (rc) return rc;
+    nll_sql_context(st, "reading a lifeline");
     const char *name = l->by_trace ? "trace.id" : "guid";
     nll_sql_bind_text(st, 1, l->guid, strlen(l->guid));
     nll_sql_bind_text(st, 2, name, strlen(name));
@@ -95,6 +96,7 @@ static int odd_flows(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
         "ORDER BY sc.num IS NULL, sc.num DESC, e.ts LIMIT 2", /* NULLs last on both */
         &st, err);
     if (rc) return rc;
+    nll_sql_context(st, "reading nl-flows' reports");
     nll_sql_bind_double(st, 1, r->t0);
     nll_sql_bind_double(st, 2, r->t1);
     int bad = 0;

@@ -322,6 +322,9 @@ int nlr_marks_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
         nll_sql_finalize(st), nll_sql_finalize(fv), nll_sql_finalize(fi);
         return rc;
     }
+    nll_sql_context(st, "reading reports");
+    nll_sql_context(fv, "reading reports");
+    nll_sql_context(fi, "reading reports");
     /* in time order, as they were written */
     rep_t *all = calloc((size_t)(r->nreports ? r->nreports : 1), sizeof *all);
     pend_t *pend = NULL;

@@ -158,6 +158,7 @@ static int read_pairs(nll_db_t *db, nlr_report_t *r, const char *activity, int f
                         "ORDER BY g.value, e.ts, e.id",
                         &st, err);
     if (rc) return rc;
+    nll_sql_context(st, "pairing events");
     nll_sql_bind_double(st, 1, r->t0 - 86400);
     nll_sql_bind_double(st, 2, r->t1);
     nll_sql_bind_text(st, 3, sev, strlen(sev));
@@ -259,6 +260,7 @@ int nlr__pairs_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
     int rc = nll_sql_prepare(db, "SELECT id, ts, event FROM event WHERE ts >= ?1 AND ts <= ?2", &st,
                              err);
     if (rc) return rc;
+    nll_sql_context(st, "scanning events");
     nll_sql_bind_double(st, 1, r->t0 - NLR_LOOKBACK);
     nll_sql_bind_double(st, 2, r->t1);
     nl__map_t names; /* event name -> 1 + index in acts, or SKIP */

@@ -18,6 +18,7 @@ static int read_window(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
                              "(SELECT max(ts) FROM event WHERE ts >= ?1 AND ts < ?2)",
                              &st, err);
     if (rc) return rc;
+    nll_sql_context(st, "reading the archive's time range");
     nll_sql_bind_double(st, 1, isfinite(r->o->since) ? r->o->since : -1e300);
     nll_sql_bind_double(st, 2, isfinite(r->o->until) ? r->o->until : 1e300);
     if ((rc = nll_sql_step(st, err)) < 0) {

@@ -202,6 +202,7 @@ int nlr__sum_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
         "mean_dur FROM summary WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
         &st, err);
     if (rc) return rc;
+    nll_sql_context(st, "reading summaries");
     nll_sql_bind_double(st, 1, r->t0);
     nll_sql_bind_double(st, 2, r->t1);
     spass_t p = {.r = r, .rng = 0x9e3779b97f4a7c15ULL};
@@ -286,6 +287,7 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
         nl__map_free(&map);
         return rc;
     }
+    nll_sql_context(st, "reading summaries");
     nll_sql_bind_double(st, 1, r->t0);
     nll_sql_bind_double(st, 2, r->t1);
     uint64_t rng = 0x9e3779b97f4a7c15ULL;
