@@ -134,35 +134,6 @@ static void print_pct(const opts_t *o, const nll_base_q_t *q, const char *ser, c
                 (long long)p->unreadable);
 }
 
-/* The hosts that sent this event in the period, for --by host. */
-static int each_host(nll_db_t *db, const opts_t *o, char ***hosts, int *n, nll_err_t *err)
-{
-    nll_stmt_t *st;
-    *hosts = NULL;
-    *n = 0;
-    int rc = nll_sql_prepare(db,
-                             "SELECT DISTINCT host FROM summary WHERE event = ?1 AND host IS NOT "
-                             "NULL AND ts >= ?2 AND ts < ?3 ORDER BY host",
-                             &st, err);
-    if (rc) return rc;
-    nll_sql_bind_text(st, 1, o->event, strlen(o->event));
-    nll_sql_bind_double(st, 2, isfinite(o->since) ? o->since : -1e300);
-    nll_sql_bind_double(st, 3, isfinite(o->until) ? o->until : 1e300);
-    while ((rc = nll_sql_step(st, err)) == 1) {
-        char **grown = realloc(*hosts, sizeof **hosts * (size_t)(*n + 1));
-        if (!grown) break;
-        *hosts = grown;
-        if (!((*hosts)[*n] = strdup(nll_sql_col_text(st, 0, NULL)))) break;
-        (*n)++;
-    }
-    nll_sql_finalize(st);
-    if (rc == 1) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
-        return NL_ENOMEM;
-    }
-    return rc < 0 ? rc : 0;
-}
-
 /* How many summaries q selects whether or not they carry histograms: what --percentiles says
  * when none of them does, instead of printing a header alone. */
 static int64_t count_summaries(nll_db_t *db, const nll_base_q_t *q, nll_err_t *err)
@@ -179,7 +150,8 @@ static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
     char **hosts = NULL;
     int nhosts = 1, groups = 1, rc = 0;
     if (o->by && !strcmp(o->by, "host")) {
-        if ((rc = each_host(db, o, &hosts, &nhosts, err))) return rc;
+        if ((rc = nll_base_hosts(db, o->event, o->since, o->until, &hosts, &nhosts, err)))
+            return rc;
     } else if (o->by) {
         groups = !strcmp(o->by, "hour") ? 24 : 7;
     }

@@ -204,6 +204,12 @@ int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t
 int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
                     void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
 
+/* The hosts whose `event` summaries fall in [since, until) (-INFINITY / INFINITY: open),
+ * sorted, in a new array of new strings (*n of them; free each, then the array). 0,
+ * NL_ENOMEM or an archive error with err filled (then *hosts is NULL and *n 0). */
+int nll_base_hosts(nll_db_t *db, const char *event, double since, double until, char ***hosts,
+                   int *n, nll_err_t *err);
+
 /* Percentiles over many summaries: their histograms (dur.h or v.h) merged. */
 typedef struct nll_pct {
     nl_hist_t h;        /* the merge: as one histogram of every pair's duration or value */

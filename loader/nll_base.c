@@ -239,3 +239,40 @@ int nll_base_pct(nll_db_t *db, const nll_base_q_t *q, const char *series, nll_pc
     }
     return 0;
 }
+
+/* One query, the rows copied out as they come (freed again on any failure). */
+int nll_base_hosts(nll_db_t *db, const char *event, double since, double until, char ***hosts,
+                   int *n, nll_err_t *err)
+{
+    nll_stmt_t *st;
+    *hosts = NULL;
+    *n = 0;
+    int rc = nll_sql_prepare(db,
+                             "SELECT DISTINCT host FROM summary WHERE event = ?1 AND host IS NOT "
+                             "NULL AND ts >= ?2 AND ts < ?3 ORDER BY host",
+                             &st, err);
+    if (rc) return rc;
+    nll_sql_bind_text(st, 1, event, strlen(event));
+    nll_sql_bind_double(st, 2, isfinite(since) ? since : -1e300);
+    nll_sql_bind_double(st, 3, isfinite(until) ? until : 1e300);
+    while ((rc = nll_sql_step(st, err)) == 1) {
+        char **grown = realloc(*hosts, sizeof **hosts * (size_t)(*n + 1));
+        if (!grown) break;
+        *hosts = grown;
+        if (!((*hosts)[*n] = strdup(nll_sql_col_text(st, 0, NULL)))) break;
+        (*n)++;
+    }
+    nll_sql_finalize(st);
+    if (rc == 1) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        rc = NL_ENOMEM;
+    }
+    if (rc < 0) {
+        for (int i = 0; i < *n; i++) free((*hosts)[i]);
+        free(*hosts);
+        *hosts = NULL;
+        *n = 0;
+        return rc;
+    }
+    return 0;
+}
