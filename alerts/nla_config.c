@@ -95,7 +95,7 @@ static int u32_opt(const char *v, uint32_t *out)
 }
 
 /* receiver NAME URL [options] */
-static int do_receiver(pctx_t *x, nl_word_t *w, int n)
+static int do_receiver(pctx_t *x, nl__word_t *w, int n)
 {
     if (n < 2)
         return nl__cfg_fail(&x->at, n ? w[0].col : 1, "expected: receiver NAME URL [options]");
@@ -137,14 +137,14 @@ static int do_receiver(pctx_t *x, nl_word_t *w, int n)
     return 0;
 }
 
-static int parse_group_by(pctx_t *x, nla_route_t *r, const nl_word_t *w, const char *v)
+static int parse_group_by(pctx_t *x, nla_route_t *r, const nl__word_t *w, const char *v)
 {
     return nl__cfg_names(&x->at, w->col, v, r->group_by, &r->ngroup, NLA_GROUP_MAX, 64,
                          "group.by fields", "group.by field");
 }
 
 /* route [kind=K] [name=GLOB] [key=GLOB] [level=L] notify RECEIVER|URL [options] [continue] */
-static int do_route(pctx_t *x, nl_word_t *w, int n)
+static int do_route(pctx_t *x, nl__word_t *w, int n)
 {
     int rc = grow((void **)&x->c->rt, x->c->nrt, sizeof *x->c->rt);
     if (rc)
@@ -205,7 +205,7 @@ static int do_route(pctx_t *x, nl_word_t *w, int n)
 }
 
 /* silence KEYGLOB until TIME */
-static int do_silence(pctx_t *x, nl_word_t *w, int n)
+static int do_silence(pctx_t *x, nl__word_t *w, int n)
 {
     if (n != 3 || strcmp(w[1].s, "until"))
         return nl__cfg_fail(&x->at, n ? w[0].col : 1, "expected: silence KEYGLOB until TIME");
@@ -226,7 +226,7 @@ static int do_silence(pctx_t *x, nl_word_t *w, int n)
 }
 
 /* alerts [state=FILE] [silences=FILE] [drain=DUR] */
-static int do_alerts(pctx_t *x, nl_word_t *w, int n)
+static int do_alerts(pctx_t *x, nl__word_t *w, int n)
 {
     for (int k = 0; k < n; k++) {
         char *eq = strchr(w[k].s, '=');
@@ -247,7 +247,7 @@ static int do_alerts(pctx_t *x, nl_word_t *w, int n)
     return 0;
 }
 
-static int directive(void *ctx, nl_word_t *w, int n)
+static int directive(void *ctx, nl__word_t *w, int n)
 {
     pctx_t *x = ctx;
     const char *kw = w[0].s;

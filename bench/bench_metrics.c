@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         return 1;
     }
     /* summaries of one activity from many hosts, 64 durations each over 4 powers of two */
-    nl_hist_t h = {0};
+    nl__hist_t h = {0};
     uint64_t x = 88172645463325252ULL;
     for (int i = 0; i < 64; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;

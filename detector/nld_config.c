@@ -13,7 +13,7 @@
 
 #define WORDS_MAX NL_WORDS_MAX
 
-typedef nl_word_t word_t;
+typedef nl__word_t word_t;
 
 /* Error context: where we are, so every message says where the problem is. */
 typedef nl__cfg_at_t pctx_t;
@@ -564,7 +564,7 @@ static int directive(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
                         kw);
 }
 
-static int each_line(void *ctx, nl_word_t *w, int n)
+static int each_line(void *ctx, nl__word_t *w, int n)
 {
     cfg_walk_t *k = ctx;
     return directive(&k->x, k->c, w, n);

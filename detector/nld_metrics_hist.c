@@ -131,7 +131,7 @@ static int act_cover(nld_metrics_t *m, nldm_act_t *a, int32_t gmin, int32_t gmax
 
 void nldm__add_hist(nld_metrics_t *m, nldm_ent_t *e)
 {
-    nl_hist_t *h = &m->h;
+    nl__hist_t *h = &m->h;
     nldm_act_t *a = e->u.a.act;
     int per = m->o.per_octave;
     uint32_t kmin = UINT32_MAX, kmax = 0;

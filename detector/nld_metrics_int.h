@@ -62,7 +62,7 @@ struct nld_metrics {
     nl__map_t acts; /* activity name -> nldm_act_t */
     nldm_ent_t *lru_head, *lru_tail;
     size_t nseries;
-    nl_hist_t h;   /* scratch: one summary's dur.h */
+    nl__hist_t h;   /* scratch: one summary's dur.h */
     nl_rec_t rrec; /* scratch: a report line, parsed */
     int rrec_init;
     nld_counts_t c; /* the engine's counters, last published */

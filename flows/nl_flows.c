@@ -48,7 +48,7 @@ static void usage(FILE *f)
 }
 
 typedef struct input {
-    nl_reader_t rd;
+    nl__reader_t rd;
     const char *name;
     nl_rec_t rec;
     int has, done, open;

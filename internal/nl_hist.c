@@ -19,7 +19,7 @@ double nl__hist_mid(uint32_t k)
 
 /* Make the window cover bucket k, keeping the counts. Grows in whole 64-bucket steps on
  * the side that needs it, so a slowly widening range reallocates rarely. */
-static int cover(nl_hist_t *h, uint32_t k)
+static int cover(nl__hist_t *h, uint32_t k)
 {
     int64_t lo = h->cap ? h->lo : (int64_t)(k & ~63u);
     int64_t hi = h->cap ? (int64_t)h->lo + h->cap : lo + 64; /* exclusive */
@@ -50,7 +50,7 @@ static int cover(nl_hist_t *h, uint32_t k)
     return 0;
 }
 
-int nl__hist_add_slow(nl_hist_t *h, double x)
+int nl__hist_add_slow(nl__hist_t *h, double x)
 {
     if (x >= 0 && x < DBL_MIN) {
         h->zero++;
@@ -67,7 +67,7 @@ int nl__hist_add_slow(nl_hist_t *h, double x)
 }
 
 /* Add c values to bucket k. */
-static int add_count(nl_hist_t *h, uint32_t k, uint64_t c)
+static int add_count(nl__hist_t *h, uint32_t k, uint64_t c)
 {
     if (k < 32) {
         h->zero += c;
@@ -94,7 +94,7 @@ static int add_count(nl_hist_t *h, uint32_t k, uint64_t c)
     return 0;
 }
 
-int nl__hist_merge(nl_hist_t *dst, const nl_hist_t *src)
+int nl__hist_merge(nl__hist_t *dst, const nl__hist_t *src)
 {
     int rc = 0;
     for (uint32_t i = 0; i < src->cap; i++)
@@ -105,7 +105,7 @@ int nl__hist_merge(nl_hist_t *dst, const nl_hist_t *src)
     return rc;
 }
 
-double nl__hist_quantile(const nl_hist_t *h, double q, double lo, double hi)
+double nl__hist_quantile(const nl__hist_t *h, double q, double lo, double hi)
 {
     if (!h->n) return NAN;
     if (q < 0) q = 0;
@@ -121,19 +121,19 @@ double nl__hist_quantile(const nl_hist_t *h, double q, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-void nl__hist_clear(nl_hist_t *h)
+void nl__hist_clear(nl__hist_t *h)
 {
     if (h->cap) memset(h->cnt, 0, h->cap * sizeof *h->cnt);
     h->n = h->zero = h->refused = 0;
 }
 
-void nl__hist_free(nl_hist_t *h)
+void nl__hist_free(nl__hist_t *h)
 {
     free(h->cnt);
     memset(h, 0, sizeof *h);
 }
 
-void nl__hist_put(nl_buf_t *b, const nl_hist_t *h)
+void nl__hist_put(nl_buf_t *b, const nl__hist_t *h)
 {
     char tmp[32];
     int64_t prev = -1;
@@ -165,7 +165,7 @@ static int64_t number(const char *s, size_t len, size_t *i, int64_t max)
     return *i == start ? -1 : v;
 }
 
-int nl__hist_parse(nl_hist_t *h, const char *s, size_t len)
+int nl__hist_parse(nl__hist_t *h, const char *s, size_t len)
 {
     size_t i = 0;
     int64_t k = -1;

@@ -32,14 +32,14 @@
 
 /* A histogram: a window of counters over buckets [lo, lo + cap), grown on demand. All zero
  * is an empty histogram that owns nothing. */
-typedef struct nl_hist {
+typedef struct nl__hist {
     uint32_t *cnt;
     int32_t lo;
     uint32_t cap;
     uint64_t n;       /* values counted, zeros included */
     uint64_t zero;    /* of which in bucket 0 (below DBL_MIN) */
     uint64_t refused; /* negative, not finite, or beyond NL_HIST_SPAN_MAX of the others */
-} nl_hist_t;
+} nl__hist_t;
 
 /* The bucket of a finite x >= 0 (below 32: bucket 0, zero). */
 static inline uint32_t nl__hist_bucket(double x)
@@ -54,8 +54,8 @@ double nl__hist_mid(uint32_t k);
 
 /* Count x. 0, or -1 if it was refused (counted in h->refused) or memory ran out (the same:
  * a refusal, never a wrong count). Growing the window is the only allocation, and rare. */
-int nl__hist_add_slow(nl_hist_t *h, double x);
-static inline int nl__hist_add(nl_hist_t *h, double x)
+int nl__hist_add_slow(nl__hist_t *h, double x);
+static inline int nl__hist_add(nl__hist_t *h, double x)
 {
     uint32_t k = nl__hist_bucket(x);
     uint32_t i = k - (uint32_t)h->lo;
@@ -68,23 +68,23 @@ static inline int nl__hist_add(nl_hist_t *h, double x)
 }
 
 /* Add every count of src to dst (the merge). 0 or -1 as nl__hist_add. */
-int nl__hist_merge(nl_hist_t *dst, const nl_hist_t *src);
+int nl__hist_merge(nl__hist_t *dst, const nl__hist_t *src);
 
 /* The q-quantile (0 <= q <= 1) by nearest rank: the midpoint of the bucket that holds the
  * ceil(q n)-th smallest value (the smallest for q = 0), clamped to [lo, hi] (the exact
  * extremes, when known; pass -INFINITY, INFINITY otherwise). NAN for an empty histogram. */
-double nl__hist_quantile(const nl_hist_t *h, double q, double lo, double hi);
+double nl__hist_quantile(const nl__hist_t *h, double q, double lo, double hi);
 
 /* Empty it, keeping its storage. */
-void nl__hist_clear(nl_hist_t *h);
+void nl__hist_clear(nl__hist_t *h);
 /* Release its storage; it is an empty histogram again. */
-void nl__hist_free(nl_hist_t *h);
+void nl__hist_free(nl__hist_t *h);
 
 /* Append the line form ("B:C,G:C,...") of a non-empty histogram. */
-void nl__hist_put(nl_buf_t *b, const nl_hist_t *h);
+void nl__hist_put(nl_buf_t *b, const nl__hist_t *h);
 /* Add the counts of a line form of len bytes to h. 0, or -1 if the text is malformed (a
  * bucket out of range or not increasing, a zero count) or memory ran out; h then holds
  * what was read before the problem, and the caller discards it. */
-int nl__hist_parse(nl_hist_t *h, const char *s, size_t len);
+int nl__hist_parse(nl__hist_t *h, const char *s, size_t len);
 
 #endif

@@ -6,7 +6,7 @@
 #include "nl_line.h"
 
 #define NL__SF_ROW(id, name, type, column) {name, sizeof name - 1, NL_COL_##type, column},
-const nl_sf_t nl__summary_fields[NL_SF_COUNT] = {NL_SUMMARY_FIELDS(NL__SF_ROW)};
+const nl__sf_t nl__summary_fields[NL_SF_COUNT] = {NL_SUMMARY_FIELDS(NL__SF_ROW)};
 #undef NL__SF_ROW
 
 /* ASCII case folding whatever the locale (a Turkish one folds 'I' differently). */

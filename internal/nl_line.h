@@ -129,15 +129,15 @@ enum nl_summary_field { NL_SUMMARY_FIELDS(NL__SF_ENUM) NL_SF_COUNT };
 enum nl_col_type { NL_COL_NONE = 0, NL_COL_INT = 1, NL_COL_REAL = 2 };
 
 /* One summary field, as the table above gives it. */
-typedef struct nl_sf {
+typedef struct nl__sf {
     const char *name;   /* on the line: "dur.sum" */
     size_t len;         /* strlen(name) */
     int type;           /* enum nl_col_type: the column's type, NL_COL_NONE for no column */
     const char *column; /* in the archive's summary table: "dur_sum" ("" for none) */
-} nl_sf_t;
+} nl__sf_t;
 
 /* Indexed by enum nl_summary_field. */
-extern const nl_sf_t nl__summary_fields[NL_SF_COUNT];
+extern const nl__sf_t nl__summary_fields[NL_SF_COUNT];
 
 /* The field's name on the line, by its ID: NL_SF_NAME(DUR_SUM) is "dur.sum". */
 #define NL_SF_NAME(id) (nl__summary_fields[NL_SF_##id].name)

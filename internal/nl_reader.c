@@ -12,19 +12,19 @@
 
 #include "nlkit/nl_bp.h"
 
-int nl__reader_init(nl_reader_t *r, int fd, uint64_t off)
+int nl__reader_init(nl__reader_t *r, int fd, uint64_t off)
 {
-    *r = (nl_reader_t){.fd = fd, .cap = NL_LINE_MAX + 2 + 65536, .off = off};
+    *r = (nl__reader_t){.fd = fd, .cap = NL_LINE_MAX + 2 + 65536, .off = off};
     return (r->buf = malloc(r->cap)) ? 0 : NL_ENOMEM;
 }
 
-void nl__reader_free(nl_reader_t *r)
+void nl__reader_free(nl__reader_t *r)
 {
     free(r->buf);
     r->buf = NULL;
 }
 
-int nl__reader_open(nl_reader_t *r, const char *prog, const char *path, const char **name)
+int nl__reader_open(nl__reader_t *r, const char *prog, const char *path, const char **name)
 {
     int fd = 0;
     *name = "(stdin)";
@@ -43,13 +43,13 @@ int nl__reader_open(nl_reader_t *r, const char *prog, const char *path, const ch
     return 0;
 }
 
-void nl__reader_close(nl_reader_t *r)
+void nl__reader_close(nl__reader_t *r)
 {
     nl__reader_free(r);
     if (r->fd) close(r->fd);
 }
 
-int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *len)
+int nl__reader_next(nl__reader_t *r, int timeout_ms, const char **line, size_t *len)
 {
     for (;;) {
         char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
@@ -126,7 +126,7 @@ int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *l
 int nl__reader_each(const char *path, const nl__lines_t *how)
 {
     const char *name;
-    nl_reader_t rd;
+    nl__reader_t rd;
     if (nl__reader_open(&rd, how->prog, path, &name)) return 1;
     int rc = 0;
     while (!(how->stop && *how->stop)) {

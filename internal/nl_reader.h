@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct nl_reader {
+typedef struct nl__reader {
     int fd;
     char *buf;
     size_t cap, start, end;
@@ -23,24 +23,24 @@ typedef struct nl_reader {
     int hold_partial; /* set by the caller for a file still being written: a last line
                        * without its newline is not returned but left (EOF instead) */
     uint64_t partial; /* with hold_partial, at EOF: the bytes of that unfinished line */
-} nl_reader_t;
+} nl__reader_t;
 
 enum { NL_RD_LINE = 1, NL_RD_TOOLONG = 2, NL_RD_AGAIN = 0, NL_RD_EOF = -1, NL_RD_ERR = -2 };
 
 /* Start reading fd, whose current position is byte offset `off` of the stream (0 for a
  * pipe). Returns 0 or NL_ENOMEM. */
-int nl__reader_init(nl_reader_t *r, int fd, uint64_t off);
-void nl__reader_free(nl_reader_t *r);
+int nl__reader_init(nl__reader_t *r, int fd, uint64_t off);
+void nl__reader_free(nl__reader_t *r);
 /* For the tools: open `path` ("-": standard input) and start a reader on it; *name is what
  * to call the input in messages. If it cannot be opened or there is no memory, says why on
  * standard error, prefixed "PROG: ", and returns -1; else 0. End with nl__reader_close. */
-int nl__reader_open(nl_reader_t *r, const char *prog, const char *path, const char **name);
+int nl__reader_open(nl__reader_t *r, const char *prog, const char *path, const char **name);
 /* Free the reader and close its file (standard input stays open). */
-void nl__reader_close(nl_reader_t *r);
+void nl__reader_close(nl__reader_t *r);
 /* The next line (without its newline) in *line and *len: NL_RD_LINE; NL_RD_TOOLONG for a
  * skipped over-long line (lineno tells which); NL_RD_AGAIN if no whole line arrived within
  * timeout_ms (-1: wait for ever); NL_RD_EOF; NL_RD_ERR with errno set. */
-int nl__reader_next(nl_reader_t *r, int timeout_ms, const char **line, size_t *len);
+int nl__reader_next(nl__reader_t *r, int timeout_ms, const char **line, size_t *len);
 
 /* The tools' "for each line of an input" loop (nl-detect, nl-peers, nl-bottleneck): what to
  * call, and how long to wait for a line. `name` is the input as messages call it, `lineno`

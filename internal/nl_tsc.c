@@ -32,7 +32,7 @@ int nl__tsc_usable(void)
 }
 
 /* Publish a map (mult 0: none) under the sequence count. */
-static void publish(nl_tsc_t *c, uint64_t tsc0, int64_t ns0, uint64_t mult, uint64_t lim)
+static void publish(nl__tsc_t *c, uint64_t tsc0, int64_t ns0, uint64_t mult, uint64_t lim)
 {
     uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed) | 1; /* odd: rewriting */
     atomic_store_explicit(&c->seq, s, memory_order_relaxed);
@@ -44,7 +44,7 @@ static void publish(nl_tsc_t *c, uint64_t tsc0, int64_t ns0, uint64_t mult, uint
     atomic_store_explicit(&c->seq, s + 1, memory_order_release);
 }
 
-static void withdraw(nl_tsc_t *c)
+static void withdraw(nl__tsc_t *c)
 {
     c->state = NL_TSC_OFF;
     atomic_store_explicit(&c->calibrate_at, 0, memory_order_relaxed);
@@ -79,7 +79,7 @@ static int sample(uint64_t *tsc, int64_t *ns)
     return 0;
 }
 
-void nl__tsc_init(nl_tsc_t *c, int enable)
+void nl__tsc_init(nl__tsc_t *c, int enable)
 {
     /* field by field, the published ones atomically: a clock restarted while in use (a
      * test's) is seen by readers as no map, never as a torn one */
@@ -90,7 +90,7 @@ void nl__tsc_init(nl_tsc_t *c, int enable)
     c->state = enable ? NL_TSC_CALIBRATING : NL_TSC_OFF;
 }
 
-int nl__tsc_update(nl_tsc_t *c)
+int nl__tsc_update(nl__tsc_t *c)
 {
     if (c->state == NL_TSC_OFF) return NL_TSC_OFF;
     uint64_t tsc;
@@ -111,7 +111,7 @@ static void map_for(double rate, uint64_t *mult, uint64_t *lim)
  * period late; the map is anchored where the readers' last map says it is now (continuous:
  * no reading steps back) and its rate steered by that map's gap to clock_gettime, so the
  * two meet again by the next update. */
-int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t ns)
+int nl__tsc_update_at(nl__tsc_t *c, uint64_t tsc, int64_t ns)
 {
     if (c->state == NL_TSC_OFF) return NL_TSC_OFF;
     if (!c->prev_tsc) { /* the first sample */

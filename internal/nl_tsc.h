@@ -44,7 +44,7 @@ enum nl_tsc_state {
     NL_TSC_ON = 2           /* a map is published */
 };
 
-typedef struct nl_tsc {
+typedef struct nl__tsc {
     /* the published map; read by any thread (nl__tsc_now, nl__tsc_read_at) */
     _Atomic uint64_t seq; /* odd while the map is rewritten */
     _Atomic uint64_t tsc0, mult, lim;
@@ -54,7 +54,7 @@ typedef struct nl_tsc {
     int state;         /* enum nl_tsc_state */
     uint64_t prev_tsc; /* the last sample taken: the next rate is measured from it */
     int64_t prev_ns;
-} nl_tsc_t;
+} nl__tsc_t;
 
 /* 1 if this machine's kernel keeps time with the TSC and the environment does not ask for
  * the kernel's clock alone (NL_CLOCK=kernel). */
@@ -63,20 +63,20 @@ int nl__tsc_usable(void);
 /* Start a clock, or start it again (readers see no map meanwhile): calibrating from a first
  * sample if `enable` (normally nl__tsc_usable()), else off for good. The memory must be
  * zeroed (or a clock) before the first call: the sequence count carries on. */
-void nl__tsc_init(nl_tsc_t *c, int enable);
+void nl__tsc_init(nl__tsc_t *c, int enable);
 
 /* Take a sample (the counter read around clock_gettime) and update the map; a sample less
  * than 100 ms after the last one used changes nothing. Returns the state after it
  * (NL_TSC_OFF once withdrawn). One caller at a time. */
-int nl__tsc_update(nl_tsc_t *c);
+int nl__tsc_update(nl__tsc_t *c);
 
 /* The same with the sample given: the counter `tsc` read when CLOCK_MONOTONIC read
  * `mono_ns`. What nl__tsc_update does once it has its sample; the tests drive it. */
-int nl__tsc_update_at(nl_tsc_t *c, uint64_t tsc, int64_t mono_ns);
+int nl__tsc_update_at(nl__tsc_t *c, uint64_t tsc, int64_t mono_ns);
 
 /* While calibrating, when (CLOCK_MONOTONIC ns) an update can first measure the rate, so the
  * owner may wake for it; else 0. Any thread. */
-static inline int64_t nl__tsc_calibrate_at(nl_tsc_t *c)
+static inline int64_t nl__tsc_calibrate_at(nl__tsc_t *c)
 {
     return atomic_load_explicit(&c->calibrate_at, memory_order_relaxed);
 }
@@ -93,7 +93,7 @@ static inline uint64_t nl__tsc_counter(void)
 
 /* CLOCK_MONOTONIC in ns at counter value tsc, by the published map: 1 and *ns, or 0 when
  * the caller must read clock_gettime (no map, a map too old for tsc, an update under way). */
-static inline int nl__tsc_read_at(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
+static inline int nl__tsc_read_at(nl__tsc_t *c, uint64_t tsc, int64_t *ns)
 {
     uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
     uint64_t t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
@@ -111,7 +111,7 @@ static inline int nl__tsc_read_at(nl_tsc_t *c, uint64_t tsc, int64_t *ns)
 /* CLOCK_MONOTONIC in ns now, off the counter: 1 and *ns, or 0 when the caller must read
  * clock_gettime. Without a map the counter is not even read: where the counter clock is off,
  * a caller pays one load for asking. Inline: the summarizer's hot path. */
-static inline int nl__tsc_now(nl_tsc_t *c, int64_t *ns)
+static inline int nl__tsc_now(nl__tsc_t *c, int64_t *ns)
 {
     if (!atomic_load_explicit(&c->mult, memory_order_relaxed)) return 0;
     return nl__tsc_read_at(c, nl__tsc_counter(), ns);

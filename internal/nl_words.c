@@ -21,7 +21,7 @@ int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, 
         free(line);
         if (!(line = strndup(p, len))) return NL_ENOMEM;
         p += len + (p[len] == '\n');
-        nl_word_t w[NL_WORDS_MAX];
+        nl__word_t w[NL_WORDS_MAX];
         int n = 0;
         for (char *s = line; *s;) {
             while (*s == ' ' || *s == '\t' || *s == '\r') *s++ = 0;
@@ -129,7 +129,7 @@ typedef struct cfg_walk {
     void *ctx;
 } cfg_walk_t;
 
-static int cfg_line(void *ctx, long line, nl_word_t *w, int n)
+static int cfg_line(void *ctx, long line, nl__word_t *w, int n)
 {
     cfg_walk_t *k = ctx;
     k->at->line = line;

@@ -10,13 +10,13 @@
 
 #define NL_WORDS_MAX 64 /* words on one line */
 
-typedef struct nl_word {
+typedef struct nl__word {
     char *s; /* NUL-terminated, inside the line's copy */
     int col; /* 1-based byte column in the line */
-} nl_word_t;
+} nl__word_t;
 
 /* Called for each line that has words; a nonzero return stops the walk and is returned. */
-typedef int (*nl_words_fn)(void *ctx, long line, nl_word_t *w, int n);
+typedef int (*nl_words_fn)(void *ctx, long line, nl__word_t *w, int n);
 
 /* Split `text` into lines and each line into words separated by blanks (space, tab, CR);
  * '#' starts a comment to the end of the line; lines without words are skipped. Returns 0,
@@ -47,7 +47,7 @@ int nl__cfg_fail(const nl__cfg_at_t *at, int col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Called for each line with words, at->line set to its number; nonzero stops the walk. */
-typedef int (*nl__cfg_line_fn)(void *ctx, nl_word_t *w, int n);
+typedef int (*nl__cfg_line_fn)(void *ctx, nl__word_t *w, int n);
 
 /* nl__words_each over `text` with at->line kept current; a line of too many words is an
  * error at its line and column ("more than NL_WORDS_MAX words"). Returns 0, fn's first

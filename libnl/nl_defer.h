@@ -15,9 +15,10 @@
  *
  * A full ring is never dropped: the writer waits for the flusher to free room while it is
  * draining that ring, else formats what is there itself and hands it to the sink, which
- * then waits or drops and counts exactly as a synchronous write would (the URL's timeout). While the destination is down or stalled the writer
- * drains its ring and writes synchronously, so nl_write's return says at once that the
- * line was dropped, as in synchronous mode.
+ * then waits or drops and counts exactly as a synchronous write would (the URL's timeout).
+ * While the destination is down or stalled the writer drains its ring and writes
+ * synchronously, so nl_write's return says at once that the line was dropped, as in
+ * synchronous mode.
  *
  * Lock order: the list lock (nl__defer_t.mu), then a ring's consumer lock, then the sink's.
  *
@@ -56,7 +57,7 @@ typedef struct nl__defer {
     nl_sink_t *sink;    /* where the lines go */
     const nl__defer_ops_t *ops; /* the log's build and kick, called with ctx */
     void *ctx;
-    nl_tsc_t tsc;       /* the caller's clock: the CPU's counter where the kernel uses it */
+    nl__tsc_t tsc;      /* the caller's clock: the CPU's counter where the kernel uses it */
     _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
 } nl__defer_t;
 

@@ -212,7 +212,7 @@ int nll_base_hosts(nll_db_t *db, const char *event, double since, double until, 
 
 /* Percentiles over many summaries: their histograms (dur.h or v.h) merged. */
 typedef struct nll_pct {
-    nl_hist_t h;        /* the merge: as one histogram of every pair's duration or value */
+    nl__hist_t h;        /* the merge: as one histogram of every pair's duration or value */
     double lo, hi;      /* the exact extremes over those summaries (dur/v min and max) */
     int64_t summaries;  /* histograms merged */
     int64_t unreadable; /* histograms left out: damaged text */

@@ -216,7 +216,7 @@ int nll_base_pct(nll_db_t *db, const nll_base_q_t *q, const char *series, nll_pc
     if (rc) return rc;
     bind_where(st, q);
     while ((rc = nll_sql_step(st, err)) == 1) {
-        nl_hist_t one = {0};
+        nl__hist_t one = {0};
         size_t tl;
         const char *text = nll_sql_col_text(st, 0, &tl);
         /* parsed apart first, so a damaged one leaves the merge untouched */

@@ -98,7 +98,7 @@ static int add_bad(nll_chunk_t *c, const nl_perr_t *pe, const char *line, size_t
 static void *run(void *arg)
 {
     nll_feed_t *f = arg;
-    nl_reader_t rd;
+    nl__reader_t rd;
     nl_rec_t rec;
     nl_rec_init(&rec);
     nll_chunk_t *c = take(f);

@@ -72,7 +72,8 @@ static void set_series(sline_t *l, int n_f, int min_f, const nl_moments_t *m, ui
 
 /* A series' p50, p90 and p99 from field `p50_f` on, when its histogram counted anything
  * (clamped to the series' exact extremes), and the histogram's refusals in `refused_f`. */
-static void set_pct(sline_t *l, int p50_f, const nl_hist_t *h, const nl_moments_t *m, int refused_f)
+static void set_pct(sline_t *l, int p50_f, const nl__hist_t *h, const nl_moments_t *m,
+                    int refused_f)
 {
     static const double q[] = {0.5, 0.9, 0.99};
     for (int k = 0; h->n && k < 3; k++)
@@ -81,7 +82,7 @@ static void set_pct(sline_t *l, int p50_f, const nl_hist_t *h, const nl_moments_
 }
 
 /* " name=B:C,..." for a histogram that counted anything. */
-static void put_hist(nl_buf_t *b, const char *name, const nl_hist_t *h)
+static void put_hist(nl_buf_t *b, const char *name, const nl__hist_t *h)
 {
     if (!h->n) return;
     nl__enc_name(b, name, strlen(name));
@@ -114,7 +115,7 @@ static void put_constants(nl_buf_t *b, const nl_head_t *h, const char *ids, size
 }
 
 void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
-              const nls_out_t *o)
+               const nls_out_t *o)
 {
     char stack[1024], event[NL_NAME_MAX + 16];
     memcpy(event, act->name, act->len);
@@ -169,7 +170,7 @@ static void begin_ident(nl_buf_t *b, nls_t *s, int64_t ts_ns, const char *event,
 }
 
 void nls__emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
-                    size_t guid_len, const nls_out_t *o)
+                     size_t guid_len, const nls_out_t *o)
 {
     char stack[1024], event[NL_NAME_MAX + 16];
     memcpy(event, act->name, act->len);
@@ -216,8 +217,8 @@ void nls__emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key
 }
 
 void nls__emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,
-                     size_t guid_len, int level, const char *body, size_t len, uint64_t n,
-                     int64_t t)
+                      size_t guid_len, int level, const char *body, size_t len, uint64_t n,
+                      int64_t t)
 {
     char stack[1024], event[NL_NAME_MAX + 1];
     memcpy(event, act->name, act->len);
@@ -232,7 +233,7 @@ void nls__emit_repeat(nls_t *s, const nls_act_t *act, const char *key, size_t ke
 }
 
 void nls__emit_note(nls_t *s, int level, const char *event, uint64_t n, uint64_t total,
-                   const char *msg)
+                    const char *msg)
 {
     char stack[1024];
     nl_buf_t b;

@@ -66,7 +66,7 @@ typedef struct nls_acc {
      * nls__acc_reset forgets it, and whoever writes the closed interval frees it
      * (nls__acc_free). The window opens at an interval's first pair and widens rarely: the
      * only allocations a writer makes. */
-    nl_hist_t dur_h, v_h;
+    nl__hist_t dur_h, v_h;
     /* count mode: the interval's last event's fields (" name=value ..." as written, the
      * *.id fields left out: the key has them), owned and handed over like the histograms */
     char *last;
@@ -118,7 +118,7 @@ struct nls {
     _Atomic(nl_clock_fn) clock; /* set (after clock_arg) only by the test hook */
     _Atomic(void *) clock_arg;
     int64_t wall0, mono0;
-    nl_tsc_t tsc; /* CLOCK_MONOTONIC off the CPU's counter where sound; updated by nls_tick */
+    nl__tsc_t tsc; /* CLOCK_MONOTONIC off the CPU's counter where sound; updated by nls_tick */
 
     pthread_mutex_t cfg_mu;                              /* rules, activities, the rules file */
     nls_rules_t env_rules, file_rules, api_rules, rules; /* rules = the three merged */

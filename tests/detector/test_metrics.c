@@ -67,7 +67,7 @@ static double sample(const char *text, const char *head)
 static void summary_line(char *out, size_t cap, const char *ts, const char *a, const char *h,
                          const char *pid, const double *d, int n, double v)
 {
-    nl_hist_t hist = {0};
+    nl__hist_t hist = {0};
     double sum = 0;
     for (int i = 0; i < n; i++) {
         assert_int_equal(nl__hist_add(&hist, d[i]), 0);

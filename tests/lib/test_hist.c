@@ -47,7 +47,7 @@ static void test_exact_percentiles(void **state)
     uint64_t rs = 2026;
     double worst = 0;
     for (int kind = 0; kind < 6; kind++) {
-        nl_hist_t h = {0};
+        nl__hist_t h = {0};
         double lo = INFINITY, hi = -INFINITY;
         for (int i = 0; i < N; i++) {
             x[i] = draw(kind, &rs);
@@ -75,7 +75,7 @@ static void test_exact_percentiles(void **state)
     free(x);
 }
 
-static void assert_same_quantiles(const nl_hist_t *a, const nl_hist_t *b)
+static void assert_same_quantiles(const nl__hist_t *a, const nl__hist_t *b)
 {
     assert_int_equal(a->n, b->n);
     for (size_t k = 0; k < NQ; k++) {
@@ -92,7 +92,7 @@ static void test_merge_is_exact(void **state)
     (void)state;
     enum { PARTS = 50 };
     uint64_t rs = 7;
-    nl_hist_t all = {0}, part[PARTS] = {{0}}, merged = {0}, via_text = {0};
+    nl__hist_t all = {0}, part[PARTS] = {{0}}, merged = {0}, via_text = {0};
     for (int i = 0; i < 200000; i++) {
         double v = draw(i % 5, &rs);
         nl__hist_add(&all, v);
@@ -120,7 +120,7 @@ static void test_merge_is_exact(void **state)
 static void test_window_and_refusals(void **state)
 {
     (void)state;
-    nl_hist_t h = {0};
+    nl__hist_t h = {0};
     assert_int_equal(nl__hist_add(&h, 1e-9), 0);
     assert_int_equal(nl__hist_add(&h, 1e9), 0);   /* 60 powers of two: within the bound */
     assert_int_equal(nl__hist_add(&h, 1e12), -1); /* 70: refused, counted */
@@ -151,11 +151,11 @@ static void test_line_form_refused(void **state)
         "",        "1",       "1:",          ":1",           "1:0",  "1:2,0:3", "1:2,",
         "1:2;3:4", "65536:1", "65535:1,1:1", "1:4294967296", "-1:1", "1:2,3",   "x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        nl_hist_t h = {0};
+        nl__hist_t h = {0};
         if (nl__hist_parse(&h, bad[i], strlen(bad[i])) != -1) fail_msg("'%s' was read", bad[i]);
         nl__hist_free(&h);
     }
-    nl_hist_t h = {0};
+    nl__hist_t h = {0};
     const char *ok = "0:5,32704:3,1:2,64:1"; /* five zeros, then buckets 32704, 32705, 32769 */
     assert_int_equal(nl__hist_parse(&h, ok, strlen(ok)), 0);
     assert_int_equal(h.n, 11);

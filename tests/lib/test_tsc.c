@@ -15,7 +15,7 @@
 
 #define HZ 2.5e9 /* the made-up counter's rate: 0.4 ns per tick */
 
-static int64_t read_ok(nl_tsc_t *c, uint64_t tsc)
+static int64_t read_ok(nl__tsc_t *c, uint64_t tsc)
 {
     int64_t ns = -1;
     if (!nl__tsc_read_at(c, tsc, &ns))
@@ -26,7 +26,7 @@ static int64_t read_ok(nl_tsc_t *c, uint64_t tsc)
 static void test_calibrates_then_maps(void **state)
 {
     (void)state;
-    nl_tsc_t c = {0};
+    nl__tsc_t c = {0};
     nl__tsc_init(&c, 1);
     int64_t ns;
     assert_int_equal(nl__tsc_update_at(&c, 1000, 5000000000LL), NL_TSC_CALIBRATING);
@@ -57,7 +57,7 @@ static double truth(double t, double ts, double ppm)
 static void test_follows_a_slewed_clock(void **state)
 {
     (void)state;
-    nl_tsc_t c = {0};
+    nl__tsc_t c = {0};
     nl__tsc_init(&c, 1);
     double ts = 20.5 * HZ, ppm = 200; /* the kernel starts slewing 200 ppm fast mid-period */
     uint64_t rs = 11;
@@ -95,7 +95,7 @@ static void test_follows_a_slewed_clock(void **state)
 static void test_withdraws_when_clocks_disagree(void **state)
 {
     (void)state;
-    nl_tsc_t c = {0};
+    nl__tsc_t c = {0};
     nl__tsc_init(&c, 1);
     int64_t ns;
     nl__tsc_update_at(&c, (uint64_t)HZ, 1000000000LL);
@@ -130,7 +130,7 @@ static void test_withdraws_when_clocks_disagree(void **state)
 static void test_stale_map_restarts_from_the_clock(void **state)
 {
     (void)state;
-    nl_tsc_t c = {0};
+    nl__tsc_t c = {0};
     nl__tsc_init(&c, 1);
     nl__tsc_update_at(&c, (uint64_t)HZ, 1000000000LL);
     assert_int_equal(nl__tsc_update_at(&c, (uint64_t)(2 * HZ), 2000000000LL), NL_TSC_ON);
@@ -169,7 +169,7 @@ static void test_real_counter_against_clock_gettime(void **state)
                       "the counter clock is off, nothing to compare\n");
         skip();
     }
-    nl_tsc_t c = {0};
+    nl__tsc_t c = {0};
     nl__tsc_init(&c, 1);
     assert_int_equal(nl__tsc_update(&c), NL_TSC_CALIBRATING);
     struct timespec nap = {0, 120000000};

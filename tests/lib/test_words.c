@@ -19,7 +19,7 @@ typedef struct seen {
     int fail_on; /* line number whose words fail, 0: none */
 } seen_t;
 
-static int on_line(void *ctx, nl_word_t *w, int n)
+static int on_line(void *ctx, nl__word_t *w, int n)
 {
     seen_t *s = ctx;
     if (s->n < 8) {

@@ -553,14 +553,14 @@ static void test_percentile_merge(void **state)
     const char *dir = t_tmpdir();
     nll_db_t *db = open_db(dir, "pct.db", 0);
     enum { HOSTS = 3, IVS = 20 };
-    nl_hist_t all = {0}, host1 = {0}, late = {0};
+    nl__hist_t all = {0}, host1 = {0}, late = {0};
     double lo = INFINITY, hi = 0;
     uint64_t rs = 5;
     char *lines[HOSTS * IVS + 1];
     int nl = 0;
     for (int iv = 0; iv < IVS; iv++)
         for (int h = 0; h < HOSTS; h++) {
-            nl_hist_t one = {0};
+            nl__hist_t one = {0};
             double mn = INFINITY, mx = 0;
             for (int k = 0; k < 500; k++) {
                 double u = t_unit(&rs) + 1e-9, d = 1e-4 * pow(u, -1 / (1.2 + h * 0.3));
@@ -601,7 +601,7 @@ static void test_percentile_merge(void **state)
     struct {
         const char *host;
         double since;
-        const nl_hist_t *want;
+        const nl__hist_t *want;
         int64_t summaries;
     } cases[] = {{NULL, -INFINITY, &all, HOSTS * IVS},
                  {"h1", -INFINITY, &host1, IVS},

@@ -100,7 +100,7 @@ static void test_percentiles(void **state)
     enum { N = 30000, IV = 4 };
     static double dur[IV][N], val[IV][N];
     size_t nd[IV] = {0};
-    nl_hist_t all = {0};
+    nl__hist_t all = {0};
     uint64_t rs = 42;
     int64_t t = MS(0), ticked = 0;
     for (int i = 0; i < N; i++) {
@@ -135,7 +135,7 @@ static void test_percentiles(void **state)
     t_rb_load(&rb, f.path);
     size_t idx[IV + 2];
     size_t lines = find(&rb, "op.summary", idx, IV + 2);
-    nl_hist_t merged = {0};
+    nl__hist_t merged = {0};
     int checked = 0;
     for (size_t l = 0; l < lines; l++) {
         nl_rec_t *r = t_rb_rec(&rb, idx[l]);
