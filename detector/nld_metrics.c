@@ -137,7 +137,8 @@ int nld_metrics_keys_ok(char *const *keys, int n, char *err, size_t errlen)
 }
 
 /* name="value": the value escaped as the exposition formats ask (\\, \", \n), and bytes
- * that are not UTF-8 replaced by U+FFFD (both formats are UTF-8). `own`: one of our label
+ * that are not UTF-8 replaced by U+FFFD (both formats are UTF-8), as is NUL (a field may
+ * hold one, from \x00; in the exposition it would end the text for C readers). `own`: one of our label
  * names, taken as it is; else a field's name, made a label name (nldm__label). */
 static void put_label_as(nl_buf_t *b, const char *name, size_t nlen, const char *v, size_t vlen,
                          int own)
@@ -147,8 +148,8 @@ static void put_label_as(nl_buf_t *b, const char *name, size_t nlen, const char 
     nl__put(b, "=\"", 2);
     for (size_t i = 0; i < vlen;) {
         unsigned char c = (unsigned char)v[i];
-        if (c >= 0x80) {
-            size_t l = nl__utf8_len((const unsigned char *)v + i, vlen - i);
+        if (c >= 0x80 || c == 0) {
+            size_t l = c ? nl__utf8_len((const unsigned char *)v + i, vlen - i) : 0;
             if (l)
                 nl__put(b, v + i, l);
             else

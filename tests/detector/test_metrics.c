@@ -158,11 +158,15 @@ static void test_labels(void **state)
     nld_metrics_t *m = store(100000, "host,stream.id,le,9x");
     feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info "
             "host=\"q\\\"uo\\\\te\\nnl\" stream.id=3 le=x 9x=\"\\xff\" n=0 open=2");
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info "
+            "host=\"z\\x00z\" n=0 open=1"); /* a NUL would end the text: U+FFFD */
     char *t = render(m, 1);
     const char *want = "nlkit_activity_open{activity=\"a\",host=\"q\\\"uo\\\\te\\nnl\","
                        "stream_id=\"3\",key_le=\"x\",_9x=\"\xef\xbf\xbd\"} 2";
     if (!strstr(t, want)) print_message("%s\n", t);
     assert_non_null(strstr(t, want));
+    assert_non_null(strstr(t, "nlkit_activity_open{activity=\"a\",host=\"z\xef\xbf\xbdz\","
+                                "stream_id=\"\",key_le=\"\",_9x=\"\"} 1"));
     assert_non_null(strstr(t, "# TYPE nlkit_activity_value counter\n"));
     assert_non_null(strstr(t, "# UNIT nlkit_activity_duration_seconds seconds\n"));
     assert_non_null(strstr(t, "\n# EOF\n"));
