@@ -34,7 +34,8 @@ void nld_params_default(nld_params_t *p)
                         .relent_bins = 6,
                         .relent_p = 0.001,
                         .season_slots = 24,
-                        .season_alpha = 0.25};
+                        .season_alpha = 0.25,
+                        .jump_halflife_s = 7 * 86400.0};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -71,6 +72,9 @@ int nld_params_check(const nld_params_t *p, const char **why)
              p->season_slots > NLD_SEASON_SLOTS_MAX ||
              !(p->season_alpha > 0 && p->season_alpha <= 1))
         w = "season must be a period up to 1e8 s, season.slots 2..1440, season.alpha in (0, 1]";
+    else if (!(p->jump >= 0 && p->jump <= 1) ||
+             !(p->jump_halflife_s > 0 && p->jump_halflife_s <= 1e9))
+        w = "jump must lie in [0, 1] and jump.halflife be a positive time up to 1e9 s";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -115,6 +119,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     b->res = INFINITY;
     b->t_prev = INT64_MIN;
     b->thr = p->threshold;
+    nld_jump_init(&b->jump);
     if (p->rate > 0) { /* rate= alone needs no per-value work (budget_threshold) */
         double t = nld_rate_threshold(p->rate);
         if (t > b->thr) b->thr = t;
@@ -253,6 +258,14 @@ static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
         return;
     }
     out->score = nld_score_of(s);
+    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+}
+
+/* jump=: the surprise keeps the share jw of itself (nld_jump.h); threshold= reports from
+ * what is left, the own rule stays. */
+static void weigh_jump(const nld_bank_t *b, nld_verdict_t *out, double jw)
+{
+    out->score = jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0;
     if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
 }
 
@@ -417,6 +430,9 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
     budget_threshold(b);
     /* with a seasonal baseline the algorithms judge the value less its slot's offset */
     double x_obs = x, off = nld_season_offset(&b->season, ts_usec);
+    double jw = b->p.jump > 0 ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump,
+                                               b->p.jump_halflife_s)
+                              : 1;
     x -= off;
     double s = nl_ewma_add(&b->ew, x);
     *err = 0;
@@ -428,6 +444,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         if (i == NLD_RELENT && nld_relent_push(&b->relent, b->p.relent_w, x)) *err = NL_ENOMEM;
         judge(b, i, h, v, &out[i]);
         if (b->p.calib && out[i].state != NLD_WARMUP) calibrate(b, i, &out[i], err);
+        if (jw < 1 && out[i].state != NLD_WARMUP) weigh_jump(b, &out[i], jw);
         if (IS_HEUR(i) && heur_update(b, i, v, out[i].own)) *err = NL_ENOMEM;
     }
     if (b->cal_err) *err = NL_ENOMEM;

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "nld_calib.h"
+#include "nld_jump.h"
 #include "nld_change.h"
 #include "nld_hist.h"
 #include "nld_season.h"
@@ -78,6 +79,10 @@ typedef struct nld_params {
                               (the smallest change seen between values; 0: off) */
     uint32_t calib;        /* > 0: each score judged against the stream's last `calib` raw
                               surprises (nld_calib.h; 0: the model's own, as before) */
+    double jump;           /* > 0: a score keeps its surprise only where the value jumps at
+                              least this share of the stream's largest recent jump, else
+                              in proportion (nld_jump.h; 0: off) */
+    double jump_halflife_s; /* ... the largest jump halves in this much event time (7 d) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
                               ones, unless threshold= needs them all): set by the engine when
                               scores are written or combined */
@@ -118,6 +123,7 @@ typedef struct nld_bank {
     nld_relent_t relent;
     nld_season_t season;
     nld_calib_t calib[NLD_ALGOS]; /* per algorithm, with calib= */
+    nld_jump_t jump;              /* the stream's scale of jumps, with jump= */
     struct { /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;

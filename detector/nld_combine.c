@@ -36,6 +36,7 @@ void nld_default_params(nld_params_t *p)
     p->season_s = NLD_DEFAULT_SEASON_S;
     p->calib = NLD_DEFAULT_CALIB;
     p->res_floor = NLD_DEFAULT_FLOOR;
+    p->jump = NLD_DEFAULT_JUMP;
     p->threshold = 0;
     p->rate = NLD_DEFAULT_RATE;
     p->alarms_per_s = 0;

@@ -13,7 +13,8 @@
  *              sets of different character by bench-realdata (chosen on one, scored on the
  *              other and the reverse; the best worse-of-the-two; bench/README.md): cdf-hu
  *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
- *              rate=NLD_DEFAULT_RATE, holdoff=3h, fatigue=3d, escalate=3, episode.min=1 —
+ *              jump=0.5, rate=NLD_DEFAULT_RATE, holdoff=3h, fatigue=3d, escalate=3,
+ *              episode.min=1 —
  *              each unless given (a threshold= or alarms= replaces the rate). The episode
  *              rule is the best of the cross choice that keeps bench-eval free of false
  *              episodes (escalate=2 ranked higher but opened 5); the rate the one whose worse
@@ -35,9 +36,10 @@
 #define NLD_DEFAULT_SEASON_S 86400.0
 #define NLD_DEFAULT_CALIB 1000u
 #define NLD_DEFAULT_FLOOR 5.0
-#define NLD_DEFAULT_RATE 0.0178
+#define NLD_DEFAULT_RATE 0.0355
 #define NLD_DEFAULT_FATIGUE_S 259200.0
 #define NLD_DEFAULT_ESCALATE 3.0
+#define NLD_DEFAULT_JUMP 0.5
 
 typedef struct nld_combine {
     int on;
@@ -48,7 +50,7 @@ typedef struct nld_combine {
 } nld_combine_t;
 
 /* The bank's parameters combine=default sets (algorithms, history, relearn, season,
- * calibration, resolution floor, alarm budget), on top of p's others; the stream's
+ * calibration, jump, resolution floor, alarm budget), on top of p's others; the stream's
  * hold-off, fatigue, escalation (NLD_DEFAULT_HOLDOFF_S, _FATIGUE_S, _ESCALATE) and
  * episode.min (1) are the engine's. */
 void nld_default_params(nld_params_t *p);

@@ -169,7 +169,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
-        budget_set = 0, fatigue_set = 0, esc_set = 0;
+        budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -217,6 +217,14 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             if (strcmp(v, "off"))
                 bad = parse_u32(v, &d->p.calib) || d->p.calib < NLD_CALIB_MIN ||
                       d->p.calib > NLD_CALIB_MAX;
+        } else if (!strcmp(o, "jump")) {
+            /* a share of the stream's largest recent jump, or off */
+            jump_set = 1;
+            d->p.jump = 0;
+            if (strcmp(v, "off"))
+                bad = parse_num(v, &d->p.jump, 0) || !(d->p.jump > 0 && d->p.jump <= 1);
+        } else if (!strcmp(o, "jump.halflife")) {
+            bad = (d->p.jump_halflife_s = nl__parse_dur(v)) <= 0;
         } else if (!strcmp(o, "floor")) {
             floor_set = 1;
             bad = parse_num(v, &d->p.res_floor, 0) || !(d->p.res_floor >= 0);
@@ -313,6 +321,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!season_set) d->p.season_s = NLD_DEFAULT_SEASON_S;
         if (!calib_set) d->p.calib = NLD_DEFAULT_CALIB;
         if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
+        if (!jump_set) d->p.jump = NLD_DEFAULT_JUMP;
         if (!fatigue_set) d->fatigue_s = NLD_DEFAULT_FATIGUE_S;
         if (!esc_set) d->escalate = NLD_DEFAULT_ESCALATE;
     }
