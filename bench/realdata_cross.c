@@ -25,7 +25,7 @@ typedef struct dim {
 
 /* the episode rule's dimensions come last: they need no new bank run */
 enum {
-    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_JUMP, D_BUDGET,
+    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_BUDGET,
     D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_N
 };
 static dim_t dims[D_N] = {
@@ -35,6 +35,7 @@ static dim_t dims[D_N] = {
     {"RD_GRID_SEASON", "season", 2, {"off", "1d"}},
     {"RD_GRID_FLOOR", "floor", 2, {"0", "5"}},
     {"RD_GRID_CALIB", "calib", 2, {"0", "1000"}},
+    {"RD_GRID_SHRINK", "calib.shrink", 2, {"0", "10"}},
     {"RD_GRID_JUMP", "jump", 2, {"0", "0.5"}},
     /* the threshold per value (threshold=), or per day of the stream (alarms=N/day) */
     {"RD_GRID_BUDGET", "per", 1, {"value", "day"}},
@@ -78,6 +79,7 @@ static void params_of(const cfg_t *c, nld_params_t *p)
     p->season_s = secs(dims[D_SEASON].v[c->i[D_SEASON]]);
     p->res_floor = atof(dims[D_FLOOR].v[c->i[D_FLOOR]]);
     p->calib = (uint32_t)atoi(dims[D_CALIB].v[c->i[D_CALIB]]);
+    p->calib_shrink = atof(dims[D_SHRINK].v[c->i[D_SHRINK]]);
     p->jump = atof(dims[D_JUMP].v[c->i[D_JUMP]]);
     p->admit = 0;
 }
@@ -231,7 +233,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
-           "floor x calib x jump x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
+           "floor x calib x calib.shrink x jump x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
            "held-out score under the standard profile plus the same under low-FP: %s\n\n",
            ncfg, d);
     printf("| profile | chosen on | threshold | score there | scored on | score there |\n");

@@ -68,6 +68,8 @@ int nld_params_check(const nld_params_t *p, const char **why)
         w = "relent.w must be 4..256, relent.bins 2..32, relent.p in (0, 1)";
     else if ((p->calib && p->calib < NLD_CALIB_MIN) || p->calib > NLD_CALIB_MAX)
         w = "calib must be off or a window of 20 to 1000000 values";
+    else if (!(p->calib_shrink == 0 || (p->calib_shrink >= 1 && p->calib_shrink <= 1e6)))
+        w = "calib.shrink must be off or a factor of 1 to 1000000";
     else if (!(p->season_s >= 0 && p->season_s <= 1e8) || p->season_slots < 2 ||
              p->season_slots > NLD_SEASON_SLOTS_MAX ||
              !(p->season_alpha > 0 && p->season_alpha <= 1))
@@ -252,11 +254,13 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
  * threshold= reports from it; the own rule, which the histories learn from, stays. */
 static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
 {
-    double s = nld_calib_step(&b->calib[i], nld_surprise_of(out->score));
+    double raw = nld_surprise_of(out->score), s = nld_calib_step(&b->calib[i], raw);
     if (isnan(s)) {
         *err = NL_ENOMEM;
         return;
     }
+    /* a value absurd under the model stays an alarm on a stream used to outliers */
+    if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink) s = raw / b->p.calib_shrink;
     out->score = nld_score_of(s);
     if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
 }

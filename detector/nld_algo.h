@@ -79,6 +79,8 @@ typedef struct nld_params {
                               (the smallest change seen between values; 0: off) */
     uint32_t calib;        /* > 0: each score judged against the stream's last `calib` raw
                               surprises (nld_calib.h; 0: the model's own, as before) */
+    double calib_shrink;   /* > 0: calibration lowers a surprise at most this many times
+                              (calib.shrink=; 0: without bound) */
     double jump;           /* > 0: a score keeps its surprise only where the value jumps at
                               least this share of the stream's largest recent jump, else
                               in proportion (nld_jump.h; 0: off) */

@@ -37,6 +37,7 @@ void nld_default_params(nld_params_t *p)
     p->calib = NLD_DEFAULT_CALIB;
     p->res_floor = NLD_DEFAULT_FLOOR;
     p->jump = NLD_DEFAULT_JUMP;
+    p->calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
     p->threshold = 0;
     p->rate = NLD_DEFAULT_RATE;
     p->alarms_per_s = 0;

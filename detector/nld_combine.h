@@ -13,7 +13,7 @@
  *              sets of different character by bench-realdata (chosen on one, scored on the
  *              other and the reverse; the best worse-of-the-two; bench/README.md): cdf-hu
  *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
- *              jump=0.5, rate=NLD_DEFAULT_RATE, holdoff=3h, fatigue=3d, escalate=3,
+ *              calib.shrink=10, jump=0.5, rate=NLD_DEFAULT_RATE, holdoff=3h, fatigue=3d, escalate=3,
  *              episode.min=1 —
  *              each unless given (a threshold= or alarms= replaces the rate). The episode
  *              rule is the best of the cross choice that keeps bench-eval free of false
@@ -36,10 +36,11 @@
 #define NLD_DEFAULT_SEASON_S 86400.0
 #define NLD_DEFAULT_CALIB 1000u
 #define NLD_DEFAULT_FLOOR 5.0
-#define NLD_DEFAULT_RATE 0.0355
+#define NLD_DEFAULT_RATE 0.0398
 #define NLD_DEFAULT_FATIGUE_S 259200.0
 #define NLD_DEFAULT_ESCALATE 3.0
 #define NLD_DEFAULT_JUMP 0.5
+#define NLD_DEFAULT_CALIB_SHRINK 10.0
 
 typedef struct nld_combine {
     int on;

@@ -226,11 +226,18 @@ static void test_words(void **state)
     assert_true(p.rate == 0 && p.alarms_per_s > 0);
     params("combine=default calib=off", &p, &hold);
     assert_int_equal(p.calib, 0);
+    assert_true(p.calib_shrink == NLD_DEFAULT_CALIB_SHRINK);
+    params("combine=default calib.shrink=off", &p, &hold);
+    assert_true(p.calib_shrink == 0);
+    params("algo=cusum calib=100 calib.shrink=4", &p, &hold);
+    assert_true(p.calib_shrink == 4);
+    params("algo=cusum calib=100", &p, &hold);
+    assert_true(p.calib_shrink == 0);
     /* the threshold a rate means: the score of P = rate */
     assert_true(fabs(nld_rate_threshold(1e-4) - 0.8) < 1e-12);
     const char *bad[] = {"alarms=1",  "alarms=0/day", "alarms=1/fortnight", "alarms=1e-320/day",
                          "rate=0.6",  "rate=0",       "calib=1",            "calib=19",
-                         "floor=-1"};
+                         "floor=-1",  "calib.shrink=0.5", "calib.shrink=0", "calib.shrink=x"};
     {
         nld_cfg_t c;
         nld_cfg_init(&c);
@@ -250,6 +257,49 @@ static void test_words(void **state)
         assert_non_null(strstr(err, "t:1:"));
         nld_cfg_free(&c);
     }
+}
+
+/* calib.shrink=R: a stream whose huge spikes recur (a crash rate of 10 that goes to 2000
+ * for a few hours every few days) teaches its calibration that huge surprises are usual;
+ * without a bound a later spike's calibrated surprise falls below a tenth of its raw one,
+ * with calib.shrink=10 it never does. */
+static void test_calib_shrink(void **state)
+{
+    (void)state;
+    double least[2] = {INFINITY, INFINITY}; /* the smallest calibrated / raw of any spike */
+    for (int bound = 0; bound < 2; bound++) {
+        nld_params_t p, q;
+        nld_params_default(&p);
+        p.algos = 1u << 7; /* cdf-hu */
+        p.n = 2000;
+        p.calib = 1000;
+        p.calib_shrink = bound ? 10 : 0;
+        q = p;
+        q.calib = 0; /* the raw surprises, side by side */
+        q.calib_shrink = 0;
+        nld_bank_t b, r;
+        assert_int_equal(nld_bank_init(&b, &p), 0);
+        assert_int_equal(nld_bank_init(&r, &q), 0);
+        uint64_t rs = 5;
+        for (int i = 0; i < 1500; i++) {
+            double x = 10 + 4 * t_unit(&rs);
+            int spike = i >= 100 && i % 60 < 4;
+            if (spike) x = 2000 + 100 * t_unit(&rs);
+            nld_verdict_t v[NLD_ALGOS], w[NLD_ALGOS];
+            int e1, e2;
+            nld_bank_step_at(&b, x, (int64_t)i * 3600000000LL, v, &e1);
+            nld_bank_step_at(&r, x, (int64_t)i * 3600000000LL, w, &e2);
+            assert_int_equal(e1 | e2, 0);
+            double sc = nld_surprise_of(v[7].score), sr = nld_surprise_of(w[7].score);
+            if (spike && i % 60 == 0 && sr > 0 && sc / sr < least[bound]) least[bound] = sc / sr;
+        }
+        nld_bank_free(&b);
+        nld_bank_free(&r);
+    }
+    print_message("spikes' calibrated / raw surprise, at least: %.3g without a bound, %.3g "
+                  "with calib.shrink=10\n", least[0], least[1]);
+    assert_true(least[0] < 0.1);
+    assert_true(least[1] >= 0.1 * (1 - 1e-9));
 }
 
 /* The calibration stage alone: a model that is right (P(S >= s) = 10^-s) is left nearly
@@ -353,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_calib_scale),
+        cmocka_unit_test(test_calib_shrink),
         cmocka_unit_test(test_resolution_floor),
         cmocka_unit_test(test_budget_orders),
         cmocka_unit_test(test_budget_edges),
