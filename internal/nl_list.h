@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nl_list.h — internal: intrusive lists, written once for every part (nl-detect's LRU and
- * pending starts, the alert layer's alerts, groups and notification queues, the metrics'
- * LRU). The element carries its own links (members named `prev` and `next`); the list is a
- * head and a tail pointer held by the owner, NULL when empty; the first element's prev and
- * the last one's next are NULL, so `for (e = head; e; e = e->next)` walks it. No sentinel:
- * owners keep plain pointers they can test and read, as before.
+/* nl_list.h — internal: intrusive lists, written once for every part (which parts use
+ * them: internal/README.md). The element carries its own links (members named `prev` and
+ * `next`); the list is a head and a tail pointer held by the owner, NULL when empty; the
+ * first element's prev and the last one's next are NULL, so `for (e = head; e; e = e->next)`
+ * walks it. No sentinel: owners keep plain pointers they can test and read, as before.
  *
  * Statement macros, generic over the element type, in the spirit of libuv's queue.h and
  * BSD's sys/queue.h. Every argument is an lvalue named once at the call (no side effects:

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nl_clock.h"
 #include "nl_fork.h"
 #include "nl_sink.h"
 #include "nl_sock.h"
@@ -40,13 +41,6 @@
 #define DEFAULT_BUFFER 262144
 #define MIN_BUFFER 4096
 #define STAGE_BYTES 4096
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 static void count_drops(nl_sink_t *s, uint64_t n)
 {
@@ -129,7 +123,7 @@ static ssize_t write_nosigpipe(int fd, const char *p, size_t n)
 static int wait_writable(int fd, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - nl__mono_ms();
         if (left <= 0) return 0;
         struct pollfd p = {fd, POLLOUT, 0};
         int r = poll(&p, 1, (int)left);
@@ -155,7 +149,7 @@ static size_t pipe_piece(const char *p, size_t n)
 static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
 {
     size_t done = 0;
-    int64_t deadline = now_ms() + s->url.timeout_ms;
+    int64_t deadline = nl__mono_ms() + s->url.timeout_ms;
     int tcp = s->url.kind == NL_D_TCP;
     while (done < n && s->fd >= 0) {
         ssize_t w;

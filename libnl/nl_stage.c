@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_list.h"
+
 struct nl_stage {
     pthread_mutex_t mu;
     _Atomic(nl_stages_t *) ss; /* the list it is on; NULL once the sink closed */
@@ -103,14 +105,8 @@ static nl_stage_t *stage_new(nl_stages_t *ss)
     st->len = 0;
     st->lines = 0;
     st->cap = ss->cap;
-    st->next = NULL;
     pthread_mutex_lock(&ss->mu);
-    st->prev = ss->tail;
-    if (ss->tail)
-        ss->tail->next = st;
-    else
-        ss->head = st;
-    ss->tail = st;
+    NL__DL_APPEND(ss->head, ss->tail, st);
     atomic_fetch_add(&ss->writers, 1);
     pthread_mutex_unlock(&ss->mu);
     if (mine[NL_STAGE_SLOTS - 1]) let_go(mine[NL_STAGE_SLOTS - 1]); /* a fifth sink: evict */
@@ -153,18 +149,6 @@ void nl__stage_add(nl_stage_t *st, const char *line, size_t len)
 
 void nl__stage_unlock(nl_stage_t *st) { pthread_mutex_unlock(&st->mu); }
 
-static void unlink_stage(nl_stages_t *ss, nl_stage_t *st)
-{
-    if (st->prev)
-        st->prev->next = st->next;
-    else
-        ss->head = st->next;
-    if (st->next)
-        st->next->prev = st->prev;
-    else
-        ss->tail = st->prev;
-}
-
 void nl__stages_drain(nl_stages_t *ss)
 {
     if (!ss->cap) return;
@@ -176,7 +160,7 @@ void nl__stages_drain(nl_stages_t *ss)
         int gone = st->gone;
         pthread_mutex_unlock(&st->mu);
         if (gone) {
-            unlink_stage(ss, st);
+            NL__DL_UNLINK(ss->head, ss->tail, st);
             atomic_fetch_add(&ss->written_gone, atomic_load(&st->written));
             stage_unref(st);
         }
