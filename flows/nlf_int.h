@@ -127,7 +127,7 @@ struct nlf {
     uint32_t npath, cappath;
     nlf_root_t **root;
     uint32_t nroot;
-    nlf_flow_t *head, *tail; /* open flows */
+    nlf_flow_t *head, *tail; /* open flows, least recently touched first (nl_list.h) */
     size_t held;             /* events in open flows */
     int64_t now;             /* the watermark: the latest event time seen */
     int have_now;

@@ -8,6 +8,7 @@
 
 #include "nl_hash.h"
 #include "nl_line.h"
+#include "nl_list.h"
 #include "nlf_int.h"
 
 #define DIAG_MAX 10
@@ -130,26 +131,6 @@ uint32_t nlf__intern(nlf_t *f, nl__map_t *m, const char ***names, uint32_t *n, u
     return (*n)++;
 }
 
-/* ---- the open list: least recently touched first ---- */
-
-static void list_unlink(nlf_t *f, nlf_flow_t *fl)
-{
-    if (fl->prev) fl->prev->next = fl->next;
-    else f->head = fl->next;
-    if (fl->next) fl->next->prev = fl->prev;
-    else f->tail = fl->prev;
-    fl->prev = fl->next = NULL;
-}
-
-static void list_append(nlf_t *f, nlf_flow_t *fl)
-{
-    fl->prev = f->tail;
-    fl->next = NULL;
-    if (f->tail) f->tail->next = fl;
-    else f->head = fl;
-    f->tail = fl;
-}
-
 /* ---- keys ---- */
 
 static nlf_key_t *key_get(nlf_t *f, char type, const char *s, size_t len)
@@ -218,7 +199,7 @@ static nlf_flow_t *flow_new(nlf_t *f)
     if (!fl) return NULL;
     fl->first = INT64_MAX;
     fl->last = INT64_MIN;
-    list_append(f, fl);
+    NL__DL_APPEND(f->head, f->tail, fl);
     f->n.flows++;
     return fl;
 }
@@ -292,7 +273,7 @@ static int flow_merge(nlf_t *f, nlf_flow_t *into, nlf_flow_t *from)
     if (from->first < into->first) into->first = from->first;
     if (from->last > into->last) into->last = from->last;
     if (from->touched > into->touched) into->touched = from->touched;
-    list_unlink(f, from);
+    NL__DL_UNLINK(f->head, f->tail, from);
     free(from->ev);
     free(from->g);
     free(from->keys);
@@ -488,8 +469,8 @@ void nlf_event(nlf_t *f, const nl_rec_t *rec, const char *where, long lineno)
     if (ts > fl->last) fl->last = ts;
     fl->touched = f->now;
     if (fl != f->tail) {
-        list_unlink(f, fl);
-        list_append(f, fl);
+        NL__DL_UNLINK(f->head, f->tail, fl);
+        NL__DL_APPEND(f->head, f->tail, fl);
     }
     expire(f);
 }
@@ -498,7 +479,7 @@ void nlf_event(nlf_t *f, const nl_rec_t *rec, const char *where, long lineno)
  * stay). */
 void nlf__complete(nlf_t *f, nlf_flow_t *fl)
 {
-    list_unlink(f, fl);
+    NL__DL_UNLINK(f->head, f->tail, fl);
     f->held -= fl->nev;
     nlf_done_t d;
     memset(&d, 0, sizeof d);
