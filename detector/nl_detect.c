@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nl_reader.h"
+#include "nl_tool.h"
 #include "nla.h"
 #include "nld.h"
 #include "nld_metrics.h"
@@ -260,12 +261,7 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
-    /* The tool's outputs are the URLs it is given, whatever the environment says for
-     * programs that log through nlkit. */
-    unsetenv("NL_DEST");
-    unsetenv("NL_CFG");
-    unsetenv("NL_SUMMARY");
-    unsetenv("NL_SUMMARY_FILE");
+    nl__tool_env_clear(); /* the reports go where -o and the receivers say */
 
     const char *config = NULL, *output = "-", *db = NULL, *maddr = NULL;
     nld_metrics_opts_t mo = {.max_series = 100000, .per_octave = 4, .keys = "host"};

@@ -12,6 +12,7 @@
 
 #include "nl_num.h"
 #include "nl_reader.h"
+#include "nl_tool.h"
 #include "nlf.h"
 #include "nlf_archive.h"
 
@@ -170,9 +171,7 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
-    unsetenv("NL_DEST"); /* the reports go where -o says */
-    unsetenv("NL_SUMMARY");
-    unsetenv("NL_SUMMARY_FILE");
+    nl__tool_env_clear(); /* the reports go where -o says */
     nlf_opts_t o;
     nlf_opts_default(&o);
     const char *output = "-", *ref = NULL, *db = NULL;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "nl_reader.h"
+#include "nl_tool.h"
 #include "nlp.h"
 #include "nlp_score.h"
 
@@ -128,9 +129,7 @@ int main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
-    unsetenv("NL_DEST"); /* the reports go where -o says */
-    unsetenv("NL_SUMMARY");
-    unsetenv("NL_SUMMARY_FILE");
+    nl__tool_env_clear(); /* the reports go where -o says */
     nlp_opts_t o;
     nlp_opts_default(&o);
     const char *output = "-", *train = NULL, *ref = NULL;

@@ -5,7 +5,9 @@
 # receiver is named as what lacks a stream (it said "give --config FILE" to one who had);
 # ./nlkit alone prints a usage that lists every command, deps included (it printed its
 # SPDX line and left deps out); every program's man page documents --help and --version;
-# every function of the public header is named by a man page.
+# every function of the public header is named by a man page; nl-detect, nl-peers and
+# nl-flows write their reports where -o says, whatever NL_DEST, NL_CFG and NL_SUMMARY say
+# for the programs they watch (nl-peers and nl-flows put NL_CFG's errors in their reports).
 #   test_cli.sh SOURCE_DIR PROGRAM...
 set -euo pipefail
 src=$1
@@ -33,6 +35,21 @@ for prog in "$@"; do
         grep -q -- '\\-\\-help' "$page" || fail "$page: --help not documented"
         grep -q -- '\\-\\-version' "$page" || fail "$page: --version not documented"
     fi
+    case $name in nl-detect | nl-peers | nl-flows) # the watched programs' environment is theirs
+        echo "no-such-level" >"$tmp/levels"
+        args=()
+        [ "$name" = nl-detect ] && args=(--event 'x.*')
+        rc=0
+        NL_DEST="$tmp/elsewhere" NL_CFG="$tmp/levels" NL_SUMMARY='*=summary:0' \
+            "$prog" -o "$tmp/reports" "${args[@]}" </dev/null >/dev/null 2>"$tmp/err" || rc=$?
+        [ "$rc" = 0 ] || fail "$name with NL_DEST, NL_CFG, NL_SUMMARY set: exit $rc: $(cat "$tmp/err")"
+        [ ! -e "$tmp/elsewhere" ] || fail "$name: NL_DEST redirected its reports"
+        if grep -q "event=nl.log.config" "$tmp/reports" 2>/dev/null; then
+            fail "$name: the watched programs' NL_CFG reached its reports: $(grep nl.log.config "$tmp/reports")"
+        fi
+        rm -f "$tmp/reports" "$tmp/elsewhere"
+        ;;
+    esac
     if [ "$name" = nl-detect ]; then
         echo "receiver ops http://127.0.0.1:9/hook" >"$tmp/only-receiver.conf"
         rc=0
