@@ -100,6 +100,7 @@ for RATE in $RATES; do
         "$T" "$LPORT" "$PORT" "$T" "${NLKIT_BENCH_HOST:-}" >>"$T/host.conf"
     mkdir -p "$T/buf"
     start host
+    came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
     wait_for "$T/host.sock" "the host daemon's socket"
     t0=$(date +%s.%N)
     sleep 0.5

@@ -66,6 +66,7 @@ printf 'nlkit_host(socket("%s/host.sock") local_port(%s) port(%s) buffer_dir("%s
     "$T" $((PORT + 1)) "$PORT" "$T" >>"$T/host.conf"
 mkdir -p "$T/buf"
 start host
+came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
 wait_for "$T/host.sock" "the host daemon's socket"
 echo "host syslog-ng (socket $T/host.sock) -> TCP 127.0.0.1:$PORT -> central syslog-ng -> nl-load, nl-detect -> webhook on 127.0.0.1:$(cat "$T/webhook.port")"
 echo "four servers gw1-gw4 for $SECS s; injected: gw3's disk at 30% from 20 s to 30 s, a transfer on gw2 hangs at 15 s"

@@ -30,6 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 start() { # start NAME: a syslog-ng with its own pid, persist and control files
+    rm -f "$T/$1.ctl"
     "$SNG" --no-caps -F -f "$T/$1.conf" -p "$T/$1.pid" -R "$T/$1.persist" -c "$T/$1.ctl" \
         >>"$T/$1.log" 2>&1 &
     echo $! >"$T/$1.bg"
@@ -50,12 +51,43 @@ wait_sql() { # wait_sql QUERY WANT SECONDS WHAT; with NO_FAIL set, returns 1 ins
     fail "$4: wanted $2, got '${got}'"
 }
 
+# free_port [ROOM]: a loopback port for a daemon to listen on, with ROOM ports above it free
+# for its neighbours (default 20), picked below the kernel's ephemeral range: a port in that
+# range can be the local end of any outgoing connection on the machine (a psql, another
+# test's daemon), and a listener cannot take it then: the daemon exits, and what its
+# programs send it goes nowhere. Random, so parallel tests rarely meet; when they do, the
+# daemon exits and came_up says so.
+free_port() {
+    local lo room=${1:-20}
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    # a range that leaves no room below it: anywhere up to its usual start
+    [ "$lo" -gt $((11000 + room)) ] || lo=32768
+    echo $((10000 + RANDOM % (lo - 10000 - room)))
+}
+# came_up NAME: the daemon NAME just started has set up its whole configuration and runs:
+# syslog-ng makes its control socket only once every source and destination is set up,
+# while one that cannot (a port taken) exits without it, after it made its unix socket.
+# 1 if it exited; fails the test if it did neither in 20 s.
+came_up() {
+    local pid
+    pid=$(cat "$T/$1.bg")
+    for _ in $(seq 200); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            rm -f "$T/$1.bg"
+            return 1
+        fi
+        [ -S "$T/$1.ctl" ] && return 0
+        sleep 0.1
+    done
+    fail "$1's syslog-ng neither came up nor exited in 20 s"
+}
+
 # start_central EXTRA: nlkit_central on a free loopback port (sets PORT), with EXTRA
 # parameters; a taken port makes the daemon exit, so a few are tried.
 start_central() {
     local try
     for try in 1 2 3 4 5; do
-        PORT=$((20000 + RANDOM % 30000))
+        PORT=$(free_port)
         cat >"$T/central.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-central.conf"
@@ -63,11 +95,12 @@ nlkit_central(port($PORT) socket("$T/central.sock") archive("$T/archive")
               db("${NLKIT_CENTRAL_DB:-$T/archive.db}") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
               nl_detect("$NL_DETECT") errors("$T/tools.log") ${1:-});
 EOF
+        rm -f "$T/central.sock"
         start central
-        for _ in $(seq 50); do [ -e "$T/central.sock" ] && break; sleep 0.1; done
-        sleep 0.3
-        kill -0 "$(cat "$T/central.bg")" 2>/dev/null && return 0
-        rm -f "$T/central.bg"
+        if came_up central; then
+            wait_for "$T/central.sock" "the central daemon's socket"
+            return 0
+        fi
         grep -q "Error parsing" "$T/central.log" && fail "the central configuration is refused"
     done
     fail "central syslog-ng would not start"

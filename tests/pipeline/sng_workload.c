@@ -3,7 +3,9 @@
  * iterations, each wrapped in a start/end pair carrying the bytes "moved", with a slowdown
  * injected between two iterations; destination and summarization come from the
  * environment (NL_DEST, NL_SUMMARY) as for any nlkit program. At exit it prints what it
- * handed to the library and what it could not deliver so the test can count them at the far end.
+ * handed to the library and what it could not deliver by then, so the test can count them
+ * at the far end; lines still undelivered when nl_close gives up on them are said by the
+ * library on standard error, which the tests read too.
  * NL_TEST_HOST, when set, is the host= it writes (several "hosts" on one machine).
  *
  *   nl-sng-workload PAIRS [SLOW_FROM SLOW_TO [SPIN_US]] */

@@ -89,6 +89,7 @@ nlkit_host(socket("$T/host.sock") local_port($((PORT + 1))) central("127.0.0.1")
 EOF
 mkdir -p "$T/buf"
 start host
+came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
 wait_for "$T/host.sock" "the host daemon's socket"
 as_other=()
 [ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)

@@ -69,20 +69,22 @@ log { source(s_nlkit_local_main); destination(d_test_copy); };
 EOF
 mkdir -p "$T/buf" "$T/rbuf"
 start relay
-sleep 0.5
-kill -0 "$(cat "$T/relay.bg")" 2>/dev/null || fail "the relay would not start"
+came_up relay || fail "the relay would not start: $(tail -n 3 "$T/relay.log")"
 start host
+came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
 wait_for "$T/host.sock" "the host daemon's socket"
 
 # run_workload: PAIRS pairs of ~20 us, five times slower from 60% to 80% (~2 s, 40
-# summaries); no line may be dropped. The slowdown comes after 60% (it came after 40%) so
-# that nl-detect has ~30 summaries of history before it, not ~16: beside other tests on two
-# CPUs the normal summaries' mean.dur doubles now and then (the spin shares its CPU).
+# summaries); no line may be dropped (counted by the end, or said undelivered at nl_close).
+# The slowdown comes after 60% (it came after 40%) so that nl-detect has ~30 summaries of
+# history before it, not ~16: beside other tests on two CPUs the normal summaries' mean.dur
+# doubles now and then (the spin shares its CPU).
 run_workload() {
     NL_DEST="x-syslog://nl-sng-workload?socket=$T/host.sock" NL_SUMMARY='test.work=summary:0.05' \
-        "$WORKLOAD" $PAIRS $((PAIRS * 6 / 10)) $((PAIRS * 8 / 10)) 20 >"$T/work.out" ||
-        fail "the workload failed"
+        "$WORKLOAD" $PAIRS $((PAIRS * 6 / 10)) $((PAIRS * 8 / 10)) 20 >"$T/work.out" \
+        2>"$T/work.err" || fail "the workload failed: $(cat "$T/work.err")"
     grep -q "dropped=0$" "$T/work.out" || fail "the library dropped lines: $(cat "$T/work.out")"
+    [ ! -s "$T/work.err" ] || fail "the program could not deliver: $(cat "$T/work.err")"
 }
 
 # same_fields: every summary the program wrote is in the per-day archive file byte for
@@ -159,6 +161,7 @@ T0=$SECONDS
 run_workload
 sleep $((OUTAGE - (SECONDS - T0) > 0 ? OUTAGE - (SECONDS - T0) : 0))
 start central
+came_up central || fail "the central daemon could not take its port $PORT again: $(tail -n 3 "$T/central.log")"
 wait_sql "SELECT sum(n) FROM summary WHERE event = 'test.work.summary'" $((2 * PAIRS)) 60 \
     "pairs after the outage"
 SUMS2=$(sql "SELECT count(*) FROM summary WHERE event = 'test.work.summary'")

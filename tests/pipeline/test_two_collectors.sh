@@ -40,7 +40,7 @@ EOF
 start_collector() {
     local name=$1 port
     for _ in 1 2 3 4 5; do
-        port=$((20000 + RANDOM % 30000))
+        port=$(free_port)
         cat >"$T/$name.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-central.conf"
@@ -48,22 +48,24 @@ nlkit_central(id($name) port($port) socket("$T/$name.sock") archive("$T/$name-ar
               db("$SITE") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
               nl_detect("$NL_DETECT") errors("$T/$name-tools.log"));
 EOF
+        rm -f "$T/$name.sock"
         start "$name"
-        for _ in $(seq 50); do [ -e "$T/$name.sock" ] && break; sleep 0.1; done
-        sleep 0.3
-        if kill -0 "$(cat "$T/$name.bg")" 2>/dev/null; then
+        if came_up "$name"; then
+            wait_for "$T/$name.sock" "collector $name's socket"
             eval "PORT_$name=$port"
             return 0
         fi
-        rm -f "$T/$name.bg"
         grep -q "Error parsing" "$T/$name.log" && fail "the $name configuration is refused"
     done
     fail "collector $name would not start"
 }
-# restart_collector NAME: the same configuration, the same port
+# restart_collector NAME: the same configuration, the same port (its hosts send there)
 restart_collector() {
+    local port
+    eval "port=\$PORT_$1"
     rm -f "$T/$1.sock"
     start "$1"
+    came_up "$1" || fail "collector $1 could not take its port $port again: $(tail -n 3 "$T/$1.log")"
     wait_for "$T/$1.sock" "collector $1's socket"
 }
 
@@ -71,38 +73,54 @@ start_collector c1
 start_collector c2
 echo "0. two collectors (ports $PORT_c1, $PORT_c2) loading into one PostgreSQL archive"
 
-# the hosts: a syslog-ng each, with a disk buffer, and a copy of what its program wrote
-for h in $HOSTS; do
-    case $h in h1 | h2) port=$PORT_c1 ;; *) port=$PORT_c2 ;; esac
+# start_host NAME COLLECTOR_PORT: a host syslog-ng with a disk buffer and a copy of what its
+# program wrote, on a loopback port for its program that it was seen to take (sets
+# LOCAL_NAME): a host daemon that cannot take its port exits, and its program's lines would
+# go nowhere
+start_host() {
+    local h=$1 lport
     mkdir -p "$T/$h-buf"
-    cat >"$T/$h.conf" <<EOF
+    for _ in 1 2 3 4 5; do
+        lport=$(free_port 0)
+        cat >"$T/$h.conf" <<EOF
 @version: 3.38
 @include "$CONF/nlkit-host.conf"
-nlkit_host(id($h) socket("$T/$h.sock") local_port($((port + ${h#h} + 10))) central("127.0.0.1")
-           port($port) buffer_dir("$T/$h-buf") reopen(1));
+nlkit_host(id($h) socket("$T/$h.sock") local_port($lport) central("127.0.0.1")
+           port($2) buffer_dir("$T/$h-buf") reopen(1));
 destination d_test_copy { file("$T/$h-copy.log" template("\${MSG}\n")); };
 log { source(s_nlkit_local_$h); destination(d_test_copy); };
 EOF
-    eval "LOCAL_$h=$((port + ${h#h} + 10))"
-    start "$h"
+        rm -f "$T/$h.sock"
+        start "$h"
+        if came_up "$h"; then
+            wait_for "$T/$h.sock" "host $h's socket"
+            eval "LOCAL_$h=$lport"
+            return 0
+        fi
+    done
+    fail "host $h's syslog-ng would not start"
+}
+for h in $HOSTS; do
+    case $h in h1 | h2) start_host "$h" "$PORT_c1" ;; *) start_host "$h" "$PORT_c2" ;; esac
 done
-for h in $HOSTS; do wait_for "$T/$h.sock" "host $h's socket"; done
 
 # round: every host's program logs PAIRS start/end pairs at once, over its host daemon's
 # loopback port (back-pressure, never a drop): h1 and h3 summarized every 50 ms, h2 and h4
-# every start and end
+# every start and end. No line may be dropped: none counted by the end of the run, and none
+# said undelivered at nl_close (the library says that on standard error, after the count)
 round() {
     local pids=() h port summary
     for h in $HOSTS; do
         eval "port=\$LOCAL_$h"
         case $h in h1 | h3) summary='test.work=summary:0.05' ;; *) summary= ;; esac
         NL_DEST="x-netlog://127.0.0.1:$port" NL_SUMMARY="$summary" NL_TEST_HOST="$h" \
-            "$WORKLOAD" $PAIRS >"$T/$h-work.out" &
+            "$WORKLOAD" $PAIRS >"$T/$h-work.out" 2>"$T/$h-work.err" &
         pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p" || fail "a workload failed"; done
     for h in $HOSTS; do
         grep -q "dropped=0$" "$T/$h-work.out" || fail "the library dropped lines on $h: $(cat "$T/$h-work.out")"
+        [ ! -s "$T/$h-work.err" ] || fail "$h's program could not deliver: $(cat "$T/$h-work.err")"
     done
 }
 wait_site() { # wait_site QUERY WANT SECONDS WHAT
