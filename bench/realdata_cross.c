@@ -101,13 +101,27 @@ static void describe(const cfg_t *c, char *out, size_t len)
 
 /* The next configuration, the episode rule varying fastest (it needs no new bank run);
  * 0 at the end. */
-static int next_cfg(cfg_t *c)
+static int step_cfg(cfg_t *c)
 {
     for (int d = D_N - 1; d >= 0; d--) {
         if (++c->i[d] < dims[d].n) return 1;
         c->i[d] = 0;
     }
     return 0;
+}
+
+/* calib.shrink bounds the calibration: without one, every bound is the same run */
+static int redundant(const cfg_t *c)
+{
+    return atoi(dims[D_CALIB].v[c->i[D_CALIB]]) == 0 && c->i[D_SHRINK] != 0;
+}
+
+static int next_cfg(cfg_t *c)
+{
+    int more;
+    while ((more = step_cfg(c)) && redundant(c)) {
+    }
+    return more;
 }
 
 /* One configuration's scores on both sets (by profile p: 0 standard, 1 low-FP): own[x]
