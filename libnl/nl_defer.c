@@ -483,7 +483,18 @@ nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sin
     pthread_mutex_init(&d->mu, NULL);
     sample_offset(d);
     nl__tsc_init(&d->tsc, nl__tsc_usable());
+    nl__tsc_update(&d->tsc); /* its first sample now: the rate from the flusher's next wake */
     return d;
+}
+
+int nl__defer_calibrate_due(nl__defer_t *d, struct timespec *due)
+{
+    int64_t ns = nl__tsc_calibrate_at(&d->tsc);
+    /* passed already: a tick took no good sample then; the flusher's own period next */
+    if (!ns || ns <= clock_ns(CLOCK_MONOTONIC)) return 0;
+    due->tv_sec = (time_t)(ns / 1000000000);
+    due->tv_nsec = (long)(ns % 1000000000);
+    return 1;
 }
 
 void nl__defer_tick(nl__defer_t *d)

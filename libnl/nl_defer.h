@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "nl_buf.h"
 #include "nl_fmt.h"
@@ -92,6 +93,12 @@ int nl__defer_line(nl__defer_t *d, const char *line, size_t len);
 /* Turn every thread's records into lines and hand them to the sink; free the rings of
  * threads that exited (flusher tick, a kick, nl_flush, nl_stats). */
 void nl__defer_drain(nl__defer_t *d);
+
+/* While the caller's clock is calibrating (the counter's rate not yet measured), when
+ * (CLOCK_MONOTONIC) a tick can measure it: 1 and *due, so the flusher wakes then rather
+ * than a flush period later, and writers read the counter from about 0.1 s after the open
+ * on; else 0. */
+int nl__defer_calibrate_due(nl__defer_t *d, struct timespec *due);
 
 /* The flusher's once-per-tick care of the caller's clock (the counter's map, the offset
  * to the wall clock). */

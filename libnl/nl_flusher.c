@@ -38,6 +38,8 @@ static void *flusher_main(void *arg)
             struct timespec due;
             if (hook && log->hook.ops->next_due(hook, &due) && before(&due, &dl))
                 dl = due; /* wake when the hook's next interval ends: summaries come out on time */
+            if (log->defer && nl__defer_calibrate_due(log->defer, &due) && before(&due, &dl))
+                dl = due; /* the deferred writers' counter clock, as soon as it can be */
             fresh = 0;
         }
         while (!log->stop && !log->rewait && !log->kicked &&

@@ -52,6 +52,33 @@ static void test_mode_choice(void **state)
     t_rmtree(dir);
 }
 
+/* The writers' counter clock is mapped about 0.1 s after the open (the flusher wakes to
+ * measure its rate), not two flush periods later: until then every deferred call paid a
+ * clock_gettime. With a 10 s flush period, the old way took 20 s; 5 s is a generous bound. */
+static void test_clock_early(void **state)
+{
+    (void)state;
+    if (!nl__tsc_usable()) {
+        print_message("the kernel does not keep time with the CPU counter here: skipped\n");
+        return;
+    }
+    const char *dir = t_tmpdir();
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred&flush=10000", t_path(dir, "a.log"));
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_non_null(log->defer);
+    int64_t ns;
+    int mapped = 0;
+    for (int i = 0; i < 500 && !mapped; i++) {
+        usleep(10000);
+        mapped = nl__tsc_now(&log->defer->tsc, &ns);
+    }
+    assert_true(mapped);
+    nl_close(log);
+    t_rmtree(dir);
+}
+
 /* ---- sameness ------------------------------------------------------------------------------ */
 
 static const char *const names[] = {"a", "b.c", "x_1", "guid", "host", "value", "dur", "n-2",
@@ -294,6 +321,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_choice),
+        cmocka_unit_test(test_clock_early),
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_thread_order),
         cmocka_unit_test(test_threads),
