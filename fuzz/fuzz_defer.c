@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char stack[512];
             nl_buf_init(&b, stack, sizeof stack);
             int built = nl__log_build(log_, &b, usec, level, "fz.event", t, args, h);
-            if (nl__defer_event_at(log_->defer, usec, level, "fz.event", t, args, h) != 1)
+            if (nl__defer_event_at(log_->defer, usec, level, "fz.event", 0, t, args, h) != 1)
                 abort(); /* a live memory file: every record fits and is taken */
             if (nl_flush(log_) != 0) abort();
             off_t got_len = lseek(mfd, 0, SEEK_END);

@@ -49,6 +49,7 @@ struct nl__dring {
     uint64_t tail_seen; /* the producer's last look at tail */
     char *buf;
     size_t cap;
+    size_t rec_max;           /* the largest record it takes (rec_max()) */
     _Atomic(nl__defer_t *) d; /* the log it writes to; NULL once the log closed */
     const char *ev_seen[8]; /* event names seen lately (by address), and which are literals */
     uint8_t ev_ro;
@@ -69,9 +70,9 @@ static int exit_key_ok;
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-static inline size_t rec_max(const nl__dring_t *r)
+static size_t rec_max(size_t cap)
 {
-    return r->cap / REC_MAX_SHARE < REC_MAX ? r->cap / REC_MAX_SHARE : REC_MAX;
+    return cap / REC_MAX_SHARE < REC_MAX ? cap / REC_MAX_SHARE : REC_MAX;
 }
 
 int nl__defer_wanted(int url_mode)
@@ -246,6 +247,7 @@ static nl__dring_t *ring_new(nl__defer_t *d)
     memset(r, 0, sizeof *r);
     r->buf = buf;
     r->cap = d->cap;
+    r->rec_max = rec_max(d->cap);
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
     atomic_init(&r->want, 0);
@@ -263,21 +265,33 @@ static nl__dring_t *ring_new(nl__defer_t *d)
     return r;
 }
 
-/* The calling thread's ring for d: found in its slots, made on first use (NULL when memory
- * is short). */
-static inline nl__dring_t *my_ring(nl__defer_t *d)
+/* The calling thread's ring for d when it is not the first of its slots: found in the
+ * others (and moved first), or made (NULL when memory is short). */
+static __attribute__((noinline)) nl__dring_t *my_ring_slow(nl__defer_t *d)
 {
     for (int i = 0; i < SLOTS; i++) {
         nl__dring_t *r = mine[i];
         if (!r) continue;
         nl__defer_t *at = atomic_load_explicit(&r->d, memory_order_relaxed);
-        if (at == d) return r;
+        if (at == d) {
+            memmove(&mine[1], &mine[0], (size_t)i * sizeof mine[0]);
+            mine[0] = r;
+            return r;
+        }
         if (!at) { /* its log closed: tidy the slot */
             mine[i] = NULL;
             let_go(r);
         }
     }
     return ring_new(d);
+}
+
+/* The calling thread's ring for d: the first of its slots, the log it wrote to last. */
+static inline nl__dring_t *my_ring(nl__defer_t *d)
+{
+    nl__dring_t *r = mine[0];
+    if (__builtin_expect(r && atomic_load_explicit(&r->d, memory_order_relaxed) == d, 1)) return r;
+    return my_ring_slow(d);
 }
 
 /* The thread drains its own ring (a full ring, or before a synchronous write). */
@@ -310,11 +324,10 @@ static void wait_room(nl__defer_t *d, nl__dring_t *r, uint64_t want_tail)
     }
 }
 
-/* Room for a record of `need` bytes (a multiple of 8, at most rec_max()): its
- * address, with a pad record laid before it if it would have crossed the ring's end; the
- * caller publishes it with publish(). Past half full the flusher is asked to drain; at
- * full, wait_room. */
-static char *reserve(nl__defer_t *d, nl__dring_t *r, size_t need, uint64_t *end)
+/* Room for a record of `need` bytes (a multiple of 8, at most r->rec_max) when the ring
+ * is not yet half full and the record fits before its end; reserve() otherwise. */
+static __attribute__((noinline)) char *reserve_slow(nl__defer_t *d, nl__dring_t *r, size_t need,
+                                                    uint64_t *end)
 {
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t off = (size_t)(hd & (r->cap - 1));
@@ -341,6 +354,21 @@ static char *reserve(nl__defer_t *d, nl__dring_t *r, size_t need, uint64_t *end)
     return r->buf + off;
 }
 
+/* Room for a record of `need` bytes (a multiple of 8, at most r->rec_max): its address,
+ * with a pad record laid before it if it would have crossed the ring's end; the caller
+ * publishes it with publish(). Past half full the flusher is asked to drain; at full,
+ * wait_room. The usual case, a ring less than half full, inline: two tests. */
+static inline char *reserve(nl__defer_t *d, nl__dring_t *r, size_t need, uint64_t *end)
+{
+    uint64_t hd = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t off = (size_t)(hd & (r->cap - 1));
+    if (__builtin_expect(off + need <= r->cap && hd + need - r->tail_seen <= r->cap / 2, 1)) {
+        *end = hd + need;
+        return r->buf + off;
+    }
+    return reserve_slow(d, r, need, end);
+}
+
 static inline void publish(nl__dring_t *r, uint64_t end)
 {
     atomic_store_explicit(&r->head, end, memory_order_release);
@@ -354,9 +382,26 @@ static int sink_ok(nl__defer_t *d)
            !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed);
 }
 
-/* The event's record (nl__defer_event_at), inline in both callers. */
-static inline int record(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
-                         const nl_arg_t *args, const nl_head_t *h)
+/* Whether the event name's text may be pointed to rather than copied: a literal of the
+ * program's (its text never changes), remembered by address in the ring's few slots. */
+static inline int ev_literal(nl__dring_t *r, const char *event)
+{
+    unsigned slot = (unsigned)((uintptr_t)event >> 3 ^ (uintptr_t)event >> 6) & 7, bit = 1u << slot;
+    if (event != r->ev_seen[slot]) {
+        r->ev_seen[slot] = event;
+        r->ev_ro = (uint8_t)(nl__rodata_holds(event, strlen(event)) ? r->ev_ro | bit
+                                                                     : r->ev_ro & ~bit);
+    }
+    return (r->ev_ro & bit) != 0;
+}
+
+/* The event's record (nl__defer_event_at), inline in both callers. It follows the
+ * template's recipe (nl_fmt.h): the argument slots copied whole, then each string of
+ * str_mask measured once and copied once. */
+static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t usec, int level,
+                                                       const char *event, int ev_kept,
+                                                       nl_tmpl_t *t, const nl_arg_t *args,
+                                                       const nl_head_t *h)
 {
     nl__dring_t *r = my_ring(d);
     if (!r) return 0;
@@ -364,21 +409,16 @@ static inline int record(nl__defer_t *d, int64_t usec, int level, const char *ev
         drain_mine(d, r);
         return 0;
     }
-    unsigned slot = (unsigned)((uintptr_t)event >> 3) & 7, bit = 1u << slot;
-    if (event != r->ev_seen[slot]) { /* a literal's text never changes: no copy needed */
-        r->ev_seen[slot] = event;
-        r->ev_ro = (uint8_t)(nl__rodata_holds(event, strlen(event)) ? r->ev_ro | bit
-                                                                     : r->ev_ro & ~bit);
-    }
-    int ev_ro = r->ev_ro & bit;
-    size_t elen = ev_ro ? 0 : strlen(event);
+    size_t elen = ev_kept || ev_literal(r, event) ? 0 : strlen(event) + 1;
     size_t slen[NL_FMT_FIELDS_MAX];
     size_t strs = 0;
-    for (int k = 0; k < t->n; k++)
-        if (t->f[k].type == 's' && args[k].s) strs += (slen[k] = strlen(args[k].s)) + 1;
-    size_t need = round8(sizeof(rec_t) + (size_t)t->n * sizeof(nl_arg_t) +
-                         (ev_ro ? 0 : elen + 1) + strs);
-    if (need > rec_max(r)) {
+    for (uint64_t m = t->str_mask; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        if (args[k].s) strs += (slen[k] = strlen(args[k].s)) + 1;
+    }
+    int n = t->n;
+    size_t need = round8(sizeof(rec_t) + (size_t)n * sizeof(nl_arg_t) + elen + strs);
+    if (__builtin_expect(need > r->rec_max, 0)) {
         drain_mine(d, r);
         return 0;
     }
@@ -391,18 +431,18 @@ static inline int record(nl__defer_t *d, int64_t usec, int level, const char *ev
     rec->t = t;
     rec->h = h;
     nl_arg_t *saved = (nl_arg_t *)(rec + 1);
-    char *s = (char *)(saved + t->n);
-    if (ev_ro) {
+    char *s = (char *)(saved + n);
+    for (int k = 0; k < n; k++) saved[k] = args[k];
+    if (!elen) {
         rec->ev = event;
     } else {
         rec->ev = NULL;
-        memcpy(s, event, elen + 1);
-        s += elen + 1;
+        memcpy(s, event, elen);
+        s += elen;
     }
-    for (int k = 0; k < t->n; k++) {
-        if (t->f[k].type != 's') {
-            saved[k] = args[k];
-        } else if (!args[k].s) {
+    for (uint64_t m = t->str_mask; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        if (!args[k].s) {
             saved[k].u = NO_STR;
         } else {
             saved[k].u = slen[k];
@@ -414,13 +454,13 @@ static inline int record(nl__defer_t *d, int64_t usec, int level, const char *ev
     return 1;
 }
 
-int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
-                       const nl_arg_t *args, const nl_head_t *h)
+int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, int ev_kept,
+                       nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h)
 {
-    return record(d, usec, level, event, t, args, h);
+    return record(d, usec, level, event, ev_kept, t, args, h);
 }
 
-int nl__defer_event(nl__defer_t *d, int level, const char *event, nl_tmpl_t *t,
+int nl__defer_event(nl__defer_t *d, int level, const char *event, int ev_kept, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h)
 {
     int64_t ns, usec;
@@ -428,7 +468,7 @@ int nl__defer_event(nl__defer_t *d, int level, const char *event, nl_tmpl_t *t,
         usec = (ns + atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed)) / 1000;
     else
         usec = nl_now_usec();
-    return record(d, usec, level, event, t, args, h);
+    return record(d, usec, level, event, ev_kept, t, args, h);
 }
 
 int nl__defer_line(nl__defer_t *d, const char *line, size_t len)
@@ -436,7 +476,7 @@ int nl__defer_line(nl__defer_t *d, const char *line, size_t len)
     nl__dring_t *r = my_ring(d);
     if (!r) return 0;
     size_t need = round8(sizeof(rec_t) + len);
-    if (!sink_ok(d) || need > rec_max(r)) {
+    if (!sink_ok(d) || need > r->rec_max) {
         drain_mine(d, r);
         return 0;
     }

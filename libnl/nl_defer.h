@@ -52,14 +52,16 @@ typedef struct nl__defer_ops {
 } nl__defer_ops_t;
 
 typedef struct nl__defer {
-    pthread_mutex_t mu; /* guards the list */
-    nl__dring_t *head;
-    size_t cap;         /* bytes per ring, a power of two */
-    nl_sink_t *sink;    /* where the lines go */
+    /* read by every writer */
+    size_t cap;                 /* bytes per ring, a power of two */
+    nl_sink_t *sink;            /* where the lines go */
     const nl__defer_ops_t *ops; /* the log's build and kick, called with ctx */
     void *ctx;
-    nl__tsc_t tsc;      /* the caller's clock: the CPU's counter where the kernel uses it */
+    nl__tsc_t tsc;             /* the caller's clock: the CPU's counter where the kernel uses it */
     _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
+    char pad_[64];             /* the list lock, taken by every drain, on other cache lines */
+    pthread_mutex_t mu;        /* guards the list */
+    nl__dring_t *head;
 } nl__defer_t;
 
 /* 1 for a deferred log, 0 for a synchronous one, from the URL's mode option (mode: -1 not
@@ -74,16 +76,18 @@ nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sin
                           size_t ring_bytes);
 
 /* Record an event (the arguments as nl_write read them; t must live until the log closes:
- * a cached template). Returns 1 when recorded; 0 when not taken — the destination is down
- * or stalled, or the record would be too large — after the thread's earlier records went
- * to the sink, so the caller writes the line now, synchronously, in order. */
-int nl__defer_event(nl__defer_t *d, int level, const char *event, nl_tmpl_t *t,
+ * a cached template). ev_kept: the event name's text lives, unchanged, until the log
+ * closes (a pair handle's), so the record points to it; else it is copied unless it is a
+ * literal of the program's. Returns 1 when recorded; 0 when not taken — the destination
+ * is down or stalled, or the record would be too large — after the thread's earlier
+ * records went to the sink, so the caller writes the line now, synchronously, in order. */
+int nl__defer_event(nl__defer_t *d, int level, const char *event, int ev_kept, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h);
 
 /* nl__defer_event with the clock reading given (microseconds since the epoch): the tests
  * compare what it makes with the synchronous encoder at the same time. */
-int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, nl_tmpl_t *t,
-                       const nl_arg_t *args, const nl_head_t *h);
+int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, int ev_kept,
+                       nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h);
 
 /* A finished line (ending in '\n') written on this thread past nl_write (nl_write_line,
  * a line of the library's own): recorded as it is, behind the thread's events. Returns 1

@@ -58,7 +58,7 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
     t->fmt_len = len;
     t->n = n;
     t->guid_idx = -1;
-    t->id_mask = 0;
+    t->id_mask = t->dbl_mask = t->int_mask = t->ts_mask = t->str_mask = 0;
     atomic_init(&t->const_check, 0);
     atomic_init(&t->ro_addr, NULL);
     for (int k = 0; k < n; k++) {
@@ -70,6 +70,11 @@ int nl__tmpl_parse(const char *fmt, size_t len, uint64_t hash, nl_tmpl_t **out)
         p += tmp[k].name_len;
         *p++ = '=';
         if (nl__is_id_field(fmt + tmp[k].name_at, tmp[k].name_len)) t->id_mask |= 1ULL << k;
+        char ty = tmp[k].type;
+        if (ty == 'd' || ty == 't') t->dbl_mask |= 1ULL << k;
+        if (ty == 'i') t->int_mask |= 1ULL << k;
+        if (ty == 't') t->ts_mask |= 1ULL << k;
+        if (ty == 's') t->str_mask |= 1ULL << k;
         if (tmp[k].name_len == 4 && memcmp(fmt + tmp[k].name_at, "guid", 4) == 0) {
             if (tmp[k].type != 's') {
                 free(t);

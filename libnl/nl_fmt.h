@@ -35,6 +35,11 @@ typedef struct nl_tmpl {
     int n;            /* fields */
     int guid_idx;     /* index of the field named "guid", or -1 */
     uint64_t id_mask; /* fields whose name ends in ".id": they identify an activity */
+    /* The recipe the hot paths follow instead of testing each field's type letter: bit k
+     * set when field k is read as a double ('d', 't'), as an int ('i'), is a time ('t',
+     * range-checked), is a string ('s', copied by a deferred record). Fields in none of
+     * the first two are read as 8-byte integers ('l', 'u', and 's' pointers). */
+    uint64_t dbl_mask, int_mask, ts_mask, str_mask;
     _Atomic uint64_t const_check;
     /* an address in the program's read-only data holding this format's text (a literal),
      * or NULL: a call with exactly that address is this template without comparing */

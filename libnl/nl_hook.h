@@ -69,11 +69,16 @@ void *nl__hook_attach(nl_log_t *log, const nl_hook_ops_t *ops, nl_hook_make_fn m
  * its wait again. Takes the flusher's lock: call it holding no lock of the log or hook. */
 void nl__log_wake(nl_log_t *log);
 
+/* nl__log_write_args' flags: ask the hook's verdict first; the event name's text lives,
+ * unchanged, until the log closes (a pair handle's), so a deferred record points to it. */
+enum { NL__WRITE_HOOK = 1, NL__WRITE_EV_KEPT = 2 };
+
 /* nl_write after its arguments are read, for a caller that has them as a template and an
- * array and has passed the log's gate (nl_gate.h): the hook's verdict first if with_hook,
- * then the line, with nl_write's return codes and counting. */
+ * array and has passed the log's gate (nl_gate.h): the hook's verdict first if flags has
+ * NL__WRITE_HOOK, then the line, with nl_write's return codes and counting. t must live
+ * until the log closes. */
 int nl__log_write_args(nl_log_t *log, int level, const char *event, nl_tmpl_t *t,
-                       const nl_arg_t *args, int with_hook);
+                       const nl_arg_t *args, int flags);
 
 /* The log's current head (GUID and constants); valid until nl_close. */
 const nl_head_t *nl__log_head(nl_log_t *log);

@@ -38,8 +38,6 @@ typedef struct nl_sink {
     nl_lookup_t *lookup; /* the host name's lookup, while it runs late (connecting thread
                             only: nl_open's caller, then the flusher, then nl_close) */
     int write_through;   /* flush after every line */
-    _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
-                            thread gets through */
     char *buf;           /* fill buffer of a stream sink: whole lines not yet handed out */
     size_t len, cap;
     char *out; /* out buffer (under io_mu): older than buf; out[off, len) unsent */
@@ -59,7 +57,14 @@ typedef struct nl_sink {
     _Atomic int handoff;  /* on while the flusher thread runs (not for write-through) */
     int ncpu;             /* CPUs this process may run on: a hand-off needs a spare one */
     _Atomic int kick_due; /* a handed-off buffer waits for a kick that did not get through */
+    /* Read by every deferred write (nl_defer.c), written seldom: padded into a cache line
+     * of their own, so the flusher's writes to the fields around them do not pull it away
+     * from the writers' cores on each line. */
+    char hot_pad0_[64];
     _Atomic int active;
+    _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
+                            thread gets through */
+    char hot_pad1_[64];
     _Atomic uint64_t dropped;
     _Atomic uint64_t reconnects;
 } nl_sink_t;

@@ -293,11 +293,13 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
     return fold(s, e, r, kind, now, has, v);
 }
 
-int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, size_t gl, const char *vf,
-                   size_t vf_len, double v)
+int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, const char *vf, size_t vf_len,
+                   double v)
 {
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+    if (r->mode == NLS_FULL) return NL_HOOK_WRITE; /* as nls_event says for it */
     if (r->mode != NLS_SUMMARY && r->mode != NLS_BOTH) return NLS_PAIR_GENERAL;
+    size_t gl = strlen(g);
     int64_t now = now_ns(s);
     nls_ident_t *e = nls__ident_hot(s, act, g, gl);
     if (!e) {

@@ -50,16 +50,17 @@ void nls_config_check(nls_t *s);
 int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
               const char *guid);
 
-/* nls_pair_event's answer when the activity is not summarized as pairs (mode full, off,
- * count, dedup): the event goes nl_write's general way, the hook included. */
+/* nls_pair_event's answer when the activity is not summarized as pairs nor in full (mode
+ * off, count, dedup): the event goes nl_write's general way, the hook included. */
 #define NLS_PAIR_GENERAL (-1)
 
 /* A pair handle's start or end (kind, enum nl_kind of nl_line.h), folded without the
- * event's name or template: act resolved once, the identity the guid g (gl bytes) alone,
+ * event's name or template: act resolved once, the identity the guid g (a string) alone,
  * the value v carried in field vf (vf_len bytes; counted if that is the rule's value
- * field). Returns an nl_hook_verdict, or NLS_PAIR_GENERAL. */
-int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, size_t gl, const char *vf,
-                   size_t vf_len, double v);
+ * field). Returns an nl_hook_verdict (NL_HOOK_WRITE for an activity in full: the hook
+ * would say the same), or NLS_PAIR_GENERAL. */
+int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, const char *vf, size_t vf_len,
+                   double v);
 
 /* Close due intervals and write their summaries (flusher; tests call it directly).
  * partial: also the running intervals (nl_flush); final: also interval-0 ones (nl_close). */

@@ -100,18 +100,17 @@ static inline int pair_event(nl_pair_t *p, int kind, const char *guid, double v)
 {
     if (!p) return NL_EINVAL;
     if (!nl__gate_admit(p->log, p->gate, NL_LVL_INFO)) return NL_OK;
-    int with_hook = 1;
+    int flags = NL__WRITE_HOOK | NL__WRITE_EV_KEPT; /* p->start, p->end live until nl_close */
     if (p->act) {
         const char *g = guid ? guid : nl__log_head(p->log)->guid;
-        int verdict = nls_pair_event(p->s, p->act, kind, g, guid ? strlen(guid) : NL_GUID_LEN,
-                                     p->vf, p->vf_len, v);
+        int verdict = nls_pair_event(p->s, p->act, kind, g, p->vf, p->vf_len, v);
         if (verdict == NL_HOOK_FOLDED) return NL_OK;
-        with_hook = verdict == NLS_PAIR_GENERAL;
+        if (verdict != NLS_PAIR_GENERAL) flags = NL__WRITE_EV_KEPT;
     }
     nl_arg_t args[2] = {{.s = guid}, {.d = v}};
     if (kind == NL_KIND_START)
-        return nl__log_write_args(p->log, NL_LVL_INFO, p->start, p->t_start, args, with_hook);
-    return nl__log_write_args(p->log, NL_LVL_INFO, p->end, p->t_end, args, with_hook);
+        return nl__log_write_args(p->log, NL_LVL_INFO, p->start, p->t_start, args, flags);
+    return nl__log_write_args(p->log, NL_LVL_INFO, p->end, p->t_end, args, flags);
 }
 
 int nl_pair_start(nl_pair_t *p, const char *guid) { return pair_event(p, NL_KIND_START, guid, 0); }

@@ -203,7 +203,7 @@ static void test_same_bytes(void **state)
         elen += b.len;
         nl_buf_free(&b);
         /* the caller's strings change after the call: the record holds copies */
-        int rc = nl__defer_event_at(log->defer, usec, level, ev, t, args, h);
+        int rc = nl__defer_event_at(log->defer, usec, level, ev, 0, t, args, h);
         for (int k = 0; k < t->n; k++)
             if (types[k] == 's' && args[k].s) store[k][0] = '#';
         assert_int_equal(rc, 1);
