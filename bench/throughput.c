@@ -9,9 +9,9 @@
  * threads; each figure is the median over rounds; ratios are against nlkit in full to a
  * file.
  *
- *   bench-throughput [--quick] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
+ *   bench-throughput [--quick] [--caller] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
  *                                             default 200000 x 5 in /tmp; --quick: 20000 x 1, 1-2
- * threads
+ * threads; --caller: only the table of the caller's cost in bursts
  *
  * syslog(3) can only reach /dev/log: when nothing listens there, this program listens
  * itself for the run (and removes the socket); when a system logger owns it, that row is
@@ -379,11 +379,13 @@ static double counter_cost_ns(void)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, a = 1;
+    int quick = 0, caller_only = 0, a = 1;
     const char *csv_path = NULL;
     for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[a], "--caller"))
+            caller_only = 1;
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else
@@ -393,8 +395,9 @@ int main(int argc, char **argv)
     int rounds = a + 1 < argc ? atoi(argv[a + 1]) : quick ? 1 : 5;
     const char *dir = a + 2 < argc ? argv[a + 2] : "/tmp";
     if (calls < 2 || rounds < 1 || rounds > 99) {
-        fprintf(stderr, "usage: bench-throughput [--quick] [--csv FILE] [CALLS_PER_THREAD>=2 "
-                        "[ROUNDS 1-99 [DIR]]]\n");
+        fprintf(stderr,
+                "usage: bench-throughput [--quick] [--caller] [--csv FILE] [CALLS_PER_THREAD>=2 "
+                "[ROUNDS 1-99 [DIR]]]\n");
         return 2;
     }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
@@ -412,7 +415,7 @@ int main(int argc, char **argv)
     have[SPDLOG_FILE] = have[SPDLOG_ASYNC] = bench_spdlog_available();
     if (!have[SPDLOG_FILE]) printf("(spdlog row skipped: built without spdlog)\n");
     const int thread_counts[] = {1, 2, 8};
-    int nthreads = quick ? 2 : 3;
+    int nthreads = caller_only ? 0 : quick ? 2 : 3;
     printf("bench-throughput: %ld calls per thread, median of %d rounds, %ld CPUs\n", calls, rounds,
            sysconf(_SC_NPROCESSORS_ONLN));
     printf("%-30s %7s %10s %12s %10s %12s %9s\n", "writer", "threads", "ns/call", "events/s",
@@ -444,10 +447,11 @@ int main(int argc, char **argv)
                         med_ev[w], vs, med_end, med_cpu);
         }
     }
-    printf("vs nlkit: events/s of nlkit in full to a file / events/s of the writer "
-           "(> 1: nlkit is faster); end-to-end/s: lines/s from the start to the close (every "
-           "line written); CPU ns: the process's CPU time per line, callers and background "
-           "threads\n");
+    if (nthreads)
+        printf("vs nlkit: events/s of nlkit in full to a file / events/s of the writer "
+               "(> 1: nlkit is faster); end-to-end/s: lines/s from the start to the close (every "
+               "line written); CPU ns: the process's CPU time per line, callers and background "
+               "threads\n");
     /* the caller's own cost, in bursts a deferred ring or an async queue holds */
     const int bw[] = {NL_FILE, NL_DEFER, NL_PAIR_DEFER, SPDLOG_FILE, SPDLOG_ASYNC};
     double bns[5][99];
