@@ -42,6 +42,7 @@ typedef struct rec {
 #define REC_MAX_SHARE 8
 #define REC_MAX 65536
 #define BATCH_BYTES 16384
+#define LINE_ROOM 1024 /* a line is built in place when the batch has this much room left */
 
 struct nl__dring {
     /* the producer's line */
@@ -137,13 +138,18 @@ static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
             s += saved[k].u + 1;
         }
     }
-    char stack[1024];
+    /* built in place at the batch's end (no copy), unless it outgrows the room there */
+    if (sizeof bt->p - bt->len < LINE_ROOM) batch_push(d, bt);
     nl_buf_t b;
-    nl_buf_init(&b, stack, sizeof stack);
-    if (d->ops->build(d->ctx, &b, r->usec, r->level, event, r->t, args, r->h) == 0)
-        batch_add(d, bt, b.p, b.len);
-    else
+    nl_buf_init(&b, bt->p + bt->len, sizeof bt->p - bt->len);
+    if (d->ops->build(d->ctx, &b, r->usec, r->level, event, r->t, args, r->h) != 0) {
         nl__sink_drop(d->sink, 1); /* too long, or no memory for a long line */
+    } else if (!b.heap) {
+        bt->len += b.len;
+        bt->lines++;
+    } else {
+        batch_add(d, bt, b.p, b.len);
+    }
     nl_buf_free(&b);
 }
 

@@ -221,6 +221,54 @@ static void test_same_bytes(void **state)
     t_rmtree(dir);
 }
 
+/* Lines of every length up to 16 KB, so that some are built in place at the end of the
+ * consumer's batch, some outgrow the room left there (built on the heap, then copied) and
+ * some are longer than a whole batch: the bytes are the synchronous encoder's. */
+static void test_long_lines(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = t_path(dir, "long.log");
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred&buffer=1048576", path);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_non_null(log->defer);
+    nl_tmpl_t *t;
+    int owned;
+    assert_int_equal(nl__tcache_get(&log->tcache, "i=l v=s", &t, &owned), 0);
+    size_t ecap = 8 << 20, elen = 0;
+    char *expect = malloc(ecap), *v = malloc(16001);
+    assert_non_null(expect);
+    assert_non_null(v);
+    for (int i = 0; i < 600; i++) {
+        size_t n = (size_t)i * 997 % 16000;
+        for (size_t k = 0; k < n; k++) v[k] = i % 2 && k % 50 == 7 ? '"' : (char)('a' + i % 26);
+        v[n] = 0;
+        nl_arg_t args[2] = {{.l = i}, {.s = v}};
+        int64_t usec = 1795374198000000LL + i;
+        const nl_head_t *h = nl__log_head(log);
+        nl_buf_t b;
+        nl_buf_init(&b, NULL, 0);
+        assert_int_equal(nl__log_build(log, &b, usec, NL_LVL_INFO, "long", t, args, h), 0);
+        assert_true(elen + b.len <= ecap);
+        memcpy(expect + elen, b.p, b.len);
+        elen += b.len;
+        nl_buf_free(&b);
+        assert_int_equal(nl__defer_event_at(log->defer, usec, NL_LVL_INFO, "long", 0, t, args, h),
+                         1);
+        v[0] = '#'; /* the record holds a copy */
+    }
+    nl_close(log);
+    size_t got_len;
+    char *got = t_slurp(path, &got_len);
+    assert_int_equal(got_len, elen);
+    assert_memory_equal(got, expect, elen);
+    free(got);
+    free(expect);
+    free(v);
+    t_rmtree(dir);
+}
+
 /* ---- order and counts ------------------------------------------------------------------ */
 
 /* A thread's events, its nl_write_line lines and the lines past a full ring keep their
@@ -323,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_mode_choice),
         cmocka_unit_test(test_clock_early),
         cmocka_unit_test(test_same_bytes),
+        cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_thread_order),
         cmocka_unit_test(test_threads),
     };
