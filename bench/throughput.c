@@ -242,8 +242,8 @@ static int open_writer(sink_t *s, const char *path)
             nanosleep(&settle, NULL);
         }
         if (s->log && (w == NL_DEFER || w == NL_PAIR_DEFER)) {
-            /* the same for the deferred path's clock: its flusher maps the counter after
-             * its first tick */
+            /* the same for the deferred path's clock: its flusher maps the counter ~0.1 s
+             * after the open */
             struct timespec settle = {1, 100000000};
             nanosleep(&settle, NULL);
         }
