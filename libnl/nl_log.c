@@ -161,13 +161,17 @@ static inline __attribute__((always_inline)) int vwrite(nl_log_t *log, int level
     /* by the template's recipe (nl_fmt.h): an 8-byte integer ('s', 'l', 'u') unless its
      * bit says double or int; no test of each type letter */
     uint64_t dbl = t->dbl_mask, in = t->int_mask;
-    for (int k = 0; k < t->n; k++) {
-        if (!((dbl | in) >> k & 1))
-            args[k].u = va_arg(ap, unsigned long long);
-        else if (dbl >> k & 1)
-            args[k].d = va_arg(ap, double);
-        else
-            args[k].l = va_arg(ap, int);
+    if (!(dbl | in)) { /* strings and 64-bit integers only: one way for every field */
+        for (int k = 0; k < t->n; k++) args[k].u = va_arg(ap, unsigned long long);
+    } else {
+        for (int k = 0; k < t->n; k++) {
+            if (!((dbl | in) >> k & 1))
+                args[k].u = va_arg(ap, unsigned long long);
+            else if (dbl >> k & 1)
+                args[k].d = va_arg(ap, double);
+            else
+                args[k].l = va_arg(ap, int);
+        }
     }
     int bad_time = 0;
     for (uint64_t m = t->ts_mask; m; m &= m - 1) {
