@@ -189,6 +189,12 @@ static int all_plain(const unsigned char *s, size_t len)
 void nl__enc_value(nl_buf_t *b, const char *v, size_t len)
 {
     if (len && all_plain((const unsigned char *)v, len)) {
+        if (len > 32 && len <= 64 && nl__buf_room(b, len)) { /* a GUID: two moves, no call */
+            memcpy(b->p + b->len, v, 32);
+            memcpy(b->p + b->len + len - 32, v + len - 32, 32);
+            b->len += len;
+            return;
+        }
         nl__put(b, v, len);
         return;
     }
@@ -271,10 +277,14 @@ void nl_enc_begin(nl_buf_t *b, int64_t ts_usec, const char *event, int level, co
     nl__enc_tsv(b, ts_usec);
     nl__put(b, " event=", 7);
     nl__enc_value(b, event ? event : "", event ? strlen(event) : 0);
-    const char *ln = nl_level_name(level);
-    if (!ln) ln = "Info";
-    nl__put(b, " level=", 7);
-    nl__put(b, ln, strlen(ln));
+    /* " level=NAME" whole, one copy (nl_level_name's names) */
+    static const struct {
+        char s[13];
+        uint8_t n;
+    } lv[] = {{" level=Fatal", 12}, {" level=Error", 12}, {" level=Warn", 11},
+              {" level=Info", 11},  {" level=Debug", 12}, {" level=Trace", 12}};
+    int li = level >= 0 && level < (int)(sizeof lv / sizeof lv[0]) ? level : NL_LVL_INFO;
+    nl__put(b, lv[li].s, lv[li].n);
     if (guid) {
         nl__put(b, " guid=", 6);
         nl__enc_value(b, guid, strlen(guid));
