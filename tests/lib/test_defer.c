@@ -16,6 +16,27 @@
 #include "nl_test.h"
 #include "nlkit/nl.h"
 
+/* A deferred log writing to path, with the URL's further options (opts, "&..." or ""). */
+static nl_log_t *open_deferred(const char *path, const char *opts)
+{
+    char url[512];
+    snprintf(url, sizeof url, "file://%s?mode=deferred%s", path, opts);
+    nl_log_t *log = nl_open(url);
+    assert_non_null(log);
+    assert_non_null(log->defer);
+    return log;
+}
+
+/* The file at path holds exactly expect[0, elen). */
+static void expect_file(const char *path, const char *expect, size_t elen)
+{
+    size_t got_len;
+    char *got = t_slurp(path, &got_len);
+    assert_int_equal(got_len, elen);
+    assert_memory_equal(got, expect, elen);
+    free(got);
+}
+
 static void test_mode_choice(void **state)
 {
     (void)state;
@@ -63,11 +84,7 @@ static void test_clock_early(void **state)
         return;
     }
     const char *dir = t_tmpdir();
-    char url[512];
-    snprintf(url, sizeof url, "file://%s?mode=deferred&flush=10000", t_path(dir, "a.log"));
-    nl_log_t *log = nl_open(url);
-    assert_non_null(log);
-    assert_non_null(log->defer);
+    nl_log_t *log = open_deferred(t_path(dir, "a.log"), "&flush=10000");
     int64_t ns;
     int mapped = 0;
     for (int i = 0; i < 500 && !mapped; i++) {
@@ -160,11 +177,7 @@ static void test_same_bytes(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = t_path(dir, "same.log");
-    char url[512];
-    snprintf(url, sizeof url, "file://%s?mode=deferred&buffer=65536", path);
-    nl_log_t *log = nl_open(url);
-    assert_non_null(log);
-    assert_non_null(log->defer);
+    nl_log_t *log = open_deferred(path, "&buffer=65536");
     assert_int_equal(nl_const_set(log, "host", "vm \"one\""), 0); /* a field may override it */
     assert_int_equal(nl_const_set(log, "k", "v"), 0);
     size_t ecap = 1 << 20, elen = 0;
@@ -191,11 +204,7 @@ static void test_same_bytes(void **state)
         assert_int_equal(nl__log_build(log, &b, usec, level, ev, t, args, h), 0);
         if (elen + b.len > ecap) { /* compare what is there and start again */
             assert_int_equal(nl_flush(log), 0);
-            size_t got_len;
-            char *got = t_slurp(path, &got_len);
-            assert_int_equal(got_len, elen);
-            assert_memory_equal(got, expect, elen);
-            free(got);
+            expect_file(path, expect, elen);
             assert_int_equal(truncate(path, 0), 0);
             elen = 0;
         }
@@ -212,11 +221,7 @@ static void test_same_bytes(void **state)
     print_message("%d of 40000 events had a valid format\n", taken);
     assert_true(taken > 15000);
     nl_close(log);
-    size_t got_len;
-    char *got = t_slurp(path, &got_len);
-    assert_int_equal(got_len, elen);
-    assert_memory_equal(got, expect, elen);
-    free(got);
+    expect_file(path, expect, elen);
     free(expect);
     t_rmtree(dir);
 }
@@ -228,11 +233,7 @@ static void test_long_lines(void **state)
 {
     (void)state;
     const char *dir = t_tmpdir(), *path = t_path(dir, "long.log");
-    char url[512];
-    snprintf(url, sizeof url, "file://%s?mode=deferred&buffer=1048576", path);
-    nl_log_t *log = nl_open(url);
-    assert_non_null(log);
-    assert_non_null(log->defer);
+    nl_log_t *log = open_deferred(path, "&buffer=1048576");
     nl_tmpl_t *t;
     int owned;
     assert_int_equal(nl__tcache_get(&log->tcache, "i=l v=s", &t, &owned), 0);
@@ -259,11 +260,7 @@ static void test_long_lines(void **state)
         v[0] = '#'; /* the record holds a copy */
     }
     nl_close(log);
-    size_t got_len;
-    char *got = t_slurp(path, &got_len);
-    assert_int_equal(got_len, elen);
-    assert_memory_equal(got, expect, elen);
-    free(got);
+    expect_file(path, expect, elen);
     free(expect);
     free(v);
     t_rmtree(dir);
