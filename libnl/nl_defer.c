@@ -17,17 +17,21 @@
 
 #include "nl_rodata.h"
 
-enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2 };
+enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2, REC_EVENT_TSC = 3 };
 
-/* A record's head, 8-byte aligned; an event's arguments follow (string arguments hold
+/* A record's head, 8-byte aligned. An event's time is microseconds since the epoch
+ * (REC_EVENT), or the CPU counter's raw reading (REC_EVENT_TSC) with the generation of the
+ * counter's map it was read under, turned into microseconds by the consumer (stamp_usec):
+ * the map's arithmetic off the caller. An event's arguments follow (string arguments hold
  * their length, or NO_STR for NULL), then the event name (unless ev points to it) and the
  * strings, each with its NUL. A line record's bytes follow its head (len in usec). A pad
  * record is its first 8 bytes. */
 typedef struct rec {
     uint32_t size; /* bytes of the record, a multiple of 8 */
-    uint16_t kind;
-    uint16_t level;
-    int64_t usec;
+    uint8_t kind;
+    uint8_t level;
+    uint16_t gen;  /* REC_EVENT_TSC: the map's generation (nl__tsc_t.seq / 2), low 16 bits */
+    int64_t usec;  /* REC_EVENT_TSC: the counter */
     nl_tmpl_t *t;
     const nl_head_t *h;
     const char *ev; /* the event name, a literal of the program's (nl_rodata.h); NULL: copied */
@@ -115,6 +119,48 @@ static void batch_add(nl__defer_t *d, batch_t *b, const char *p, size_t len)
     b->lines++;
 }
 
+/* Counter ticks since the map's anchor (either way) to wall-clock microseconds, as
+ * nl__tsc_read_at and nl__defer_event did it on the caller's thread. */
+static int64_t map_usec(uint64_t tsc, uint64_t t0, uint64_t mult, int64_t n0, int64_t off)
+{
+    int64_t dt = (int64_t)(tsc - t0);
+    int64_t ns = dt >= 0 ? n0 + (int64_t)(((unsigned __int128)dt * mult) >> 32)
+                         : n0 - (int64_t)(((unsigned __int128)(0 - (uint64_t)dt) * mult) >> 32);
+    return (ns + off) / 1000;
+}
+
+/* A record's time in microseconds: a counter reading by the map of its generation, kept by
+ * keep_map; else (not kept yet, or no more) by the live map, whose generation it is or
+ * which follows it continuously; else (the map withdrawn meanwhile) the wall clock now. */
+static int64_t stamp_usec(nl__defer_t *d, const rec_t *r)
+{
+    if (r->kind != REC_EVENT_TSC) return r->usec;
+    uint64_t tsc = (uint64_t)r->usec;
+    nl__defer_map_t *m = &d->maps[r->gen & (NL__DEFER_MAPS - 1)];
+    uint64_t q1 = atomic_load_explicit(&m->seq, memory_order_acquire);
+    uint64_t gen = atomic_load_explicit(&m->gen, memory_order_relaxed);
+    uint64_t t0 = atomic_load_explicit(&m->tsc0, memory_order_relaxed);
+    uint64_t mult = atomic_load_explicit(&m->mult, memory_order_relaxed);
+    int64_t n0 = atomic_load_explicit(&m->ns0, memory_order_relaxed);
+    int64_t off = atomic_load_explicit(&m->rt_off, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (q1 == atomic_load_explicit(&m->seq, memory_order_relaxed) && !(q1 & 1) &&
+        (uint16_t)gen == r->gen && mult)
+        return map_usec(tsc, t0, mult, n0, off);
+    nl__tsc_t *c = &d->tsc;
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+        t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+        mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
+        n0 = atomic_load_explicit(&c->ns0, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (s1 != atomic_load_explicit(&c->seq, memory_order_relaxed) || (s1 & 1)) continue;
+        if (!mult) break;
+        return map_usec(tsc, t0, mult, n0, atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed));
+    }
+    return nl_now_usec();
+}
+
 /* One event record back into nl_write's arguments, then its line, by the synchronous
  * path's own code. */
 static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
@@ -142,7 +188,7 @@ static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
     if (sizeof bt->p - bt->len < LINE_ROOM) batch_push(d, bt);
     nl_buf_t b;
     nl_buf_init(&b, bt->p + bt->len, sizeof bt->p - bt->len);
-    if (d->ops->build(d->ctx, &b, r->usec, r->level, event, r->t, args, r->h) != 0) {
+    if (d->ops->build(d->ctx, &b, stamp_usec(d, r), r->level, event, r->t, args, r->h) != 0) {
         nl__sink_drop(d->sink, 1); /* too long, or no memory for a long line */
     } else if (!b.heap) {
         bt->len += b.len;
@@ -163,7 +209,7 @@ static void drain_ring(nl__defer_t *d, nl__dring_t *r)
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_acquire);
     while (tl != hd) {
         const rec_t *rec = (const rec_t *)(r->buf + (tl & (r->cap - 1)));
-        if (rec->kind == REC_EVENT)
+        if (rec->kind == REC_EVENT || rec->kind == REC_EVENT_TSC)
             format_event(d, &bt, rec);
         else if (rec->kind == REC_LINE)
             batch_add(d, &bt, (const char *)(rec + 1), (size_t)rec->usec);
@@ -404,7 +450,8 @@ static inline int ev_literal(nl__dring_t *r, const char *event)
 /* The event's record (nl__defer_event_at), inline in both callers. It follows the
  * template's recipe (nl_fmt.h): the argument slots copied whole, then each string of
  * str_mask measured once and copied once. */
-static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t usec, int level,
+static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t usec, int kind,
+                                                       unsigned gen, int level,
                                                        const char *event, int ev_kept,
                                                        nl_tmpl_t *t, const nl_arg_t *args,
                                                        const nl_head_t *h)
@@ -431,8 +478,9 @@ static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t 
     uint64_t end;
     rec_t *rec = (rec_t *)reserve(d, r, need, &end);
     rec->size = (uint32_t)need;
-    rec->kind = REC_EVENT;
-    rec->level = (uint16_t)level;
+    rec->kind = (uint8_t)kind;
+    rec->level = (uint8_t)level;
+    rec->gen = (uint16_t)gen;
     rec->usec = usec;
     rec->t = t;
     rec->h = h;
@@ -463,18 +511,28 @@ static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t 
 int nl__defer_event_at(nl__defer_t *d, int64_t usec, int level, const char *event, int ev_kept,
                        nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h)
 {
-    return record(d, usec, level, event, ev_kept, t, args, h);
+    return record(d, usec, REC_EVENT, 0, level, event, ev_kept, t, args, h);
 }
 
 int nl__defer_event(nl__defer_t *d, int level, const char *event, int ev_kept, nl_tmpl_t *t,
                     const nl_arg_t *args, const nl_head_t *h)
 {
-    int64_t ns, usec;
-    if (nl__tsc_now(&d->tsc, &ns))
-        usec = (ns + atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed)) / 1000;
-    else
-        usec = nl_now_usec();
-    return record(d, usec, level, event, ev_kept, t, args, h);
+    /* the counter and its map's generation, the map's arithmetic left to the consumer: a
+     * stable generation (even seq) whose map keep_map has vouched for up to tsc_until */
+    uint64_t s = atomic_load_explicit(&d->tsc.seq, memory_order_acquire);
+    uint64_t tsc = nl__tsc_counter();
+    int64_t stamp = (int64_t)tsc;
+    int kind = REC_EVENT_TSC;
+    if (__builtin_expect((s & 1) ||
+                             tsc > atomic_load_explicit(&d->tsc_until, memory_order_relaxed),
+                         0)) { /* no map to vouch for it: the time now, as a sync call reads it */
+        int64_t ns;
+        stamp = nl__tsc_now(&d->tsc, &ns)
+                    ? (ns + atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed)) / 1000
+                    : nl_now_usec();
+        kind = REC_EVENT;
+    }
+    return record(d, stamp, kind, (unsigned)(s >> 1), level, event, ev_kept, t, args, h);
 }
 
 int nl__defer_line(nl__defer_t *d, const char *line, size_t len)
@@ -489,7 +547,7 @@ int nl__defer_line(nl__defer_t *d, const char *line, size_t len)
     uint64_t end;
     rec_t *rec = (rec_t *)reserve(d, r, need, &end);
     rec->size = (uint32_t)need;
-    rec->kind = REC_LINE;
+    rec->kind = (uint8_t)REC_LINE;
     rec->usec = (int64_t)len;
     memcpy(rec + 1, line, len);
     publish(r, end);
@@ -515,6 +573,37 @@ static void sample_offset(nl__defer_t *d)
     atomic_store_explicit(&d->rt_off_ns, rt - (m1 + (m2 - m1) / 2), memory_order_relaxed);
 }
 
+/* After an update: the live map, with the wall-clock offset, kept under its generation
+ * for the records read under it (the consumer may come after the next update), and the
+ * counter reading up to which writers may record raw readings (a map older than
+ * NL_TSC_STALE_NS is not relied on: past it, writers read the time themselves). The one
+ * updater's (the flusher's tick; nl__defer_new before it runs). */
+static void keep_map(nl__defer_t *d)
+{
+    nl__tsc_t *c = &d->tsc;
+    uint64_t s = atomic_load_explicit(&c->seq, memory_order_relaxed);
+    uint64_t mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
+    if ((s & 1) || !mult) {
+        atomic_store_explicit(&d->tsc_until, 0, memory_order_relaxed);
+        return;
+    }
+    uint64_t t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+    nl__defer_map_t *m = &d->maps[(s >> 1) & (NL__DEFER_MAPS - 1)];
+    uint64_t q = atomic_load_explicit(&m->seq, memory_order_relaxed) | 1; /* odd: rewriting */
+    atomic_store_explicit(&m->seq, q, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&m->gen, s >> 1, memory_order_relaxed);
+    atomic_store_explicit(&m->tsc0, t0, memory_order_relaxed);
+    atomic_store_explicit(&m->mult, mult, memory_order_relaxed);
+    atomic_store_explicit(&m->ns0, atomic_load_explicit(&c->ns0, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&m->rt_off, atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&m->seq, q + 1, memory_order_release);
+    atomic_store_explicit(&d->tsc_until, t0 + atomic_load_explicit(&c->lim, memory_order_relaxed),
+                          memory_order_release);
+}
+
 nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sink,
                           size_t ring_bytes)
 {
@@ -530,6 +619,7 @@ nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sin
     sample_offset(d);
     nl__tsc_init(&d->tsc, nl__tsc_usable());
     nl__tsc_update(&d->tsc); /* its first sample now: the rate from the flusher's next wake */
+    keep_map(d);
     return d;
 }
 
@@ -547,6 +637,7 @@ void nl__defer_tick(nl__defer_t *d)
 {
     sample_offset(d);
     nl__tsc_update(&d->tsc);
+    keep_map(d);
 }
 
 void nl__defer_close(nl__defer_t *d)

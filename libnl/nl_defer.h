@@ -51,6 +51,14 @@ typedef struct nl__defer_ops {
     int (*kick)(void *ctx);
 } nl__defer_ops_t;
 
+/* A counter map kept by its generation (nl_defer.c: keep_map), under a sequence count. */
+#define NL__DEFER_MAPS 4
+typedef struct nl__defer_map {
+    _Atomic uint64_t seq; /* odd while rewritten */
+    _Atomic uint64_t gen, tsc0, mult;
+    _Atomic int64_t ns0, rt_off;
+} nl__defer_map_t;
+
 typedef struct nl__defer {
     /* read by every writer */
     size_t cap;                 /* bytes per ring, a power of two */
@@ -59,9 +67,11 @@ typedef struct nl__defer {
     void *ctx;
     nl__tsc_t tsc;             /* the caller's clock: the CPU's counter where the kernel uses it */
     _Atomic int64_t rt_off_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the flusher */
+    _Atomic uint64_t tsc_until; /* writers record raw counter readings up to this one (0: none) */
     char pad_[64];             /* the list lock, taken by every drain, on other cache lines */
     pthread_mutex_t mu;        /* guards the list */
     nl__dring_t *head;
+    nl__defer_map_t maps[NL__DEFER_MAPS]; /* the last maps, for the records read under them */
 } nl__defer_t;
 
 /* 1 for a deferred log, 0 for a synchronous one, from the URL's mode option (mode: -1 not

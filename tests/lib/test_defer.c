@@ -89,10 +89,57 @@ static void test_clock_early(void **state)
     int mapped = 0;
     for (int i = 0; i < 500 && !mapped; i++) {
         usleep(10000);
-        mapped = nl__tsc_now(&log->defer->tsc, &ns);
+        mapped = nl__tsc_now(&log->defer->tsc, &ns) && atomic_load(&log->defer->tsc_until);
     }
     assert_true(mapped);
     nl_close(log);
+    t_rmtree(dir);
+}
+
+/* Writers record the counter's raw reading; the consumer turns it into the time by the map
+ * it was read under, kept by generation, or by the live one once that map is no longer
+ * kept (a record that waited through four updates). Every line's time lies between the
+ * wall clock just before and just after its call (2 ms of slack for the map, which follows
+ * the kernel's clock to about a microsecond: a wrong conversion is off by far more). */
+static void test_clock_stamps(void **state)
+{
+    (void)state;
+    if (!nl__tsc_usable()) {
+        print_message("the kernel does not keep time with the CPU counter here: skipped\n");
+        return;
+    }
+    const char *dir = t_tmpdir(), *path = t_path(dir, "a.log");
+    /* ticks an hour apart: this test is the clock's one updater once it is calibrated */
+    nl_log_t *log = open_deferred(path, "&flush=3600000");
+    for (int i = 0; i < 500 && !atomic_load(&log->defer->tsc_until); i++) usleep(10000);
+    assert_true(atomic_load(&log->defer->tsc_until) != 0);
+    enum { N = 400 };
+    static int64_t lo[N], hi[N];
+    for (int i = 0; i < N; i++) {
+        if (i % 50 == 49) { /* a new map (at least 0.1 s after the last sample) */
+            usleep(110000);
+            nl__defer_tick(log->defer);
+        }
+        /* lines 0-199 drained within two maps of theirs; 200-248 after four more */
+        if (i % 200 == 0) assert_int_equal(nl_flush(log), 0);
+        lo[i] = nl_now_usec();
+        assert_int_equal(nl_write(log, "t.stamp", "i=i", i), 0);
+        hi[i] = nl_now_usec();
+    }
+    nl_close(log);
+    t_readback_t rb;
+    t_rb_load(&rb, path);
+    assert_int_equal(rb.n, N);
+    for (int i = 0; i < N; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, (size_t)i);
+        const char *ts = t_field(r, "ts");
+        int64_t us;
+        assert_int_equal(nl_ts_parse(ts, strlen(ts), &us), 0);
+        if (us < lo[i] - 2000 || us > hi[i] + 2000)
+            fail_msg("line %d: ts %lld not within [%lld, %lld] +- 2 ms", i, (long long)us,
+                     (long long)lo[i], (long long)hi[i]);
+    }
+    t_rb_free(&rb);
     t_rmtree(dir);
 }
 
@@ -367,6 +414,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_choice),
         cmocka_unit_test(test_clock_early),
+        cmocka_unit_test(test_clock_stamps),
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_thread_order),
