@@ -91,19 +91,30 @@ static inline uint64_t nl__tsc_counter(void)
 #endif
 }
 
+/* The published map, read whole under its sequence count: 1 with its anchor (*t0 ticks at
+ * *n0 ns), rate (*mult, ns per tick << 32) and reach (*lim ticks), or 0 when there is none
+ * or an update is under way. Any thread. */
+static inline int nl__tsc_map(nl__tsc_t *c, uint64_t *t0, uint64_t *mult, uint64_t *lim,
+                              int64_t *n0)
+{
+    uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+    *t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
+    *mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
+    *lim = atomic_load_explicit(&c->lim, memory_order_relaxed);
+    *n0 = atomic_load_explicit(&c->ns0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return s1 == atomic_load_explicit(&c->seq, memory_order_relaxed) && !(s1 & 1) && *mult;
+}
+
 /* CLOCK_MONOTONIC in ns at counter value tsc, by the published map: 1 and *ns, or 0 when
  * the caller must read clock_gettime (no map, a map too old for tsc, an update under way). */
 static inline int nl__tsc_read_at(nl__tsc_t *c, uint64_t tsc, int64_t *ns)
 {
-    uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
-    uint64_t t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
-    uint64_t mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
-    uint64_t lim = atomic_load_explicit(&c->lim, memory_order_relaxed);
-    int64_t n0 = atomic_load_explicit(&c->ns0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t s2 = atomic_load_explicit(&c->seq, memory_order_relaxed);
+    uint64_t t0, mult, lim;
+    int64_t n0;
+    if (!nl__tsc_map(c, &t0, &mult, &lim, &n0)) return 0;
     uint64_t dt = tsc - t0; /* a counter behind the anchor wraps past lim */
-    if (s1 != s2 || (s1 & 1) || !mult || dt > lim) return 0;
+    if (dt > lim) return 0;
     *ns = n0 + (int64_t)(((unsigned __int128)dt * mult) >> 32);
     return 1;
 }

@@ -147,16 +147,12 @@ static int64_t stamp_usec(nl__defer_t *d, const rec_t *r)
     if (q1 == atomic_load_explicit(&m->seq, memory_order_relaxed) && !(q1 & 1) &&
         (uint16_t)gen == r->gen && mult)
         return map_usec(tsc, t0, mult, n0, off);
-    nl__tsc_t *c = &d->tsc;
-    for (int tries = 0; tries < 100; tries++) {
-        uint64_t s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
-        t0 = atomic_load_explicit(&c->tsc0, memory_order_relaxed);
-        mult = atomic_load_explicit(&c->mult, memory_order_relaxed);
-        n0 = atomic_load_explicit(&c->ns0, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (s1 != atomic_load_explicit(&c->seq, memory_order_relaxed) || (s1 & 1)) continue;
-        if (!mult) break;
-        return map_usec(tsc, t0, mult, n0, atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed));
+    uint64_t lim;
+    for (int tries = 0; tries < 100; tries++) { /* an update lasts a few ns: try again */
+        if (nl__tsc_map(&d->tsc, &t0, &mult, &lim, &n0))
+            return map_usec(tsc, t0, mult, n0,
+                            atomic_load_explicit(&d->rt_off_ns, memory_order_relaxed));
+        if (!atomic_load_explicit(&d->tsc.mult, memory_order_relaxed)) break; /* withdrawn */
     }
     return nl_now_usec();
 }
