@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_detect.c — how fast the detector judges values: each of the ten algorithms
  * alone, the bank of the paper's eight, of all ten, and combine=default's as configured
- * (its algorithm, history, calibration, floor, budget, relearn and daily season, as
- * nld_default_params sets them; one value a minute);
+ * (its algorithm, history, calibration, floor, budget, relearn, daily season, jump= and
+ * calib.shrink=, as nld_default_params sets them; one value a minute), beside the same
+ * without jump= and calib.shrink=;
  * history N = 1800 unless said, on VALUES values (default 1M) of a noisy series with
  * spikes and a dip; beside the obvious implementation a user would write instead (re-sum
  * the window for MSD, sort it for CDF, for every value), in the same run; the same values
@@ -45,7 +46,8 @@ static double *make_series(long n)
 
 /* Seconds to run the bank (history `hist`) over the series; flags into *flags. With
  * as_default, combine=default's other settings too (nld_default_params), the values one a
- * minute in event time. */
+ * minute in event time; as_default 2: without its jump= and calib.shrink= (the bank of the
+ * morning of 2026-11-26, side by side). */
 static double run_bank(unsigned algos, uint32_t hist, int as_default, const double *x, long n,
                        int streams, long *flags)
 {
@@ -57,6 +59,7 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
         nld_default_params(&p);
         p.algos = algos;
         p.n = hist;
+        if (as_default == 2) p.jump = p.calib_shrink = 0;
     }
     nld_bank_t *b = malloc((size_t)streams * sizeof *b);
     for (int k = 0; k < streams; k++)
@@ -190,8 +193,9 @@ int main(int argc, char **argv)
         int count;
     } banks[] = {{"all 8", NLD_ALL_ALGOS, N_HIST, 8},
                  {"all 10", NLD_EVERY_ALGO, N_HIST, 10},
-                 {"default", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
-    for (int a = 0; a < NLD_ALGOS + 3; a++) {
+                 {"default", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1},
+                 {"def-nojump", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
+    for (int a = 0; a < NLD_ALGOS + 4; a++) {
         int bk = a - NLD_ALGOS;
         unsigned mask = bk < 0 ? 1u << a : banks[bk].mask;
         uint32_t hist = bk < 0 ? N_HIST : banks[bk].hist;
@@ -199,8 +203,9 @@ int main(int argc, char **argv)
         double t[3], tn[3], tk[3];
         long flags = 0, nf = 0, kf = 0;
         for (int r = 0; r < 3; r++) {
-            t[r] = run_bank(mask, hist, bk == 2, x, n, 1, &flags);
-            tk[r] = run_bank(mask, hist, bk == 2, x, n, KEYED, &kf);
+            int as_default = bk == 2 ? 1 : bk == 3 ? 2 : 0;
+            t[r] = run_bank(mask, hist, as_default, x, n, 1, &flags);
+            tk[r] = run_bank(mask, hist, as_default, x, n, KEYED, &kf);
             tn[r] = naive ? run_naive(a, x, nn, &nf) : 0;
         }
         double rate = (double)n / bench_median(t, 3), krate = (double)n / bench_median(tk, 3);

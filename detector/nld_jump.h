@@ -27,6 +27,8 @@ typedef struct nld_jump {
     uint32_t n, pos;             /* values in the ring (at most LEVEL); where the next goes */
     double scale;                /* the largest jump, as decayed to time t */
     int64_t t;                   /* event time of the last value (INT64_MIN: none known) */
+    int64_t gap;                 /* the last gap between values the decay was computed for */
+    double decay;                /* ... and its factor (a stream's gaps mostly repeat) */
 } nld_jump_t;
 
 void nld_jump_init(nld_jump_t *j);

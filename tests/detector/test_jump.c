@@ -3,6 +3,7 @@
  * value's jump is its distance from the median of the previous five; after a jump of 100
  * a jump of 10 keeps 10 / (F * 100) of its surprise, one of at least F * 100 all of it;
  * the scale halves every half-life of event time and does not decay without event times;
+ * the level is the median of the five values before, whatever their order;
  * values that are not finite change nothing; in the bank, the blips after an outage's
  * spike score lower with jump= than without while the spike itself scores the same; and
  * the configuration reads jump= and jump.halflife= and refuses what they cannot be. */
@@ -60,6 +61,16 @@ static void test_decay(void **state)
     nld_jump_step(&k, 100, INT64_MIN, 0.5, 86400.0);
     for (int i = 0; i < 5; i++) nld_jump_step(&k, 0, INT64_MIN, 0.5, 86400.0);
     assert_true(fabs(nld_jump_step(&k, 10, INT64_MIN, 0.5, 86400.0) - 10 / 50.0) < 1e-12);
+    /* the level is the median of the five before, in any order, ties too */
+    static const double rings[][5] = {{5, 1, 9, 3, 7}, {9, 7, 5, 3, 1}, {1, 5, 5, 9, 5},
+                                      {3, 3, 1, 5, 5}};
+    static const double level[] = {5, 5, 5, 3};
+    for (int r = 0; r < 4; r++) {
+        for (int i = 0; i < 5; i++) nld_jump_step(&k, rings[r][i], INT64_MIN, 0.5, 86400.0);
+        double w = nld_jump_step(&k, 12, INT64_MIN, 0.5, 86400.0);
+        if (fabs(w - (12 - level[r]) / 50.0) > 1e-12)
+            fail_msg("ring %d: weight %g, want %g", r, w, (12 - level[r]) / 50.0);
+    }
 }
 
 /* One value a minute around 100 (noise of 1) for two days, a spike to 400 for one value,
