@@ -194,6 +194,14 @@ static double surprise_of(const nld_bank_t *b, int i, const nld_hist_t *h, doubl
     return nld_surprise_normal((v - m) / sd, b->p.side);
 }
 
+/* v's score, and what threshold= reports from it (the side, set before); the own rule,
+ * which the histories learn from, stays. */
+static void score_is(const nld_bank_t *b, nld_verdict_t *out, double score)
+{
+    out->score = score;
+    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+}
+
 /* cusum and relent: their statistic, surprise, bounds and verdict. */
 static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
 {
@@ -246,8 +254,7 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
     if (vs > cs) cs = vs;
     out->side = side_state(p, dir);
     out->own = out->state = flag ? out->side : NLD_NORMAL;
-    out->score = nld_score_of(cs);
-    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+    score_is(b, out, nld_score_of(cs));
 }
 
 /* The score judged against the stream's own recent surprises (calib=), and what
@@ -261,16 +268,14 @@ static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
     }
     /* a value absurd under the model stays an alarm on a stream used to outliers */
     if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink) s = raw / b->p.calib_shrink;
-    out->score = nld_score_of(s);
-    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+    score_is(b, out, nld_score_of(s));
 }
 
 /* jump=: the surprise keeps the share jw of itself (nld_jump.h); threshold= reports from
  * what is left, the own rule stays. */
 static void weigh_jump(const nld_bank_t *b, nld_verdict_t *out, double jw)
 {
-    out->score = jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0;
-    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+    score_is(b, out, jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0);
 }
 
 /* Test v against H for algorithm i; the centre is computed only for a flagged value, as
@@ -308,9 +313,9 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
      * (threshold=, scores wanted, or a flag to report) */
     if (b->thr > 0 || p->want_scores || p->calib || out->own != NLD_NORMAL) {
         double dev = 0;
-        out->score = nld_score_of(surprise_of(b, i, h, v, &dev));
+        double sv = surprise_of(b, i, h, v, &dev);
         out->side = side_state(p, dev);
-        if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+        score_is(b, out, nld_score_of(sv));
     }
     if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
 }
