@@ -46,8 +46,8 @@ static double *make_series(long n)
 
 /* Seconds to run the bank (history `hist`) over the series; flags into *flags. With
  * as_default, combine=default's other settings too (nld_default_params), the values one a
- * minute in event time; as_default 2: without its jump= and calib.shrink= (the bank of the
- * morning of 2026-11-26, side by side). */
+ * minute in event time; as_default 2: without its jump=, calib.shrink= and recur= (the bank
+ * of the morning of 2026-11-26, side by side). */
 static double run_bank(unsigned algos, uint32_t hist, int as_default, const double *x, long n,
                        int streams, long *flags)
 {
@@ -59,7 +59,10 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
         nld_default_params(&p);
         p.algos = algos;
         p.n = hist;
-        if (as_default == 2) p.jump = p.calib_shrink = 0;
+        if (as_default == 2) {
+            p.jump = p.calib_shrink = 0;
+            p.recur_days = 0;
+        }
     }
     nld_bank_t *b = malloc((size_t)streams * sizeof *b);
     for (int k = 0; k < streams; k++)
@@ -194,7 +197,7 @@ int main(int argc, char **argv)
     } banks[] = {{"all 8", NLD_ALL_ALGOS, N_HIST, 8},
                  {"all 10", NLD_EVERY_ALGO, N_HIST, 10},
                  {"default", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1},
-                 {"def-nojump", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
+                 {"def-bare", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
     for (int a = 0; a < NLD_ALGOS + 4; a++) {
         int bk = a - NLD_ALGOS;
         unsigned mask = bk < 0 ? 1u << a : banks[bk].mask;

@@ -25,7 +25,7 @@ typedef struct dim {
 
 /* the episode rule's dimensions come last: they need no new bank run */
 enum {
-    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_BUDGET,
+    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_RECUR, D_BUDGET,
     D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_N
 };
 static dim_t dims[D_N] = {
@@ -37,6 +37,7 @@ static dim_t dims[D_N] = {
     {"RD_GRID_CALIB", "calib", 2, {"0", "1000"}},
     {"RD_GRID_SHRINK", "calib.shrink", 2, {"0", "10"}},
     {"RD_GRID_JUMP", "jump", 2, {"0", "0.5"}},
+    {"RD_GRID_RECUR", "recur", 2, {"0", "3d"}},
     /* the threshold per value (threshold=), or per day of the stream (alarms=N/day) */
     {"RD_GRID_BUDGET", "per", 1, {"value", "day"}},
     {"RD_GRID_HOLDOFF", "holdoff", 2, {"1h", "3h"}},
@@ -81,6 +82,7 @@ static void params_of(const cfg_t *c, nld_params_t *p)
     p->calib = (uint32_t)atoi(dims[D_CALIB].v[c->i[D_CALIB]]);
     p->calib_shrink = atof(dims[D_SHRINK].v[c->i[D_SHRINK]]);
     p->jump = atof(dims[D_JUMP].v[c->i[D_JUMP]]);
+    p->recur_days = (uint32_t)(secs(dims[D_RECUR].v[c->i[D_RECUR]]) / 86400);
     p->admit = 0;
 }
 
@@ -134,7 +136,8 @@ typedef struct cross {
 static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
 
 /* The chosen configuration at one threshold for both sets, as the default must have one:
- * rate= budgets from 3 in 100 values to 1 in a million; each set's three profiles,
+ * rate= budgets from 1 in 10 values to 1 in 10 million (finer above 1 in 100, where the
+ * weighed defaults' best lie); each set's three profiles,
  * windows found and false reports. The rate whose worse standard score is best, and the
  * one whose worse low-FP score is best, are marked. */
 static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_ep_t ep,
@@ -146,12 +149,12 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         if (per_day)
             for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
     }
-    enum { NR = 23 };
+    enum { NR = 31 };
     nab_result_t r[NR][2][3];
     double budget[NR], worse[NR][2];
     int best[2] = {0, 0};
     for (int j = 0; j < NR; j++) {
-        double s = 1.5 + 0.25 * j; /* -log10 of the budget */
+        double s = j < 10 ? 1.0 + 0.1 * j : 2.0 + 0.25 * (j - 10); /* -log10 of the budget */
         budget[j] = pow(10, -s);
         double t = per_day ? s : s / (s + 1);
         for (int x = 0; x < 2; x++)
@@ -247,7 +250,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
-           "floor x calib x calib.shrink x jump x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
+           "floor x calib x calib.shrink x jump x recur x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
            "held-out score under the standard profile plus the same under low-FP: %s\n\n",
            ncfg, d);
     printf("| profile | chosen on | threshold | score there | scored on | score there |\n");

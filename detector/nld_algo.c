@@ -35,7 +35,8 @@ void nld_params_default(nld_params_t *p)
                         .relent_p = 0.001,
                         .season_slots = 24,
                         .season_alpha = 0.25,
-                        .jump_halflife_s = 7 * 86400.0};
+                        .jump_halflife_s = 7 * 86400.0,
+                        .recur_within_s = 3600};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -77,6 +78,9 @@ int nld_params_check(const nld_params_t *p, const char **why)
     else if (!(p->jump >= 0 && p->jump <= 1) ||
              !(p->jump_halflife_s > 0 && p->jump_halflife_s <= 1e9))
         w = "jump must lie in [0, 1] and jump.halflife be a positive time up to 1e9 s";
+    else if (p->recur_days > NLD_RECUR_DAYS_MAX ||
+             !(p->recur_within_s >= NLD_RECUR_SLOT_S && p->recur_within_s <= 43200))
+        w = "recur must be off or 1 to 14 days, and recur.within 10 min to 12 h";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -139,6 +143,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     for (int i = NLD_CUSUM; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && nld_hist_init(&b->cal[i - NLD_CUSUM], p->n, 1, 1)) goto oom;
     if (nld_season_init(&b->season, p->season_s, p->season_slots, p->season_alpha)) goto oom;
+    if (nld_recur_init(&b->recur, p->recur_days, p->recur_within_s)) goto oom;
     for (int i = 0; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && p->calib && nld_calib_init(&b->calib[i], p->calib)) goto oom;
     return 0;
@@ -155,6 +160,7 @@ void nld_bank_free(nld_bank_t *b)
     for (int i = 0; i < NLD_ALGOS; i++) nld_calib_free(&b->calib[i]);
     nld_relent_free(&b->relent);
     nld_season_free(&b->season);
+    nld_recur_free(&b->recur);
 }
 
 /* A history of one repeated value has no spread, and every other value would be infinitely
@@ -271,7 +277,7 @@ static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
     score_is(b, out, nld_score_of(s));
 }
 
-/* jump=: the surprise keeps the share jw of itself (nld_jump.h); threshold= reports from
+/* jump= and recur=: the surprise keeps the share jw of itself (nld_jump.h, nld_recur.h);
  * what is left, the own rule stays. */
 static void weigh_jump(const nld_bank_t *b, nld_verdict_t *out, double jw)
 {
@@ -442,6 +448,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
     double jw = b->p.jump > 0 ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump,
                                                b->p.jump_halflife_s)
                               : 1;
+    if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
     x -= off;
     double s = nl_ewma_add(&b->ew, x);
     *err = 0;

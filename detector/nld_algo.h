@@ -31,6 +31,7 @@
 
 #include "nld_calib.h"
 #include "nld_jump.h"
+#include "nld_recur.h"
 #include "nld_change.h"
 #include "nld_hist.h"
 #include "nld_season.h"
@@ -85,6 +86,10 @@ typedef struct nld_params {
                               least this share of the stream's largest recent jump, else
                               in proportion (nld_jump.h; 0: off) */
     double jump_halflife_s; /* ... the largest jump halves in this much event time (7 d) */
+    uint32_t recur_days;   /* > 0: a value within the stream's range at the same time of day
+                              on each of this many days before keeps only part of its
+                              surprise (nld_recur.h; 0: off) */
+    double recur_within_s; /* ... "the same time of day": within this many seconds (1 h) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
                               ones, unless threshold= needs them all): set by the engine when
                               scores are written or combined */
@@ -126,6 +131,7 @@ typedef struct nld_bank {
     nld_season_t season;
     nld_calib_t calib[NLD_ALGOS]; /* per algorithm, with calib= */
     nld_jump_t jump;              /* the stream's scale of jumps, with jump= */
+    nld_recur_t recur;            /* its envelope at each time of day, with recur= */
     struct { /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;

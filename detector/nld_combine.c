@@ -38,6 +38,7 @@ void nld_default_params(nld_params_t *p)
     p->res_floor = NLD_DEFAULT_FLOOR;
     p->jump = NLD_DEFAULT_JUMP;
     p->calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
+    p->recur_days = NLD_DEFAULT_RECUR_DAYS;
     p->threshold = 0;
     p->rate = NLD_DEFAULT_RATE;
     p->alarms_per_s = 0;

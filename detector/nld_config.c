@@ -169,7 +169,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     if (!(d->name = strdup(name))) return NL_ENOMEM;
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
-        budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0, shrink_set = 0;
+        budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0, shrink_set = 0,
+        recur_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -232,6 +233,19 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
                 bad = parse_num(v, &d->p.jump, 0) || !(d->p.jump > 0 && d->p.jump <= 1);
         } else if (!strcmp(o, "jump.halflife")) {
             bad = (d->p.jump_halflife_s = nl__parse_dur(v)) <= 0;
+        } else if (!strcmp(o, "recur")) {
+            /* whole days of the stream's envelope at each time of day, or off */
+            recur_set = 1;
+            d->p.recur_days = 0;
+            if (strcmp(v, "off")) {
+                double s = nl__parse_dur(v), days = s / 86400;
+                bad = !(days >= 1 && days <= NLD_RECUR_DAYS_MAX && days == floor(days));
+                if (!bad) d->p.recur_days = (uint32_t)days;
+            }
+        } else if (!strcmp(o, "recur.within")) {
+            double s = nl__parse_dur(v);
+            bad = !(s >= NLD_RECUR_SLOT_S && s <= 43200);
+            if (!bad) d->p.recur_within_s = s;
         } else if (!strcmp(o, "floor")) {
             floor_set = 1;
             bad = parse_num(v, &d->p.res_floor, 0) || !(d->p.res_floor >= 0);
@@ -330,6 +344,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
         if (!jump_set) d->p.jump = NLD_DEFAULT_JUMP;
         if (!shrink_set) d->p.calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
+        if (!recur_set) d->p.recur_days = NLD_DEFAULT_RECUR_DAYS;
         if (!fatigue_set) d->fatigue_s = NLD_DEFAULT_FATIGUE_S;
         if (!esc_set) d->escalate = NLD_DEFAULT_ESCALATE;
     }
