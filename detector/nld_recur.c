@@ -57,7 +57,9 @@ static void gather(nld_recur_t *r, uint64_t a)
     }
     r->cur = a;
     r->cur_t0 = (int64_t)(a * (NLD_RECUR_SLOT_S * 1000000ull));
-    r->cur_t1 = r->cur_t0 + NLD_RECUR_SLOT_S * 1000000ll;
+    r->cur_t1 = r->cur_t0 <= INT64_MAX - NLD_RECUR_SLOT_S * 1000000ll
+                    ? r->cur_t0 + NLD_RECUR_SLOT_S * 1000000ll
+                    : INT64_MAX; /* the last slot of time, cut short */
     r->cur_i = (uint32_t)(a % r->n);
     r->seen = seen;
     r->elo = lo;
