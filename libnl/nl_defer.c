@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_dline.h"
 #include "nl_rodata.h"
 
 enum { REC_PAD = 0, REC_EVENT = 1, REC_LINE = 2, REC_EVENT_TSC = 3 };
@@ -37,7 +38,7 @@ typedef struct rec {
     const char *ev; /* the event name, a literal of the program's (nl_rodata.h); NULL: copied */
 } rec_t;
 
-#define NO_STR UINT64_MAX
+#define NO_STR NL__DLINE_NO_STR
 #define RING_MIN 65536
 /* A record larger than cap / REC_MAX_SHARE, or than REC_MAX, is written synchronously: a
  * ring keeps room for many, and a line made of REC_MAX bytes of strings stays well under
@@ -62,6 +63,7 @@ struct nl__dring {
     _Alignas(64) _Atomic uint64_t tail;
     _Atomic int want; /* the producer asked the flusher to drain it */
     pthread_mutex_t cmu;
+    nl__dline_t lines;         /* the consumer's line builder (under cmu) */
     nl__dring_t *prev, *next; /* in the list (under the list lock) */
     _Atomic int refs;
     int gone; /* the thread let go: no more records will come (under cmu) */
@@ -157,9 +159,9 @@ static int64_t stamp_usec(nl__defer_t *d, const rec_t *r)
     return nl_now_usec();
 }
 
-/* One event record back into nl_write's arguments, then its line, by the synchronous
- * path's own code. */
-static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
+/* One event record back into nl_write's arguments, then its line by the synchronous
+ * path's own code (an event name the record holds a copy of, or no memory for a plan). */
+static int build_sync(nl__defer_t *d, nl_buf_t *b, int64_t usec, const rec_t *r)
 {
     const nl_tmpl_t *t = r->t;
     nl_arg_t args[NL_FMT_FIELDS_MAX];
@@ -180,11 +182,24 @@ static void format_event(nl__defer_t *d, batch_t *bt, const rec_t *r)
             s += saved[k].u + 1;
         }
     }
-    /* built in place at the batch's end (no copy), unless it outgrows the room there */
+    return d->ops->build(d->ctx, b, usec, r->level, event, r->t, args, r->h);
+}
+
+/* An event record's line, built in place at the batch's end (no copy) unless it outgrows
+ * the room there: by the ring's line builder (nl_dline.h) when the record points to its
+ * event name, else by the synchronous path's code; the same bytes either way. */
+static void format_event(nl__defer_t *d, nl__dring_t *ring, batch_t *bt, const rec_t *r)
+{
     if (sizeof bt->p - bt->len < LINE_ROOM) batch_push(d, bt);
     nl_buf_t b;
     nl_buf_init(&b, bt->p + bt->len, sizeof bt->p - bt->len);
-    if (d->ops->build(d->ctx, &b, stamp_usec(d, r), r->level, event, r->t, args, r->h) != 0) {
+    int64_t usec = stamp_usec(d, r);
+    const nl_arg_t *saved = (const nl_arg_t *)(r + 1);
+    int rc = r->ev ? nl__dline_build(&ring->lines, &b, usec, r->level, r->ev, r->t, saved,
+                                     (const char *)(saved + r->t->n), r->h)
+                   : 1;
+    if (rc == 1) rc = build_sync(d, &b, usec, r); /* b is still empty */
+    if (rc != 0) {
         nl__sink_drop(d->sink, 1); /* too long, or no memory for a long line */
     } else if (!b.heap) {
         bt->len += b.len;
@@ -206,7 +221,7 @@ static void drain_ring(nl__defer_t *d, nl__dring_t *r)
     while (tl != hd) {
         const rec_t *rec = (const rec_t *)(r->buf + (tl & (r->cap - 1)));
         if (rec->kind == REC_EVENT || rec->kind == REC_EVENT_TSC)
-            format_event(d, &bt, rec);
+            format_event(d, r, &bt, rec);
         else if (rec->kind == REC_LINE)
             batch_add(d, &bt, (const char *)(rec + 1), (size_t)rec->usec);
         tl += rec->size;
@@ -224,6 +239,7 @@ static void ring_unref(nl__dring_t *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) == 1) {
         pthread_mutex_destroy(&r->cmu);
+        nl__dline_free(&r->lines);
         free(r->buf);
         free(r);
     }
@@ -296,6 +312,7 @@ static nl__dring_t *ring_new(nl__defer_t *d)
     r->buf = buf;
     r->cap = d->cap;
     r->rec_max = rec_max(d->cap);
+    nl__dline_init(&r->lines);
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
     atomic_init(&r->want, 0);

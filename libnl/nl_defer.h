@@ -5,9 +5,11 @@
  * template, the head (GUID and constants), the clock reading, the level, the event name
  * and the arguments, strings copied — in a ring of its own for the log (one producer, the
  * thread; lock-free on its side). A consumer — the log's flusher thread, or the writer
- * itself when its ring is full — turns the records into lines with the very code the
- * synchronous path uses (nl__log_build), and hands them to the sink by the chunk. So the
- * bytes are the same; only where and when the formatting runs changes.
+ * itself when its ring is full — turns the records into lines and hands them to the sink
+ * by the chunk: by the ring's line builder (nl_dline.h), which renders what lines share
+ * once and every value by the encoder's own functions, or by the very code the synchronous
+ * path uses (nl__log_build) for an event name the record holds a copy of. So the bytes are
+ * the same; only where and when the formatting runs changes.
  *
  * Order: a thread's lines keep their order, including the lines the library writes on
  * that thread (a summarizer's dedup line, nl_write_line): in deferred mode those go into

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_buf.h"
+#include "nl_fmt.h"
 #include "nlkit/nl.h"
 
 /* Immutable once published; replaced whole (copy on write) and kept until nl_close, so a
@@ -27,5 +29,14 @@ nl_head_t *nl__head_new(uint32_t gen, const char *guid, int n, char *const *name
                         char *const *values);
 /* Free h and every head it replaced. */
 void nl__head_free_all(nl_head_t *h);
+
+/* Which constants of h template t overrides (a field of the same name): bit i for constant
+ * i. Cached in the template per head generation, so a line pays for the names' comparison
+ * once per template and head, not per line. */
+uint32_t nl__head_skip(const nl_head_t *h, nl_tmpl_t *t);
+
+/* Append the constants of h but those in skip, " name=value" each, as pre-encoded. The
+ * synchronous line and the deferred consumer's plans (nl_dline.c) both take them here. */
+void nl__head_put_consts(nl_buf_t *b, const nl_head_t *h, uint32_t skip);
 
 #endif

@@ -25,24 +25,6 @@
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
-/* Which constants a template overrides, cached in the template per head generation. */
-static uint32_t const_mask(nl_tmpl_t *t, const nl_head_t *h)
-{
-    uint64_t cc = atomic_load_explicit(&t->const_check, memory_order_relaxed);
-    if ((uint32_t)(cc >> 32) == h->gen) return (uint32_t)cc;
-    uint32_t mask = 0;
-    for (int i = 0; i < h->nconst; i++) {
-        size_t cl = strlen(h->cname[i]);
-        for (int k = 0; k < t->n; k++) {
-            size_t fl;
-            const char *fn = nl__tmpl_name(t, k, &fl);
-            if (fl == cl && !memcmp(fn, h->cname[i], cl)) mask |= 1u << i;
-        }
-    }
-    atomic_store_explicit(&t->const_check, (uint64_t)h->gen << 32 | mask, memory_order_relaxed);
-    return mask;
-}
-
 nl_gate_t *nl__log_gate(nl_log_t *log) { return &log->gate; }
 
 /* Whether the line is to be written after the hook (if any) has seen the event: 0 if the
@@ -63,7 +45,7 @@ int nl__log_build(nl_log_t *log, nl_buf_t *b, int64_t usec, int level, const cha
                   nl_tmpl_t *t, const nl_arg_t *args, const nl_head_t *h)
 {
     (void)log;
-    uint32_t skip = h->nconst ? const_mask(t, h) : 0;
+    uint32_t skip = nl__head_skip(h, t);
     nl_enc_begin(b, usec, event, level, NULL);
     nl__put(b, " guid=", 6);
     if (t->guid_idx >= 0 && args[t->guid_idx].s) {
@@ -72,12 +54,7 @@ int nl__log_build(nl_log_t *log, nl_buf_t *b, int64_t usec, int level, const cha
     } else {
         nl__put(b, h->guid, NL_GUID_LEN); /* a validated UUID: never needs quoting */
     }
-    if (!skip) {
-        nl__put(b, h->enc, h->coff[h->nconst]);
-    } else {
-        for (int i = 0; i < h->nconst; i++)
-            if (!(skip & (1u << i))) nl__put(b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
-    }
+    nl__head_put_consts(b, h, skip);
     for (int k = 0; k < t->n; k++)
         if (k != t->guid_idx) nl__tfield_put(b, &t->f[k], &args[k]);
     return nl_enc_end(b);

@@ -160,8 +160,16 @@ static const char *const names[] = {"a", "b.c", "x_1", "guid", "host", "value", 
 static void rand_str(uint64_t *rs, char *out, size_t cap)
 {
     static const char alphabet[] = "ab =\"\\\n\t\r\x01\x7f\xc3\xa9\xe2\x82\xac-_.:/{}";
+    /* values the consumer keeps from line to line (nl_dline.c: a guid field's last value):
+     * the same GUID again, other plain values of 16 to 64 bytes, one that needs quotes */
+    static const char *const again[] = {
+        "4f1d2c3b-0a9e-4d8c-b7a6-5f4e3d2c1b0a", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "sixteen-bytes-ok", "a-plain-value-of-sixty-four-bytes-exactly-0123456789abcdef-0123",
+        "a value of forty bytes that needs quotes", "33-bytes-33-bytes-33-bytes-33-byt"};
     size_t n;
-    switch (t_rand(rs) % 6) {
+    switch (t_rand(rs) % 8) {
+    case 6:
+    case 7: snprintf(out, cap, "%s", again[t_rand(rs) % 6]); return;
     case 0: n = 0; break;
     case 1: n = 1 + t_rand(rs) % 8; break;
     case 2: n = 100 + t_rand(rs) % 300; break; /* long: a guid field of any length */
@@ -194,11 +202,20 @@ static double rand_double(uint64_t *rs)
     }
 }
 
-/* One of 200 random formats (a log caches 256) and random arguments (strings in store). */
-static int rand_event(uint64_t *rs, char *fmt, size_t fcap, char store[][1024], nl_arg_t *args,
-                      char *types)
+/* An integer: any bits, or an edge of the decimal text (powers of ten, the extremes). */
+static long long rand_int(uint64_t *rs)
 {
-    uint64_t fs = 1000 + t_rand(rs) % 200; /* the format's own sequence */
+    static const long long edge[] = {0, 1, -1, 9, 10, 99, 100, 65536, 999999999999LL,
+                                     1000000000000LL, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    uint64_t r = t_rand(rs);
+    return r % 3 ? (long long)t_rand(rs) : edge[r / 3 % (sizeof edge / sizeof edge[0])];
+}
+
+/* One of 200 random formats (a log caches 256; fs: its number, 1000 to 1199) and random
+ * arguments (strings in store; most of them prev's again, when prev is given). */
+static int rand_event(uint64_t *rs, uint64_t fs, char *fmt, size_t fcap, char store[][1024],
+                      char prev[][1024], nl_arg_t *args, char *types)
+{
     int n = (int)(t_rand(&fs) % 9);
     size_t fl = 0;
     fmt[0] = 0;
@@ -209,13 +226,16 @@ static int rand_event(uint64_t *rs, char *fmt, size_t fcap, char store[][1024], 
         types[k] = ty;
         switch (ty) {
         case 's':
-            rand_str(rs, store[k], sizeof store[k]);
+            if (prev && t_rand(rs) % 4)
+                memcpy(store[k], prev[k], sizeof store[k]);
+            else
+                rand_str(rs, store[k], sizeof store[k]);
             args[k].s = t_rand(rs) % 10 ? store[k] : NULL;
             break;
         case 'd': args[k].d = rand_double(rs); break;
         case 'i': args[k].l = (int)t_rand(rs); break;
-        case 'l': args[k].l = (long long)t_rand(rs); break;
-        case 'u': args[k].u = t_rand(rs); break;
+        case 'l': args[k].l = rand_int(rs); break;
+        case 'u': args[k].u = t_rand(rs) % 2 ? t_rand(rs) : (unsigned long long)rand_int(rs); break;
         case 't': /* within years 1..9999, as nl_write accepts */
             args[k].d = -62135596800.0 + (double)(t_rand(rs) % 315537897599ULL) +
                         (double)(t_rand(rs) % 1000000) / 1e6;
@@ -225,8 +245,21 @@ static int rand_event(uint64_t *rs, char *fmt, size_t fcap, char store[][1024], 
     return n;
 }
 
+/* A clock reading: any time nl_write can stamp, or (most often, as in a real log) the last
+ * one moved a little, within its second, across it, or back. */
+static int64_t rand_usec(uint64_t *rs, int64_t last)
+{
+    static const int64_t step[] = {0, 1, 7, 999999, 1000000, -1, -1000000, 123456};
+    uint64_t r = t_rand(rs);
+    if (r % 4 == 0) return (int64_t)(t_rand(rs) % 253402300799999999ULL) - 62135596800000000LL;
+    int64_t u = last + step[r / 4 % 8];
+    return u < -62135596800000000LL || u > 253402300799999999LL ? last : u;
+}
+
 /* Records made on the deferred path, formatted by its consumer, against the synchronous
- * encoder's lines for the same template, arguments, head and clock reading. */
+ * encoder's lines for the same template, arguments, head and clock reading. The event
+ * names are kept (pointed to, as a pair handle's: the consumer's plans, nl_dline.c) or
+ * copied (built the synchronous way). */
 static void test_same_bytes(void **state)
 {
     (void)state;
@@ -239,18 +272,40 @@ static void test_same_bytes(void **state)
     assert_non_null(expect);
     uint64_t rs = 51;
     int taken = 0;
+    int64_t usec = 1795374198000000LL;
+    uint64_t fs = 1000;
+    static char prev[9][1024];
+    int ev_at = 0, level = NL_LVL_INFO;
+    static char evs[97][40]; /* live until the log closes: may be pointed to */
+    for (int e = 0; e < 97; e++) snprintf(evs[e], sizeof evs[e], "ev.%d%s", e, e % 5 ? "" : ".x-y_z");
     for (int i = 0; i < 40000; i++) {
         char fmt[512], types[16], store[9][1024];
         nl_arg_t args[16];
-        rand_event(&rs, fmt, sizeof fmt, store, args, types);
+        /* half the time the last event's format, name and level again (new values): the
+         * lines an activity writes, which share the consumer's plan and guid */
+        int again = i && t_rand(&rs) % 2;
+        if (!again) {
+            fs = 1000 + t_rand(&rs) % 200;
+            ev_at = (int)(t_rand(&rs) % 97);
+            level = (int)(t_rand(&rs) % 6);
+        }
+        rand_event(&rs, fs, fmt, sizeof fmt, store, again ? prev : NULL, args, types);
+        memcpy(prev, store, sizeof prev);
         nl_tmpl_t *t;
         int owned;
         if (nl__tcache_get(&log->tcache, fmt, &t, &owned) != 0) continue; /* a duplicate name */
         assert_int_equal(owned, 0);
-        int64_t usec = (int64_t)(t_rand(&rs) % 253402300799999999ULL) - 62135596800000000LL;
-        int level = (int)(t_rand(&rs) % 6);
+        if (i % 5000 == 4999) { /* a new head: the consumer's plans for the old one go unused */
+            char v[32], g[NL_GUID_LEN + 1];
+            snprintf(v, sizeof v, "v %d", i);
+            assert_int_equal(nl_const_set(log, "k", v), 0);
+            nl_guid_new(g);
+            assert_int_equal(nl_set_guid(log, g), 0);
+        }
+        usec = rand_usec(&rs, usec);
+        int kept = ev_at % 3 != 0;
         char ev[40];
-        snprintf(ev, sizeof ev, "ev.%d%s", i % 97, i % 5 ? "" : ".x-y_z");
+        snprintf(ev, sizeof ev, "%s", evs[ev_at]);
         const nl_head_t *h = nl__log_head(log);
         char stack[256];
         nl_buf_t b;
@@ -266,7 +321,8 @@ static void test_same_bytes(void **state)
         elen += b.len;
         nl_buf_free(&b);
         /* the caller's strings change after the call: the record holds copies */
-        int rc = nl__defer_event_at(log->defer, usec, level, ev, 0, t, args, h);
+        int rc = nl__defer_event_at(log->defer, usec, level, kept ? evs[ev_at] : ev, kept, t,
+                                    args, h);
         for (int k = 0; k < t->n; k++)
             if (types[k] == 's' && args[k].s) store[k][0] = '#';
         assert_int_equal(rc, 1);
