@@ -96,23 +96,48 @@ int nl__defer_wanted(int url_mode)
 
 /* ---- consuming --------------------------------------------------------------------------- */
 
+/* Where a drain's lines go: straight into the sink's fill buffer (held: its lock taken, by
+ * nl__sink_room), at most BATCH_BYTES at a time; or, when the sink gives no room, this
+ * batch of the drain's own, handed over by nl__sink_put (which drops and counts). */
 typedef struct batch {
-    char p[BATCH_BYTES];
-    size_t len;
+    char *p; /* NULL: not open */
+    size_t len, cap;
     uint32_t lines;
+    int held;
+    char own[BATCH_BYTES];
 } batch_t;
 
+/* The lines so far to the sink (held: already there; else copied), the batch closed. */
 static void batch_push(nl__defer_t *d, batch_t *b)
 {
-    if (b->lines) nl__sink_put(d->sink, b->p, b->len, b->lines);
-    b->len = 0;
+    if (b->held)
+        nl__sink_fill(d->sink, b->len, b->lines);
+    else if (b->lines)
+        nl__sink_put(d->sink, b->p, b->len, b->lines);
+    b->p = NULL;
+    b->len = b->cap = 0;
     b->lines = 0;
+    b->held = 0;
 }
 
+/* A batch with at least LINE_ROOM bytes free: the sink's room, else the drain's own. */
+static void batch_open(nl__defer_t *d, batch_t *b)
+{
+    if (b->p) batch_push(d, b);
+    size_t room;
+    char *p = nl__sink_room(d->sink, LINE_ROOM, &room);
+    b->held = p != NULL;
+    b->p = p ? p : b->own;
+    b->cap = p ? (room < BATCH_BYTES ? room : BATCH_BYTES) : sizeof b->own;
+}
+
+/* A finished line (a line record, or one built on the heap): copied into the batch when
+ * it fits, else handed to the sink on its own behind the batch's lines. */
 static void batch_add(nl__defer_t *d, batch_t *b, const char *p, size_t len)
 {
-    if (b->len + len > sizeof b->p) batch_push(d, b);
-    if (len > sizeof b->p) {
+    if (!b->p) batch_open(d, b);
+    if (b->len + len > b->cap) {
+        batch_push(d, b);
         nl__sink_put(d->sink, p, len, 1);
         return;
     }
@@ -131,13 +156,26 @@ static int64_t map_usec(uint64_t tsc, uint64_t t0, uint64_t mult, int64_t n0, in
     return (ns + off) / 1000;
 }
 
+/* A generation's map as one drain read it last (ok: it holds one): the records of a drain
+ * are nearly all of one generation, so the map is read and checked once per drain, as if
+ * the drain had formatted them all at its start. */
+typedef struct stamp_map {
+    int ok;
+    uint16_t gen;
+    uint64_t t0, mult;
+    int64_t n0, off;
+} stamp_map_t;
+
 /* A record's time in microseconds: a counter reading by the map of its generation, kept by
- * keep_map; else (not kept yet, or no more) by the live map, whose generation it is or
- * which follows it continuously; else (the map withdrawn meanwhile) the wall clock now. */
-static int64_t stamp_usec(nl__defer_t *d, const rec_t *r)
+ * keep_map (and in *sm for the records after it); else (not kept yet, or no more) by the
+ * live map, whose generation it is or which follows it continuously; else (the map
+ * withdrawn meanwhile) the wall clock now. */
+static inline int64_t stamp_usec(nl__defer_t *d, const rec_t *r, stamp_map_t *sm)
 {
     if (r->kind != REC_EVENT_TSC) return r->usec;
     uint64_t tsc = (uint64_t)r->usec;
+    if (__builtin_expect(sm->ok && sm->gen == r->gen, 1))
+        return map_usec(tsc, sm->t0, sm->mult, sm->n0, sm->off);
     nl__defer_map_t *m = &d->maps[r->gen & (NL__DEFER_MAPS - 1)];
     uint64_t q1 = atomic_load_explicit(&m->seq, memory_order_acquire);
     uint64_t gen = atomic_load_explicit(&m->gen, memory_order_relaxed);
@@ -147,8 +185,10 @@ static int64_t stamp_usec(nl__defer_t *d, const rec_t *r)
     int64_t off = atomic_load_explicit(&m->rt_off, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (q1 == atomic_load_explicit(&m->seq, memory_order_relaxed) && !(q1 & 1) &&
-        (uint16_t)gen == r->gen && mult)
+        (uint16_t)gen == r->gen && mult) {
+        *sm = (stamp_map_t){1, r->gen, t0, mult, n0, off};
         return map_usec(tsc, t0, mult, n0, off);
+    }
     uint64_t lim;
     for (int tries = 0; tries < 100; tries++) { /* an update lasts a few ns: try again */
         if (nl__tsc_map(&d->tsc, &t0, &mult, &lim, &n0))
@@ -185,15 +225,16 @@ static int build_sync(nl__defer_t *d, nl_buf_t *b, int64_t usec, const rec_t *r)
     return d->ops->build(d->ctx, b, usec, r->level, event, r->t, args, r->h);
 }
 
-/* An event record's line, built in place at the batch's end (no copy) unless it outgrows
- * the room there: by the ring's line builder (nl_dline.h) when the record points to its
+/* An event record's line, built in place at the batch's end (in the sink's own buffer: no
+ * copy) unless it outgrows the room there: by the ring's line builder (nl_dline.h) when the record points to its
  * event name, else by the synchronous path's code; the same bytes either way. */
-static void format_event(nl__defer_t *d, nl__dring_t *ring, batch_t *bt, const rec_t *r)
+static void format_event(nl__defer_t *d, nl__dring_t *ring, batch_t *bt, const rec_t *r,
+                         stamp_map_t *sm)
 {
-    if (sizeof bt->p - bt->len < LINE_ROOM) batch_push(d, bt);
+    if (!bt->p || bt->cap - bt->len < LINE_ROOM) batch_open(d, bt);
     nl_buf_t b;
-    nl_buf_init(&b, bt->p + bt->len, sizeof bt->p - bt->len);
-    int64_t usec = stamp_usec(d, r);
+    nl_buf_init(&b, bt->p + bt->len, bt->cap - bt->len);
+    int64_t usec = stamp_usec(d, r, sm);
     const nl_arg_t *saved = (const nl_arg_t *)(r + 1);
     int rc = r->ev ? nl__dline_build(&ring->lines, &b, usec, r->level, r->ev, r->t, saved,
                                      (const char *)(saved + r->t->n), r->h)
@@ -207,25 +248,28 @@ static void format_event(nl__defer_t *d, nl__dring_t *ring, batch_t *bt, const r
     } else {
         batch_add(d, bt, b.p, b.len);
     }
-    nl_buf_free(&b);
+    if (b.heap) nl_buf_free(&b);
 }
 
 /* Everything the ring holds, to the sink. Caller holds r->cmu. */
 static void drain_ring(nl__defer_t *d, nl__dring_t *r)
 {
     batch_t bt;
-    bt.len = 0;
+    bt.p = NULL;
+    bt.len = bt.cap = 0;
     bt.lines = 0;
+    bt.held = 0;
+    stamp_map_t sm = {0};
     uint64_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_acquire);
     while (tl != hd) {
         const rec_t *rec = (const rec_t *)(r->buf + (tl & (r->cap - 1)));
         if (rec->kind == REC_EVENT || rec->kind == REC_EVENT_TSC)
-            format_event(d, r, &bt, rec);
+            format_event(d, r, &bt, rec, &sm);
         else if (rec->kind == REC_LINE)
             batch_add(d, &bt, (const char *)(rec + 1), (size_t)rec->usec);
         tl += rec->size;
-        if (bt.len > sizeof bt.p / 2) { /* give the producer its room back as we go */
+        if (bt.len > BATCH_BYTES / 2) { /* give the producer its room back as we go */
             batch_push(d, &bt);
             atomic_store_explicit(&r->tail, tl, memory_order_release);
         }

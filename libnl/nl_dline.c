@@ -14,9 +14,9 @@
 #define TS_HI 253402300799999999LL
 #define TS_HEAD 23 /* "ts=YYYY-MM-DDTHH:MM:SS." */
 
-/* Room a line's plain copies may write past their end: short texts are copied in two fixed
- * moves of 16 bytes, which a plan's text and the room a line is given allow for. */
-#define SLACK 32
+/* Room a line's plain copies may write past their end: texts up to 64 bytes are copied in
+ * fixed moves of 64, which a plan's text and the room a line is given allow for. */
+#define SLACK 64
 
 /* What a plan's step writes after its text. */
 enum { V_END, V_STR, V_GUID, V_I64, V_U64, V_ENC };
@@ -27,6 +27,10 @@ typedef struct dstep {
     uint32_t off;
     uint16_t len;
     uint8_t kind, k;
+    /* V_I64, V_U64: the field's last value and its text, when 8 bytes or less (n: its
+     * length; 0: none), copied when the value comes again (a size, a count, a code) */
+    uint8_t n;
+    uint64_t last, text;
 } dstep_t;
 
 /* What every line of one (template, head, event name, level) shares, as steps: the text
@@ -146,42 +150,38 @@ static inline nl__dplan_t *plan_for(nl__dline_t *c, nl_tmpl_t *t, const nl_head_
     return p;
 }
 
-/* "ts=" and the timestamp: within the cached second, its text and the microseconds' six
- * digits; else the encoder's (nl__enc_tsv), whose second is then cached when it is one
- * nl_ts_format writes unclamped and with a non-negative count of seconds. */
-static inline void put_ts(nl__dline_t *c, nl_buf_t *b, int64_t usec)
-{
-    uint64_t frac = (uint64_t)usec - (uint64_t)c->sec0;
-    if (c->sec0 >= 0 && frac < 1000000 && nl__buf_room(b, 3 + NL_TS_LEN)) {
-        char *o = b->p + b->len;
-        unsigned f = (unsigned)frac;
-        nl__copy(o, c->ts, TS_HEAD);
-        memcpy(o + TS_HEAD, nl__digits2 + 2 * (f / 10000), 2);
-        memcpy(o + TS_HEAD + 2, nl__digits2 + 2 * (f / 100 % 100), 2);
-        memcpy(o + TS_HEAD + 4, nl__digits2 + 2 * (f % 100), 2);
-        o[TS_HEAD + 6] = 'Z';
-        b->len += 3 + NL_TS_LEN;
-        return;
-    }
-    nl__put(b, "ts=", 3);
-    nl__enc_tsv(b, usec);
-    if (!b->err && usec >= 0 && usec <= TS_HI) {
-        memcpy(c->ts, b->p + b->len - 3 - NL_TS_LEN, TS_HEAD);
-        c->sec0 = usec - usec % 1000000;
-    }
-}
-
-/* A text of the plan: two fixed moves (the source and the room have SLACK bytes past n). */
+/* A text of the plan: fixed moves (the source and the room have SLACK bytes past n). */
 static inline char *put_text(char *o, const char *s, size_t n)
 {
-    memcpy(o, s, 16);
-    memcpy(o + 16, s + 16, 16);
-    if (__builtin_expect(n > 32, 0)) memcpy(o + 32, s + 32, n - 32);
+    memcpy(o, s, 32);
+    if (n > 32) {
+        memcpy(o + 32, s + 32, 32);
+        if (__builtin_expect(n > 64, 0)) memcpy(o + 64, s + 64, n - 64);
+    }
     return o + n;
 }
 
-/* The decimal digits of v at o, as nl__utoa_back writes them, without a copy. */
-static inline char *put_u64(char *o, uint64_t v)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LE_WORDS 1 /* digits built in a word, stored little-endian */
+
+/* Two digits of v (0..99) as a 16-bit word: its first digit in the low byte. */
+static inline uint64_t pair(unsigned v)
+{
+    uint16_t w;
+    memcpy(&w, nl__digits2 + 2 * v, 2);
+    return w;
+}
+
+/* v < 10^8 as its eight digits, leading zeros kept, in a word to be stored little-endian:
+ * two independent halves, so the divisions do not wait on one another. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    return pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 | pair(lo % 100) << 48;
+}
+
+/* How many decimal digits v has. */
+static inline int ndigits(uint64_t v)
 {
     static const uint64_t p10[20] = {1ULL,
                                      10ULL,
@@ -204,30 +204,95 @@ static inline char *put_u64(char *o, uint64_t v)
                                      1000000000000000000ULL,
                                      10000000000000000000ULL};
     int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* log10 from log2, maybe one short */
-    char *end = o + t + (v >= p10[t]) + (v == 0), *p = end;
-    while (v >= 100) {
-        p -= 2;
-        memcpy(p, nl__digits2 + 2 * (v % 100), 2);
-        v /= 100;
-    }
-    if (v >= 10)
-        memcpy(p - 2, nl__digits2 + 2 * v, 2);
-    else
-        p[-1] = (char)('0' + v);
-    return end;
+    return t + (v >= p10[t]) + (v == 0);
 }
 
-/* 16 to 64 bytes of a and b equal: four words of 16 bytes, overlapping as n needs. */
+/* Eight digits of v < 10^8 at o, leading zeros dropped unless all (at least one digit);
+ * 8 bytes are written (the room's slack). */
+static inline char *put_8(char *o, uint32_t v, int all)
+{
+    int n = all ? 8 : ndigits(v);
+    uint64_t w = digits8(v) >> (8 * (8 - n)); /* little-endian: the leading zeros shifted out */
+    memcpy(o, &w, 8);
+    return o + n;
+}
+
+/* put_u64's numbers of 9 digits or more. */
+static __attribute__((noinline)) char *put_u64_long(char *o, uint64_t v)
+{
+    uint64_t top = v / 100000000;
+    if (top < 100000000) {
+        o = put_8(o, (uint32_t)top, 0);
+    } else { /* 17 to 20 digits */
+        o = put_8(o, (uint32_t)(top / 100000000), 0);
+        o = put_8(o, (uint32_t)(top % 100000000), 1);
+    }
+    return put_8(o, (uint32_t)(v % 100000000), 1);
+}
+
+#endif
+
+/* The decimal digits of v at o, as nl__utoa_back writes them; 8 bytes may be written past
+ * them (the room's slack). Eight digits a word on little-endian machines. */
+static inline char *put_u64(char *o, uint64_t v)
+{
+#ifdef LE_WORDS
+    if (__builtin_expect(v < 100000000, 1)) return put_8(o, (uint32_t)v, 0);
+    return put_u64_long(o, v);
+#else
+    char tmp[24];
+    char *p = nl__utoa_back(v, tmp + sizeof tmp);
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(o, p, n);
+    return o + n;
+#endif
+}
+
+/* "ts=" and the timestamp: within the cached second, its text and the microseconds' six
+ * digits; else the encoder's (nl__enc_tsv), whose second is then cached when it is one
+ * nl_ts_format writes unclamped and with a non-negative count of seconds. */
+static inline void put_ts(nl__dline_t *c, nl_buf_t *b, int64_t usec)
+{
+    uint64_t frac = (uint64_t)usec - (uint64_t)c->sec0;
+    if (c->sec0 >= 0 && frac < 1000000 && nl__buf_room(b, 3 + NL_TS_LEN + 1)) {
+        char *o = b->p + b->len;
+        unsigned f = (unsigned)frac;
+        nl__copy(o, c->ts, TS_HEAD);
+#ifdef LE_WORDS
+        uint64_t w = digits8(f) >> 16 | (uint64_t)'Z' << 48; /* six digits, 'Z', one spare */
+        memcpy(o + TS_HEAD, &w, 8);
+#else
+        memcpy(o + TS_HEAD, nl__digits2 + 2 * (f / 10000), 2);
+        memcpy(o + TS_HEAD + 2, nl__digits2 + 2 * (f / 100 % 100), 2);
+        memcpy(o + TS_HEAD + 4, nl__digits2 + 2 * (f % 100), 2);
+        o[TS_HEAD + 6] = 'Z';
+#endif
+        b->len += 3 + NL_TS_LEN;
+        return;
+    }
+    nl__put(b, "ts=", 3);
+    nl__enc_tsv(b, usec);
+    if (!b->err && usec >= 0 && usec <= TS_HI) {
+        memcpy(c->ts, b->p + b->len - 3 - NL_TS_LEN, TS_HEAD);
+        c->sec0 = usec - usec % 1000000;
+    }
+}
+
+static inline uint64_t ld8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* 16 to 64 bytes of a and b equal: words of 8 from both ends, overlapping as n needs. */
 static inline int same_16_64(const char *a, const char *b, size_t n)
 {
-    size_t at[4] = {0, n >= 32 ? 16 : 0, n >= 32 ? n - 32 : n - 16, n - 16};
-    uint64_t d = 0;
-    for (int i = 0; i < 4; i++) {
-        uint64_t x[2], y[2];
-        memcpy(x, a + at[i], 16);
-        memcpy(y, b + at[i], 16);
-        d |= (x[0] ^ y[0]) | (x[1] ^ y[1]);
-    }
+    uint64_t d = (ld8(a) ^ ld8(b)) | (ld8(a + 8) ^ ld8(b + 8)) |
+                 (ld8(a + n - 16) ^ ld8(b + n - 16)) | (ld8(a + n - 8) ^ ld8(b + n - 8));
+    if (n > 32)
+        d |= (ld8(a + 16) ^ ld8(b + 16)) | (ld8(a + 24) ^ ld8(b + 24)) |
+             (ld8(a + n - 32) ^ ld8(b + n - 32)) | (ld8(a + n - 24) ^ ld8(b + n - 24));
     return d == 0;
 }
 
@@ -262,6 +327,30 @@ static inline char *put_guid(nl__dplan_t *p, nl_buf_t *b, char *o, const char *v
     return w;
 }
 
+/* An integer field's text (V_I64: v read as signed): the step's last text when v is its
+ * last value, else written and, when 8 bytes or less, kept. 8 bytes may be written past. */
+static inline char *put_int(dstep_t *st, char *o, uint64_t v)
+{
+    if (v == st->last && st->n) {
+        memcpy(o, &st->text, 8);
+        return o + st->n;
+    }
+    char *w = o;
+    if (st->kind == V_I64 && (int64_t)v < 0) {
+        *w++ = '-';
+        w = put_u64(w, 0ULL - v);
+    } else {
+        w = put_u64(w, v);
+    }
+    st->n = 0;
+    if (w - o <= 8) {
+        memcpy(&st->text, o, 8);
+        st->last = v;
+        st->n = (uint8_t)(w - o);
+    }
+    return w;
+}
+
 int nl__dline_build(nl__dline_t *c, nl_buf_t *b, int64_t usec, int level, const char *event,
                     nl_tmpl_t *t, const nl_arg_t *saved, const char *strs, const nl_head_t *h)
 {
@@ -283,7 +372,7 @@ int nl__dline_build(nl__dline_t *c, nl_buf_t *b, int64_t usec, int level, const 
     if (b->err || b->cap - b->len < need) return 1; /* a long line: the synchronous way */
     put_ts(c, b, usec);
     char *o = b->p + b->len;
-    for (const dstep_t *st = p->step;; st++) {
+    for (dstep_t *st = p->step;; st++) {
         o = put_text(o, p->text + st->off, st->len);
         int k = st->k;
         switch (st->kind) {
@@ -309,14 +398,7 @@ int nl__dline_build(nl__dline_t *c, nl_buf_t *b, int64_t usec, int level, const 
             o = b->p + b->len;
             break;
         case V_I64:
-            if (saved[k].l < 0) {
-                *o++ = '-';
-                o = put_u64(o, 0ULL - saved[k].u);
-            } else {
-                o = put_u64(o, saved[k].u);
-            }
-            break;
-        case V_U64: o = put_u64(o, saved[k].u); break;
+        case V_U64: o = put_int(st, o, saved[k].u); break;
         default: /* V_ENC */
             b->len = (size_t)(o - b->p);
             nl__tfield_put(b, &t->f[k], &saved[k]);

@@ -8,7 +8,10 @@
  * - a plan per (template, head, event name, level): the text " event=NAME level=LEVEL
  *   guid=" and the head's constants, rendered by the encoder's own code when the plan is
  *   made and copied whole after that; the fields' " name=" come from the template;
- * - a string's length, stored by the writer with its bytes, so no byte is measured twice.
+ * - a string's length, stored by the writer with its bytes, so no byte is measured twice;
+ * - a guid field's last value (when written as it is) and an integer field's last value
+ *   and text, compared and copied when they come again;
+ * - integers eight digits a word; a line's room checked once, texts copied in fixed moves.
  *
  * Values (strings, numbers, times) are written by the encoder's own functions, so the slow
  * cases (escapes, doubles, NaN, huge and negative numbers) stay exact by construction.

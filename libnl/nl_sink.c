@@ -383,32 +383,59 @@ static int write_dgram(nl_sink_t *s, const char *line, size_t len, int level)
     return NL_EIO;
 }
 
-/* Append `lines` whole lines (one line, or a thread's staged chunk) to the fill buffer;
- * when it is full, hand it out and retry (other threads may refill it meanwhile: each
- * round is progress). Caller holds mu. */
-static int write_stream(nl_sink_t *s, const char *line, size_t len, uint32_t lines)
+/* Until the fill buffer has len bytes free: when it is full, hand it out and retry (other
+ * threads may refill it meanwhile: each round is progress); grow it for a line larger
+ * than it (grow: 1), bounded by NL_LINE_MAX. 0, or NL_EIO when the sink stalled or its
+ * write failed with the room still short. Caller holds mu. */
+static int make_room(nl_sink_t *s, size_t len, int grow)
 {
-    queue_report(s);
     for (;;) {
-        if (len > s->cap) { /* a line larger than the buffer: grow, bounded by NL_LINE_MAX */
-            char *nb = realloc(s->buf, len);
-            if (!nb) break;
+        if (len > s->cap) {
+            char *nb = grow ? realloc(s->buf, len) : NULL;
+            if (!nb) return NL_EIO;
             s->buf = nb;
             s->cap = len;
         }
-        if (s->len + len <= s->cap) {
-            memcpy(s->buf + s->len, line, len);
-            s->len += len;
-            if (s->write_through && !atomic_load(&s->stalled)) flush_all(s, 1);
-            return 0;
-        }
-        if (atomic_load(&s->stalled)) break;
+        if (s->len + len <= s->cap) return 0;
+        if (atomic_load(&s->stalled)) return NL_EIO;
         if (spare_cpu(s) && hand_off(s) == 0) continue;
         /* a failed round may still have freed the fill buffer (handed to out): use it */
-        if (flush_round(s, 1) != 0 && s->len + len > s->cap) break;
+        if (flush_round(s, 1) != 0 && s->len + len > s->cap) return NL_EIO;
+    }
+}
+
+/* Append `lines` whole lines (one line, or a thread's staged chunk) to the fill buffer.
+ * Caller holds mu. */
+static int write_stream(nl_sink_t *s, const char *line, size_t len, uint32_t lines)
+{
+    queue_report(s);
+    if (make_room(s, len, 1) == 0) {
+        memcpy(s->buf + s->len, line, len);
+        s->len += len;
+        if (s->write_through && !atomic_load(&s->stalled)) flush_all(s, 1);
+        return 0;
     }
     count_drops(s, lines);
     return NL_EIO;
+}
+
+char *nl__sink_room(nl_sink_t *s, size_t min, size_t *room)
+{
+    pthread_mutex_lock(&s->mu);
+    queue_report(s);
+    if (make_room(s, min, 0) == 0) {
+        *room = s->cap - s->len;
+        return s->buf + s->len;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+void nl__sink_fill(nl_sink_t *s, size_t len, uint32_t lines)
+{
+    s->len += len;
+    pthread_mutex_unlock(&s->mu);
+    atomic_fetch_add_explicit(&s->written, lines, memory_order_relaxed);
 }
 
 /* A thread's staged chunk arrives (nl_stage_put_fn). */

@@ -88,6 +88,17 @@ int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level);
  * refused ones as dropped. Returns 0 or NL_EIO. */
 int nl__sink_put(nl_sink_t *s, const char *p, size_t len, uint32_t lines);
 
+/* The deferred consumer's way to build lines in the fill buffer itself, not copied there:
+ * nl__sink_room takes the sink's lock and returns where the buffer's free room starts and
+ * its size (*room, at least min: a full buffer goes out first, as for a write); or NULL,
+ * the lock not held, when it cannot (the destination stalled or failed, or min exceeds
+ * the buffer): the caller then hands its lines over by nl__sink_put, which drops and
+ * counts them. nl__sink_fill then says how many bytes of whole lines the caller wrote
+ * there (0 or more), counts them as written and releases the lock. Between the two the
+ * caller only builds lines (the lock is the one every writer to the sink takes). */
+char *nl__sink_room(nl_sink_t *s, size_t min, size_t *room);
+void nl__sink_fill(nl_sink_t *s, size_t len, uint32_t lines);
+
 /* Whether the deferred path may serve this sink: a buffered byte stream (not datagrams,
  * not write-through). */
 static inline int nl__sink_defers(const nl_sink_t *s) { return s->stream && !s->write_through; }
