@@ -63,11 +63,8 @@ void nl__head_free_all(nl_head_t *h)
     }
 }
 
-uint32_t nl__head_skip(const nl_head_t *h, nl_tmpl_t *t)
+uint32_t nl__head_skip_slow(const nl_head_t *h, nl_tmpl_t *t)
 {
-    if (!h->nconst) return 0;
-    uint64_t cc = atomic_load_explicit(&t->const_check, memory_order_relaxed);
-    if ((uint32_t)(cc >> 32) == h->gen) return (uint32_t)cc;
     uint32_t mask = 0;
     for (int i = 0; i < h->nconst; i++) {
         size_t cl = strlen(h->cname[i]);
@@ -81,12 +78,8 @@ uint32_t nl__head_skip(const nl_head_t *h, nl_tmpl_t *t)
     return mask;
 }
 
-void nl__head_put_consts(nl_buf_t *b, const nl_head_t *h, uint32_t skip)
+void nl__head_put_some(nl_buf_t *b, const nl_head_t *h, uint32_t skip)
 {
-    if (!skip) {
-        nl__put(b, h->enc, h->coff[h->nconst]);
-        return;
-    }
     for (int i = 0; i < h->nconst; i++)
         if (!(skip & (1u << i))) nl__put(b, h->enc + h->coff[i], h->coff[i + 1] - h->coff[i]);
 }

@@ -4,6 +4,7 @@
 #ifndef NLKIT_NL_HEAD_H
 #define NLKIT_NL_HEAD_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,13 +31,29 @@ nl_head_t *nl__head_new(uint32_t gen, const char *guid, int n, char *const *name
 /* Free h and every head it replaced. */
 void nl__head_free_all(nl_head_t *h);
 
+/* nl__head_skip's and nl__head_put_consts's less usual cases, out of line. */
+uint32_t nl__head_skip_slow(const nl_head_t *h, nl_tmpl_t *t);
+void nl__head_put_some(nl_buf_t *b, const nl_head_t *h, uint32_t skip);
+
 /* Which constants of h template t overrides (a field of the same name): bit i for constant
  * i. Cached in the template per head generation, so a line pays for the names' comparison
- * once per template and head, not per line. */
-uint32_t nl__head_skip(const nl_head_t *h, nl_tmpl_t *t);
+ * once per template and head, not per line. Inline: every line asks. */
+static inline uint32_t nl__head_skip(const nl_head_t *h, nl_tmpl_t *t)
+{
+    if (!h->nconst) return 0;
+    uint64_t cc = atomic_load_explicit(&t->const_check, memory_order_relaxed);
+    if ((uint32_t)(cc >> 32) == h->gen) return (uint32_t)cc;
+    return nl__head_skip_slow(h, t);
+}
 
 /* Append the constants of h but those in skip, " name=value" each, as pre-encoded. The
  * synchronous line and the deferred consumer's plans (nl_dline.c) both take them here. */
-void nl__head_put_consts(nl_buf_t *b, const nl_head_t *h, uint32_t skip);
+static inline void nl__head_put_consts(nl_buf_t *b, const nl_head_t *h, uint32_t skip)
+{
+    if (!skip)
+        nl__put(b, h->enc, h->coff[h->nconst]);
+    else
+        nl__head_put_some(b, h, skip);
+}
 
 #endif
