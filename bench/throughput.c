@@ -5,7 +5,8 @@
  * pair handle, nl_pair, made once outside the loop), and beside them, in
  * the same run with rounds interleaved, the same lines written by what a programmer would
  * use instead: fprintf with an equivalent format (clock_gettime + gmtime_r, to a file),
- * glibc syslog(3) to a local socket, and spdlog (when built with it) to a file. 1, 2 and 8
+ * glibc syslog(3) to a local socket, and spdlog (when built with it) to a file; nlkit
+ * deferred to a file and to /dev/null (the flusher's formatting without a file). 1, 2 and 8
  * threads; each figure is the median over rounds; ratios are against nlkit in full to a
  * file.
  *
@@ -44,6 +45,7 @@ enum {
     SPDLOG_FILE,
     NL_DEFER,      /* nlkit in full to a file, deferred (?mode=deferred) */
     NL_PAIR_DEFER, /* nl_pair in full to a file, deferred */
+    NL_DEFER_NULL, /* nlkit in full to /dev/null, deferred: the flusher's formatting alone */
     SPDLOG_ASYNC,  /* spdlog's asynchronous logger to a file */
     NWRITER
 };
@@ -51,9 +53,10 @@ static const char *const writer_name[NWRITER] = {
     "nlkit full -> /dev/null", "nlkit full -> file", "nlkit summarized 1 s -> file",
     "  the same, by nl_pair",  "fprintf -> file",    "syslog(3) -> /dev/log",
     "spdlog -> file",          "nlkit deferred -> file", "  the same, by nl_pair (full)",
-    "spdlog async -> file"};
+    "nlkit deferred -> /dev/null", "spdlog async -> file"};
 
-static int is_nlkit(int w) { return w <= NL_PAIR || w == NL_DEFER || w == NL_PAIR_DEFER; }
+static int is_defer(int w) { return w == NL_DEFER || w == NL_PAIR_DEFER || w == NL_DEFER_NULL; }
+static int is_nlkit(int w) { return w <= NL_PAIR || is_defer(w); }
 static int is_pair(int w) { return w == NL_PAIR || w == NL_PAIR_DEFER; }
 
 typedef struct {
@@ -105,6 +108,7 @@ static void *worker(void *arg)
         case NL_FILE:
         case NL_SUMM:
         case NL_DEFER:
+        case NL_DEFER_NULL:
             nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
             nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
             break;
@@ -227,8 +231,10 @@ static int open_writer(sink_t *s, const char *path)
     case NL_PAIR:
     case NL_DEFER:
     case NL_PAIR_DEFER:
-        if (w == NL_DEFER || w == NL_PAIR_DEFER)
-            snprintf(url, sizeof url, "file://%s?mode=deferred", path);
+    case NL_DEFER_NULL:
+        if (is_defer(w))
+            snprintf(url, sizeof url, "file://%s?mode=deferred",
+                     w == NL_DEFER_NULL ? "/dev/null" : path);
         else
             snprintf(url, sizeof url, "%s", w == NL_NULL ? "/dev/null" : path);
         s->log = nl_open(url);
@@ -241,7 +247,7 @@ static int open_writer(sink_t *s, const char *path)
             struct timespec settle = {0, 150000000};
             nanosleep(&settle, NULL);
         }
-        if (s->log && (w == NL_DEFER || w == NL_PAIR_DEFER)) {
+        if (s->log && is_defer(w)) {
             /* the same for the deferred path's clock: its flusher maps the counter ~0.1 s
              * after the open */
             struct timespec settle = {1, 100000000};
