@@ -312,7 +312,7 @@ static inline void copy_16_64(char *o, const char *v, size_t n)
  * as it was written then; else written by the encoder and kept when it came out as it is. */
 static inline char *put_guid(nl__dplan_t *p, nl_buf_t *b, char *o, const char *v, size_t len)
 {
-    if (len == p->glen && same_16_64(v, p->gval, len)) {
+    if (p->glen && len == p->glen && same_16_64(v, p->gval, len)) { /* glen 0: none kept */
         copy_16_64(o, v, len);
         return o + len;
     }

@@ -336,6 +336,58 @@ static void test_same_bytes(void **state)
     t_rmtree(dir);
 }
 
+/* A guid field's values, one after another in the same plan (nl_dline.c keeps the last
+ * one written as it is and compares the next with it): empty (none kept, and a value the
+ * consumer must not compare), 16, 36, 64 and 65 bytes, one needing quotes, NULL (the
+ * head's). The other string's length varies so that the records (a 64 KiB ring, filled
+ * many times) end at every offset, the ring's last bytes included: ASan checks the
+ * comparison reads nothing past the value. */
+static void test_guid_values(void **state)
+{
+    (void)state;
+    static const char *const guids[] = {
+        "", "4f1d2c3b-0a9e-4d8c-b7a6-5f4e3d2c1b0a", "4f1d2c3b-0a9e-4d8c-b7a6-5f4e3d2c1b0a",
+        "sixteen-bytes-ok", "", "", "a-plain-value-of-sixty-four-bytes-exactly-0123456789abcdef-0123",
+        "a-plain-value-of-sixty-four-bytes-exactly-0123456789abcdef-0123",
+        "a-plain-value-of-sixty-five-bytes-exactly-0123456789abcdef-01234", "needs quotes",
+        NULL, "4f1d2c3b-0a9e-4d8c-b7a6-5f4e3d2c1b0b", "4f1d2c3b-0a9e-4d8c-b7a6-5f4e3d2c1b0a"};
+    const char *dir = t_tmpdir(), *path = t_path(dir, "guids.log");
+    nl_log_t *log = open_deferred(path, "&buffer=65536");
+    nl_tmpl_t *t;
+    int owned;
+    assert_int_equal(nl__tcache_get(&log->tcache, "x=s guid=s n=l", &t, &owned), 0);
+    size_t ecap = 8 << 20, elen = 0;
+    char *expect = malloc(ecap);
+    assert_non_null(expect);
+    char x[40];
+    for (int i = 0; i < 30000; i++) {
+        size_t xl = (size_t)(i * 7) % 31;
+        memset(x, 'a' + i % 26, xl);
+        x[xl] = 0;
+        nl_arg_t args[3] = {{.s = x}, {.s = guids[i % 13]}, {.l = i % 5 ? 65536 : i}};
+        int64_t usec = 1795374198000000LL + i * 37;
+        const nl_head_t *h = nl__log_head(log);
+        nl_buf_t b;
+        nl_buf_init(&b, NULL, 0);
+        assert_int_equal(nl__log_build(log, &b, usec, NL_LVL_INFO, "g.ev", t, args, h), 0);
+        if (elen + b.len > ecap) { /* compare what is there and start again */
+            assert_int_equal(nl_flush(log), 0);
+            expect_file(path, expect, elen);
+            assert_int_equal(truncate(path, 0), 0);
+            elen = 0;
+        }
+        memcpy(expect + elen, b.p, b.len);
+        elen += b.len;
+        nl_buf_free(&b);
+        assert_int_equal(nl__defer_event_at(log->defer, usec, NL_LVL_INFO, "g.ev", 1, t, args, h),
+                         1);
+    }
+    nl_close(log);
+    expect_file(path, expect, elen);
+    free(expect);
+    t_rmtree(dir);
+}
+
 /* Lines of every length up to 16 KB, so that some are built in place at the end of the
  * consumer's batch, some outgrow the room left there (built on the heap, then copied) and
  * some are longer than a whole batch: the bytes are the synchronous encoder's. */
@@ -479,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_clock_early),
         cmocka_unit_test(test_clock_stamps),
         cmocka_unit_test(test_same_bytes),
+        cmocka_unit_test(test_guid_values),
         cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_thread_order),
         cmocka_unit_test(test_threads),
