@@ -132,12 +132,13 @@ static nl__dplan_t *plan_make(nl_tmpl_t *t, const nl_head_t *h, const char *even
     p->bound = bound + SLACK;
     return p;
 }
+
 /* The plan for this key, from its slot or made anew in it (the slot's old plan let go). */
 static inline nl__dplan_t *plan_for(nl__dline_t *c, nl_tmpl_t *t, const nl_head_t *h,
                                     const char *event, int level)
 {
-    uint64_t key = ((uint64_t)(uintptr_t)t >> 4) ^ ((uint64_t)(uintptr_t)event >> 3) ^
-                   (uint64_t)level;
+    uint64_t key =
+        ((uint64_t)(uintptr_t)t >> 4) ^ ((uint64_t)(uintptr_t)event >> 3) ^ (uint64_t)level;
     unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 60) & (NL__DLINE_PLANS - 1);
     nl__dplan_t *p = c->plan[slot];
     if (__builtin_expect(p && p->t == t && p->ev == event && p->h == h && p->level == level, 1))
@@ -278,6 +279,7 @@ static inline void put_ts(nl__dline_t *c, nl_buf_t *b, int64_t usec)
     }
 }
 
+/* Eight bytes at p, as one unaligned word. */
 static inline uint64_t ld8(const char *p)
 {
     uint64_t w;
@@ -376,7 +378,10 @@ int nl__dline_build(nl__dline_t *c, nl_buf_t *b, int64_t usec, int level, const 
         o = put_text(o, p->text + st->off, st->len);
         int k = st->k;
         switch (st->kind) {
-        case V_END: *o++ = '\n'; b->len = (size_t)(o - b->p); return 0;
+        case V_END:
+            *o++ = '\n';
+            b->len = (size_t)(o - b->p);
+            return 0;
         case V_GUID:
             if (saved[k].u == NL__DLINE_NO_STR) { /* the head's: a validated UUID */
                 memcpy(o, h->guid, 32);

@@ -32,8 +32,8 @@
 typedef struct nl__dplan nl__dplan_t;
 
 typedef struct nl__dline {
-    int64_t sec0;     /* the first microsecond of the cached second; -1: none */
-    char ts[3 + 20];  /* "ts=YYYY-MM-DDTHH:MM:SS" of that second */
+    int64_t sec0;    /* the first microsecond of the cached second; -1: none */
+    char ts[3 + 20]; /* "ts=YYYY-MM-DDTHH:MM:SS." of that second */
     nl__dplan_t *plan[NL__DLINE_PLANS];
 } nl__dline_t;
 
