@@ -79,7 +79,7 @@ int nld_params_check(const nld_params_t *p, const char **why)
              !(p->jump_halflife_s > 0 && p->jump_halflife_s <= 1e9))
         w = "jump must lie in [0, 1] and jump.halflife be a positive time up to 1e9 s";
     else if (p->recur_days > NLD_RECUR_DAYS_MAX ||
-             !(p->recur_within_s >= NLD_RECUR_SLOT_S && p->recur_within_s <= 43200))
+             !(p->recur_within_s >= NLD_RECUR_SLOT_S && p->recur_within_s <= NLD_RECUR_WITHIN_MAX))
         w = "recur must be off or 1 to 14 days, and recur.within 10 min to 12 h";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;

@@ -244,7 +244,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             }
         } else if (!strcmp(o, "recur.within")) {
             double s = nl__parse_dur(v);
-            bad = !(s >= NLD_RECUR_SLOT_S && s <= 43200);
+            bad = !(s >= NLD_RECUR_SLOT_S && s <= NLD_RECUR_WITHIN_MAX);
             if (!bad) d->p.recur_within_s = s;
         } else if (!strcmp(o, "floor")) {
             floor_set = 1;

@@ -13,13 +13,16 @@ int nld_recur_init(nld_recur_t *r, uint32_t days, double within_s)
 {
     *r = (nld_recur_t){0};
     if (!days) return 0;
-    if (days > NLD_RECUR_DAYS_MAX || !(within_s >= NLD_RECUR_SLOT_S && within_s <= 43200))
+    if (days > NLD_RECUR_DAYS_MAX ||
+        !(within_s >= NLD_RECUR_SLOT_S && within_s <= NLD_RECUR_WITHIN_MAX))
         return NL_EINVAL;
     r->days = days;
     r->reach = (uint32_t)ceil(within_s / NLD_RECUR_SLOT_S - 1e-9);
+    r->reach_max = (uint32_t)(NLD_RECUR_WITHIN_MAX / NLD_RECUR_SLOT_S);
     r->cur = UINT64_MAX;
+    r->t_last = INT64_MIN;
     /* the ring holds the oldest slot looked at (days back, reach before) up to now */
-    r->n = (days + 1) * SLOTS_PER_DAY + r->reach + 1;
+    r->n = (days + 1) * SLOTS_PER_DAY + r->reach_max + 1;
     if (!(r->slot = calloc(r->n, sizeof *r->slot))) {
         nld_recur_free(r);
         return NL_ENOMEM;
@@ -33,18 +36,29 @@ void nld_recur_free(nld_recur_t *r)
     *r = (nld_recur_t){0};
 }
 
+/* Slots either side of the same time of day: within=, or NLD_RECUR_SPACINGS of the
+ * stream's typical spacing where that is wider. */
+static uint32_t reach_of(const nld_recur_t *r)
+{
+    if (!r->gaps) return r->reach;
+    double s = NLD_RECUR_SPACINGS * exp(r->log_gaps / (double)r->gaps) / NLD_RECUR_SLOT_S;
+    uint32_t k = s >= r->reach_max ? r->reach_max : (uint32_t)ceil(s - 1e-9);
+    return k > r->reach ? k : r->reach;
+}
+
 /* The envelope of slot a: the days before it, reach slots either side. One division per
  * day, then the ring is walked (a modulo per slot cost more than the rest of the bank). */
 static void gather(nld_recur_t *r, uint64_t a)
 {
     float lo = INFINITY, hi = -INFINITY;
     int seen = 0;
+    uint32_t reach = reach_of(r);
     for (uint32_t k = 1; k <= r->days; k++) {
         uint64_t back = (uint64_t)k * SLOTS_PER_DAY;
-        if (a < back + r->reach) continue; /* before 1970 */
-        uint64_t b = a - back - r->reach;
+        if (a < back + reach) continue; /* before 1970 */
+        uint64_t b = a - back - reach;
         uint32_t i = (uint32_t)(b % r->n);
-        for (uint32_t j = 0; j <= 2 * r->reach; j++, b++) {
+        for (uint32_t j = 0; j <= 2 * reach; j++, b++) {
             /* selects, not branches: whether a slot was filled is a coin toss */
             const nld_recur_slot_t *sl = &r->slot[i];
             int m = sl->id == (uint32_t)(b + 1);
@@ -69,6 +83,17 @@ static void gather(nld_recur_t *r, uint64_t a)
 double nld_recur_step(nld_recur_t *r, double x, int64_t ts_usec)
 {
     if (!r->slot || !isfinite(x) || ts_usec < 0) return 1; /* INT64_MIN included */
+    if (r->t_last != INT64_MIN && ts_usec > r->t_last) {
+        int64_t gap = ts_usec - r->t_last;
+        if (gap != r->gap) { /* a log costs more than the rest of a step */
+            double s = (double)gap / 1e6;
+            r->gap = gap;
+            r->log_gap = log(s < 1 ? 1 : s > 86400 ? 86400 : s);
+        }
+        r->log_gaps += r->log_gap;
+        r->gaps++;
+    }
+    if (ts_usec > r->t_last) r->t_last = ts_usec;
     /* only the current slot is written, never one its envelope reads: it stays valid for
      * every value in the same slot, found without a division */
     if (r->cur == UINT64_MAX || ts_usec < r->cur_t0 || ts_usec >= r->cur_t1)

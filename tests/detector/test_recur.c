@@ -3,7 +3,9 @@
  * recur=): a daily spike at about the same time keeps NLD_RECUR_KEEP of its surprise, one
  * at another time of day all of it; leaving the envelope by less than a quarter of its
  * width keeps a share in proportion; the envelope forgets what is more than `days` days
- * old; values without a time, not finite or before 1970 change nothing; in the bank, a
+ * old; an hourly stream's "same time" spans three of its values either side, a 5-minute
+ * one's the hour of within=; values without a time, not finite or before 1970 change
+ * nothing; in the bank, a
  * nightly backup's spike scores half with recur=3d while a spike at noon scores the same;
  * and the configuration reads recur= and recur.within= and refuses what they cannot be. */
 #include <math.h>
@@ -84,6 +86,24 @@ static void test_forget(void **state)
     assert_true(nld_recur_step(&r, 10, 20 * DAY + 3 * HOUR + 15 * MIN) == NLD_RECUR_KEEP);
     assert_true(nld_recur_step(&r, 10, 20 * DAY + 15 * HOUR) == 1);
     nld_recur_free(&r);
+}
+
+/* A peak at 10:00 on day 0 and 1 at 1 elsewhere, then the same peak at 12:30 on day 1:
+ * two and a half hours late is the same time of day for an hourly stream (3 spacings
+ * either side), not for one every 5 minutes (within=1h). */
+static void test_spacing(void **state)
+{
+    (void)state;
+    for (int hourly = 0; hourly < 2; hourly++) {
+        int64_t step = hourly ? HOUR : 5 * MIN;
+        nld_recur_t r;
+        assert_int_equal(nld_recur_init(&r, 3, 3600), 0);
+        for (int64_t t = 0; t < DAY + 12 * HOUR; t += step)
+            nld_recur_step(&r, t == 10 * HOUR ? 10 : 1, t);
+        double w = nld_recur_step(&r, 10, DAY + 12 * HOUR + 30 * MIN);
+        assert_true(w == (hourly ? NLD_RECUR_KEEP : 1));
+        nld_recur_free(&r);
+    }
 }
 
 static void test_bounds(void **state)
@@ -184,6 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_envelope),
         cmocka_unit_test(test_forget),
+        cmocka_unit_test(test_spacing),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_bank_backup),
         cmocka_unit_test(test_config),
