@@ -12,10 +12,10 @@
  * and highest values it had within `within` seconds of the same time on each of the last
  * `days` days, or within NLD_RECUR_SPACINGS of the stream's typical spacing where that is
  * wider (an hourly series' "same time" must hold a few of its values: its peaks move by an
- * hour or two from day to day). A value inside that envelope keeps NLD_RECUR_KEEP of its surprise; one
- * outside keeps the share excess / (NLD_RECUR_SHARE * (hi - lo)) of it (at least KEEP, at
- * most all), so that leaving the envelope by a quarter of its width is news again. Before a
- * value has a day behind it, nothing changes.
+ * hour or two from day to day). A value inside that envelope keeps NLD_RECUR_KEEP of its surprise;
+ * one outside keeps the share excess / (NLD_RECUR_SHARE * (hi - lo)) of it (at least KEEP, at most
+ * all), so that leaving the envelope by a quarter of its width is news again. Before a value has a
+ * day behind it, nothing changes.
  *
  * The envelope is kept in slots of NLD_RECUR_SLOT_S seconds of event time (UTC): a ring of
  * (days + 1) days of slots, each with its lowest and highest value; (days + 1) * 144 +
@@ -38,26 +38,26 @@
 #define NLD_RECUR_WITHIN_MAX 43200.0 /* ... and at most 12 hours either side */
 
 typedef struct nld_recur_slot {
-    uint32_t id;   /* its absolute slot number + 1 (0: empty) */
-    float lo, hi;  /* its lowest and highest value */
+    uint32_t id;  /* its absolute slot number + 1 (0: empty) */
+    float lo, hi; /* its lowest and highest value */
 } nld_recur_slot_t;
 
 typedef struct nld_recur {
     nld_recur_slot_t *slot; /* the ring (NULL while off) */
-    uint32_t n;     /* ring slots */
-    uint32_t days;  /* days looked back */
-    uint32_t reach; /* slots either side of the same time of day (within=) */
-    uint32_t reach_max; /* ... at most, by the stream's spacing */
-    int64_t t_last;     /* event time of the last value (INT64_MIN: none) */
-    double log_gaps;    /* sum of the logs of the gaps between values, in seconds */
-    uint64_t gaps;      /* ... and how many */
-    int64_t gap;        /* the last gap whose log was taken (a stream's gaps mostly repeat) */
-    double log_gap;     /* ... and its log */
-    uint64_t cur;   /* the slot of the last value (UINT64_MAX: none) ... */
+    uint32_t n;             /* ring slots */
+    uint32_t days;          /* days looked back */
+    uint32_t reach;         /* slots either side of the same time of day (within=) */
+    uint32_t reach_max;     /* ... at most, by the stream's spacing */
+    int64_t t_last;         /* event time of the last value (INT64_MIN: none) */
+    double log_gaps;        /* sum of the logs of the gaps between values, in seconds */
+    uint64_t gaps;          /* ... and how many */
+    int64_t gap;            /* the last gap whose log was taken (a stream's gaps mostly repeat) */
+    double log_gap;         /* ... and its log */
+    uint64_t cur;           /* the slot of the last value (UINT64_MAX: none) ... */
     int64_t cur_t0, cur_t1; /* ... the event time it covers, [t0, t1) */
-    uint32_t cur_i; /* ... its place in the ring */
-    int seen;       /* ... whether any day before had values near its time of day */
-    double elo, ehi; /* ... and their envelope */
+    uint32_t cur_i;         /* ... its place in the ring */
+    int seen;               /* ... whether any day before had values near its time of day */
+    double elo, ehi;        /* ... and their envelope */
 } nld_recur_t;
 
 /* Off (days 0) or an envelope over `days` days (1 .. NLD_RECUR_DAYS_MAX) within

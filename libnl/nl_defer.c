@@ -31,8 +31,8 @@ typedef struct rec {
     uint32_t size; /* bytes of the record, a multiple of 8 */
     uint8_t kind;
     uint8_t level;
-    uint16_t gen;  /* REC_EVENT_TSC: the map's generation (nl__tsc_t.seq / 2), low 16 bits */
-    int64_t usec;  /* REC_EVENT_TSC: the counter */
+    uint16_t gen; /* REC_EVENT_TSC: the map's generation (nl__tsc_t.seq / 2), low 16 bits */
+    int64_t usec; /* REC_EVENT_TSC: the counter */
     nl_tmpl_t *t;
     const nl_head_t *h;
     const char *ev; /* the event name, a literal of the program's (nl_rodata.h); NULL: copied */
@@ -57,13 +57,13 @@ struct nl__dring {
     size_t cap;
     size_t rec_max;           /* the largest record it takes (rec_max()) */
     _Atomic(nl__defer_t *) d; /* the log it writes to; NULL once the log closed */
-    const char *ev_seen[8]; /* event names seen lately (by address), and which are literals */
+    const char *ev_seen[8];   /* event names seen lately (by address), and which are literals */
     uint8_t ev_ro;
     /* the consumer's line */
     _Alignas(64) _Atomic uint64_t tail;
     _Atomic int want; /* the producer asked the flusher to drain it */
     pthread_mutex_t cmu;
-    nl__dline_t lines;         /* the consumer's line builder (under cmu) */
+    nl__dline_t lines;        /* the consumer's line builder (under cmu) */
     nl__dring_t *prev, *next; /* in the list (under the list lock) */
     _Atomic int refs;
     int gone; /* the thread let go: no more records will come (under cmu) */
@@ -226,8 +226,8 @@ static int build_sync(nl__defer_t *d, nl_buf_t *b, int64_t usec, const rec_t *r)
 }
 
 /* An event record's line, built in place at the batch's end (in the sink's own buffer: no
- * copy) unless it outgrows the room there: by the ring's line builder (nl_dline.h) when the record points to its
- * event name, else by the synchronous path's code; the same bytes either way. */
+ * copy) unless it outgrows the room there: by the ring's line builder (nl_dline.h) when the record
+ * points to its event name, else by the synchronous path's code; the same bytes either way. */
 static void format_event(nl__defer_t *d, nl__dring_t *ring, batch_t *bt, const rec_t *r,
                          stamp_map_t *sm)
 {
@@ -311,7 +311,10 @@ static void on_thread_exit(void *unused)
     }
 }
 
-static void make_exit_key(void) { exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0; }
+static void make_exit_key(void)
+{
+    exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
 
 static void unlink_ring(nl__defer_t *d, nl__dring_t *r)
 {
@@ -498,8 +501,8 @@ static inline int ev_literal(nl__dring_t *r, const char *event)
     unsigned slot = (unsigned)((uintptr_t)event >> 3 ^ (uintptr_t)event >> 6) & 7, bit = 1u << slot;
     if (event != r->ev_seen[slot]) {
         r->ev_seen[slot] = event;
-        r->ev_ro = (uint8_t)(nl__rodata_holds(event, strlen(event)) ? r->ev_ro | bit
-                                                                     : r->ev_ro & ~bit);
+        r->ev_ro =
+            (uint8_t)(nl__rodata_holds(event, strlen(event)) ? r->ev_ro | bit : r->ev_ro & ~bit);
     }
     return (r->ev_ro & bit) != 0;
 }
@@ -508,10 +511,9 @@ static inline int ev_literal(nl__dring_t *r, const char *event)
  * template's recipe (nl_fmt.h): the argument slots copied whole, then each string of
  * str_mask measured once and copied once. */
 static inline __attribute__((always_inline)) int record(nl__defer_t *d, int64_t usec, int kind,
-                                                       unsigned gen, int level,
-                                                       const char *event, int ev_kept,
-                                                       nl_tmpl_t *t, const nl_arg_t *args,
-                                                       const nl_head_t *h)
+                                                        unsigned gen, int level, const char *event,
+                                                        int ev_kept, nl_tmpl_t *t,
+                                                        const nl_arg_t *args, const nl_head_t *h)
 {
     nl__dring_t *r = my_ring(d);
     if (!r) return 0;
@@ -580,8 +582,7 @@ int nl__defer_event(nl__defer_t *d, int level, const char *event, int ev_kept, n
     uint64_t tsc = nl__tsc_counter();
     int64_t stamp = (int64_t)tsc;
     int kind = REC_EVENT_TSC;
-    if (__builtin_expect((s & 1) ||
-                             tsc > atomic_load_explicit(&d->tsc_until, memory_order_relaxed),
+    if (__builtin_expect((s & 1) || tsc > atomic_load_explicit(&d->tsc_until, memory_order_relaxed),
                          0)) { /* no map to vouch for it: the time now, as a sync call reads it */
         int64_t ns;
         stamp = nl__tsc_now(&d->tsc, &ns)
@@ -662,7 +663,7 @@ static void keep_map(nl__defer_t *d)
 }
 
 nl__defer_t *nl__defer_new(const nl__defer_ops_t *ops, void *ctx, nl_sink_t *sink,
-                          size_t ring_bytes)
+                           size_t ring_bytes)
 {
     nl__defer_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;

@@ -27,7 +27,7 @@
 
 /* A string slot of a record that holds NULL (the others hold the string's length). */
 #define NL__DLINE_NO_STR UINT64_MAX
-#define NL__DLINE_PLANS 16 /* plans kept per ring, found by a hash of their key */
+#define NL__DLINE_PLANS 16 /* plans kept per ring: 8 sets of 2, by a hash of their key */
 
 typedef struct nl__dplan nl__dplan_t;
 
@@ -45,9 +45,10 @@ void nl__dline_free(nl__dline_t *c);
  * level, event name (a text that does not change while the log is open: a literal, or a
  * pair handle's), template t and head h; the arguments as the record keeps them (saved:
  * nl_write's argument slots, a string's holding its length or NL__DLINE_NO_STR; strs: the
- * strings' bytes, each with its NUL, in field order). Returns 0, nl_enc_end's error (too
- * long, no memory), or 1 when it cannot plan this event (no memory): the caller then
- * builds the line the synchronous way, into an empty b. */
+ * strings' bytes, each with its NUL, in field order). Returns 0 with the line appended, or
+ * 1 with b as it was, when it cannot plan this event (no memory) or the line may not fit
+ * b's room (b is the consumer's batch, at most 16 KiB, so NL_LINE_MAX is never reached
+ * here): the caller then builds the line the synchronous way, into an empty b. */
 int nl__dline_build(nl__dline_t *c, nl_buf_t *b, int64_t usec, int level, const char *event,
                     nl_tmpl_t *t, const nl_arg_t *saved, const char *strs, const nl_head_t *h);
 

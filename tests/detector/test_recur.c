@@ -153,8 +153,8 @@ static void test_bank_backup(void **state)
         }
         nld_bank_free(&b);
     }
-    print_message("nights: surprise %.2f without recur=, %.2f with; noon: %.2f, %.2f\n",
-                  nights[0], nights[1], noon[0], noon[1]);
+    print_message("nights: surprise %.2f without recur=, %.2f with; noon: %.2f, %.2f\n", nights[0],
+                  nights[1], noon[0], noon[1]);
     assert_true(nights[0] > 3 && nights[1] <= nights[0] * NLD_RECUR_KEEP + 1e-9);
     assert_true(noon[0] > 1 && noon[1] == noon[0]);
 }
@@ -202,12 +202,9 @@ static void test_config(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_envelope),
-        cmocka_unit_test(test_forget),
-        cmocka_unit_test(test_spacing),
-        cmocka_unit_test(test_bounds),
-        cmocka_unit_test(test_bank_backup),
-        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_envelope),    cmocka_unit_test(test_forget),
+        cmocka_unit_test(test_spacing),     cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_bank_backup), cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
