@@ -62,10 +62,11 @@ typedef struct nld_counts {
  * (nl-detect reads them from the archive, SQLite or PostgreSQL). Called once per new key with the
  * selector, the line that made the key, how many values are wanted (the newest that many)
  * and the time range [since, until) in usec (since INT64_MIN: no limit). It calls
- * add(add_ctx, x) for each value, oldest first, and returns 0 or a negative NL_E* code. */
+ * add(add_ctx, x, ts_usec) for each value, oldest first, with its event time (INT64_MIN:
+ * unknown), and returns 0 or a negative NL_E* code. */
 typedef int (*nld_seed_fn)(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit,
-                           int64_t since, int64_t until, void (*add)(void *add_ctx, double x),
-                           void *add_ctx);
+                           int64_t since, int64_t until,
+                           void (*add)(void *add_ctx, double x, int64_t ts_usec), void *add_ctx);
 
 /* What the engine tells the alert layer (alerts/, through nl-detect) besides writing its
  * lines: every anomaly episode, missing end and subscription alert that starts or ends. */

@@ -117,7 +117,10 @@ typedef struct seeding {
     uint64_t n;
 } seeding_t;
 
-static void seed_add(void *ctx, double x)
+/* A past value goes through the bank as if watched, at its own time, so the histories,
+ * the calibration, the season, jump='s scale and recur='s envelope start from the
+ * archive's days (the verdicts are not used). */
+static void seed_add(void *ctx, double x, int64_t ts_usec)
 {
     seeding_t *sd = ctx;
     sd->n++;
@@ -127,8 +130,7 @@ static void seed_add(void *ctx, double x)
     }
     nld_verdict_t v[NLD_ALGOS];
     int err;
-    nld_bank_step(sd->bank, x, v, &err); /* as if watched: histories, EWMA; verdicts unused
-                                            (past values come without their times) */
+    nld_bank_step_at(sd->bank, x, ts_usec, v, &err);
 }
 
 /* Start a new key from the archive's past values, when its definition asks to. */

@@ -2,6 +2,7 @@
 /* nld_seed_db.c — past values from the archive (see nld_seed_db.h). */
 #include "nld_seed_db.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,19 +54,22 @@ nld_seed_db_t *nld_seed_db_open(const nld_cfg_t *cfg, const char *path, char *er
 }
 
 typedef struct relay {
-    void (*add)(void *ctx, double x);
+    void (*add)(void *ctx, double x, int64_t ts_usec);
     void *ctx;
 } relay_t;
 
+/* The archive keeps times as seconds since 1970 (a REAL); a time it cannot hold as
+ * microseconds is passed on as unknown. */
 static void relay(void *ctx, double ts, double x)
 {
     relay_t *r = ctx;
-    (void)ts;
-    r->add(r->ctx, x);
+    int64_t us = isfinite(ts) && fabs(ts) < 9e12 ? (int64_t)llround(ts * 1e6) : INT64_MIN;
+    r->add(r->ctx, x, us);
 }
 
 int nld_seed_db(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit, int64_t since,
-                int64_t until, void (*add)(void *add_ctx, double x), void *add_ctx)
+                int64_t until, void (*add)(void *add_ctx, double x, int64_t ts_usec),
+                void *add_ctx)
 {
     nld_seed_db_t *s = ctx;
     const nl_field_t *ev = &r->f[r->i_event];

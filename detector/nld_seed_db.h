@@ -19,7 +19,8 @@ nld_seed_db_t *nld_seed_db_open(const nld_cfg_t *cfg, const char *path, char *er
 /* The nld_seed_fn to put in nld_opts_t, with the handle as its ctx. Read errors are
  * reported on stderr (the first few) and returned. */
 int nld_seed_db(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit, int64_t since,
-                int64_t until, void (*add)(void *add_ctx, double x), void *add_ctx);
+                int64_t until, void (*add)(void *add_ctx, double x, int64_t ts_usec),
+                void *add_ctx);
 void nld_seed_db_close(nld_seed_db_t *s);
 
 #endif
