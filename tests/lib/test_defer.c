@@ -37,6 +37,58 @@ static void expect_file(const char *path, const char *expect, size_t elen)
     free(got);
 }
 
+/* The bytes a log's file must hold: what was added since the file was last emptied. */
+typedef struct expect {
+    const char *path;
+    char *p;
+    size_t len, cap;
+} expect_t;
+
+static void expect_init(expect_t *x, const char *path, size_t cap)
+{
+    *x = (expect_t){path, malloc(cap), 0, cap};
+    assert_non_null(x->p);
+}
+
+/* Add n bytes; when they would not fit, first flush the log, compare the file with what is
+ * there, and start both again. */
+static void expect_add(expect_t *x, nl_log_t *log, const char *s, size_t n)
+{
+    if (x->len + n > x->cap) {
+        assert_int_equal(nl_flush(log), 0);
+        expect_file(x->path, x->p, x->len);
+        assert_int_equal(truncate(x->path, 0), 0);
+        x->len = 0;
+    }
+    assert_true(n <= x->cap);
+    memcpy(x->p + x->len, s, n);
+    x->len += n;
+}
+
+/* One event both ways: the synchronous encoder's line for it (event name ev) added to x,
+ * and the record the deferred path makes of it (name rec_ev, kept: pointed to, not
+ * copied), which must be taken. */
+static void event_both(nl_log_t *log, expect_t *x, int64_t usec, int level, const char *ev,
+                       const char *rec_ev, int kept, nl_tmpl_t *t, const nl_arg_t *args)
+{
+    const nl_head_t *h = nl__log_head(log);
+    char stack[256];
+    nl_buf_t b;
+    nl_buf_init(&b, stack, sizeof stack);
+    assert_int_equal(nl__log_build(log, &b, usec, level, ev, t, args, h), 0);
+    expect_add(x, log, b.p, b.len);
+    nl_buf_free(&b);
+    assert_int_equal(nl__defer_event_at(log->defer, usec, level, rec_ev, kept, t, args, h), 1);
+}
+
+/* Close the log; its file holds exactly x's bytes. */
+static void expect_close(expect_t *x, nl_log_t *log)
+{
+    nl_close(log);
+    expect_file(x->path, x->p, x->len);
+    free(x->p);
+}
+
 static void test_mode_choice(void **state)
 {
     (void)state;
@@ -272,9 +324,8 @@ static void test_same_bytes(void **state)
     nl_log_t *log = open_deferred(path, "&buffer=65536");
     assert_int_equal(nl_const_set(log, "host", "vm \"one\""), 0); /* a field may override it */
     assert_int_equal(nl_const_set(log, "k", "v"), 0);
-    size_t ecap = 1 << 20, elen = 0;
-    char *expect = malloc(ecap);
-    assert_non_null(expect);
+    expect_t x;
+    expect_init(&x, path, 1 << 20);
     uint64_t rs = 51;
     int taken = 0;
     int64_t usec = 1795374198000000LL;
@@ -312,33 +363,15 @@ static void test_same_bytes(void **state)
         int kept = ev_at % 3 != 0;
         char ev[40];
         snprintf(ev, sizeof ev, "%s", evs[ev_at]);
-        const nl_head_t *h = nl__log_head(log);
-        char stack[256];
-        nl_buf_t b;
-        nl_buf_init(&b, stack, sizeof stack);
-        assert_int_equal(nl__log_build(log, &b, usec, level, ev, t, args, h), 0);
-        if (elen + b.len > ecap) { /* compare what is there and start again */
-            assert_int_equal(nl_flush(log), 0);
-            expect_file(path, expect, elen);
-            assert_int_equal(truncate(path, 0), 0);
-            elen = 0;
-        }
-        memcpy(expect + elen, b.p, b.len);
-        elen += b.len;
-        nl_buf_free(&b);
+        event_both(log, &x, usec, level, ev, kept ? evs[ev_at] : ev, kept, t, args);
         /* the caller's strings change after the call: the record holds copies */
-        int rc =
-            nl__defer_event_at(log->defer, usec, level, kept ? evs[ev_at] : ev, kept, t, args, h);
         for (int k = 0; k < t->n; k++)
             if (types[k] == 's' && args[k].s) store[k][0] = '#';
-        assert_int_equal(rc, 1);
         taken++;
     }
     print_message("%d of 40000 events had a valid format\n", taken);
     assert_true(taken > 15000);
-    nl_close(log);
-    expect_file(path, expect, elen);
-    free(expect);
+    expect_close(&x, log);
     t_rmtree(dir);
 }
 
@@ -370,9 +403,8 @@ static void test_guid_values(void **state)
     nl_tmpl_t *t;
     int owned;
     assert_int_equal(nl__tcache_get(&log->tcache, "x=s guid=s n=l", &t, &owned), 0);
-    size_t ecap = 8 << 20, elen = 0;
-    char *expect = malloc(ecap);
-    assert_non_null(expect);
+    expect_t e;
+    expect_init(&e, path, 8 << 20);
     char x[40];
     for (int i = 0; i < 30000; i++) {
         size_t xl = (size_t)(i * 7) % 31;
@@ -380,25 +412,9 @@ static void test_guid_values(void **state)
         x[xl] = 0;
         nl_arg_t args[3] = {{.s = x}, {.s = guids[i % 13]}, {.l = i % 5 ? 65536 : i}};
         int64_t usec = 1795374198000000LL + i * 37;
-        const nl_head_t *h = nl__log_head(log);
-        nl_buf_t b;
-        nl_buf_init(&b, NULL, 0);
-        assert_int_equal(nl__log_build(log, &b, usec, NL_LVL_INFO, "g.ev", t, args, h), 0);
-        if (elen + b.len > ecap) { /* compare what is there and start again */
-            assert_int_equal(nl_flush(log), 0);
-            expect_file(path, expect, elen);
-            assert_int_equal(truncate(path, 0), 0);
-            elen = 0;
-        }
-        memcpy(expect + elen, b.p, b.len);
-        elen += b.len;
-        nl_buf_free(&b);
-        assert_int_equal(nl__defer_event_at(log->defer, usec, NL_LVL_INFO, "g.ev", 1, t, args, h),
-                         1);
+        event_both(log, &e, usec, NL_LVL_INFO, "g.ev", "g.ev", 1, t, args);
     }
-    nl_close(log);
-    expect_file(path, expect, elen);
-    free(expect);
+    expect_close(&e, log);
     t_rmtree(dir);
 }
 
@@ -413,9 +429,9 @@ static void test_long_lines(void **state)
     nl_tmpl_t *t;
     int owned;
     assert_int_equal(nl__tcache_get(&log->tcache, "i=l v=s", &t, &owned), 0);
-    size_t ecap = 8 << 20, elen = 0;
-    char *expect = malloc(ecap), *v = malloc(16001);
-    assert_non_null(expect);
+    expect_t x;
+    expect_init(&x, path, 8 << 20);
+    char *v = malloc(16001);
     assert_non_null(v);
     for (int i = 0; i < 600; i++) {
         size_t n = (size_t)i * 997 % 16000;
@@ -423,21 +439,10 @@ static void test_long_lines(void **state)
         v[n] = 0;
         nl_arg_t args[2] = {{.l = i}, {.s = v}};
         int64_t usec = 1795374198000000LL + i;
-        const nl_head_t *h = nl__log_head(log);
-        nl_buf_t b;
-        nl_buf_init(&b, NULL, 0);
-        assert_int_equal(nl__log_build(log, &b, usec, NL_LVL_INFO, "long", t, args, h), 0);
-        assert_true(elen + b.len <= ecap);
-        memcpy(expect + elen, b.p, b.len);
-        elen += b.len;
-        nl_buf_free(&b);
-        assert_int_equal(nl__defer_event_at(log->defer, usec, NL_LVL_INFO, "long", 0, t, args, h),
-                         1);
+        event_both(log, &x, usec, NL_LVL_INFO, "long", "long", 0, t, args);
         v[0] = '#'; /* the record holds a copy */
     }
-    nl_close(log);
-    expect_file(path, expect, elen);
-    free(expect);
+    expect_close(&x, log);
     free(v);
     t_rmtree(dir);
 }
@@ -460,37 +465,24 @@ static void test_small_buffer(void **state)
     int owned;
     for (int f = 0; f < 3; f++)
         assert_int_equal(nl__tcache_get(&log->tcache, fmts[f], &t[f], &owned), 0);
-    size_t ecap = 2 << 20, elen = 0;
-    char *expect = malloc(ecap), raw[2600];
-    assert_non_null(expect);
+    expect_t x;
+    expect_init(&x, path, 2 << 20);
+    char raw[2600];
     for (int i = 0; i < 3 * 101; i++) {
         size_t n = 2400 + (size_t)i / 3;
         memset(raw, 'r', n - 1);
         raw[n - 1] = '\n';
         assert_int_equal(nl_write_line(log, NL_LVL_INFO, raw, n), 0);
-        memcpy(expect + elen, raw, n);
-        elen += n;
+        expect_add(&x, log, raw, n);
         nl_arg_t args[3] = {{.s = NULL}, {.l = i}, {.s = "x"}};
         if (i % 3 == 2) { /* n=l guid=s x=s */
             args[0].l = i;
             args[1].s = NULL;
         }
-        int64_t usec = 1795374198000000LL + i;
-        const nl_head_t *h = nl__log_head(log);
-        nl_buf_t b;
-        nl_buf_init(&b, NULL, 0);
-        assert_int_equal(nl__log_build(log, &b, usec, NL_LVL_INFO, ev, t[i % 3], args, h), 0);
-        assert_true(elen + b.len <= ecap);
-        memcpy(expect + elen, b.p, b.len);
-        elen += b.len;
-        nl_buf_free(&b);
-        assert_int_equal(
-            nl__defer_event_at(log->defer, usec, NL_LVL_INFO, ev, 1, t[i % 3], args, h), 1);
+        event_both(log, &x, 1795374198000000LL + i, NL_LVL_INFO, ev, ev, 1, t[i % 3], args);
         assert_int_equal(nl_flush(log), 0);
     }
-    nl_close(log);
-    expect_file(path, expect, elen);
-    free(expect);
+    expect_close(&x, log);
     t_rmtree(dir);
 }
 
