@@ -2,6 +2,7 @@
 /* nld_recur.c — the stream's envelope at its time of day (see nld_recur.h). */
 #include "nld_recur.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -99,7 +100,9 @@ double nld_recur_step(nld_recur_t *r, double x, int64_t ts_usec)
     if (r->cur == UINT64_MAX || ts_usec < r->cur_t0 || ts_usec >= r->cur_t1)
         gather(r, (uint64_t)ts_usec / (NLD_RECUR_SLOT_S * 1000000ull));
     nld_recur_slot_t *sl = &r->slot[r->cur_i];
-    float xf = (float)x;
+    /* a float holds an envelope's bounds; past its range a value is held at its edge (C
+     * leaves converting a double beyond it undefined) */
+    float xf = x > FLT_MAX ? FLT_MAX : x < -FLT_MAX ? -FLT_MAX : (float)x;
     if (sl->id != (uint32_t)(r->cur + 1)) {
         sl->id = (uint32_t)(r->cur + 1);
         sl->lo = sl->hi = xf;

@@ -59,6 +59,9 @@ static void test_envelope(void **state)
     assert_true(nld_recur_step(&r, NAN, d + 3 * HOUR) == 1);
     assert_true(nld_recur_step(&r, INFINITY, d + 3 * HOUR) == 1);
     assert_true(nld_recur_step(&r, 10, -5 * MIN) == 1);
+    /* values past a float's range are held at its edge, not converted */
+    assert_true(nld_recur_step(&r, 1e300, d + 20 * HOUR) == 1);
+    assert_true(nld_recur_step(&r, -1e300, d + 20 * HOUR + MIN) == 1);
     /* the end of time: the last slot, no overflow (UBSan would say) */
     assert_true(nld_recur_step(&r, 10, INT64_MAX) == 1);
     assert_true(nld_recur_step(&r, 10, INT64_MAX - 1) == 1);
