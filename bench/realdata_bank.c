@@ -8,6 +8,7 @@
 
 #include "bench_util.h"
 #include "nld_combine.h"
+#include "nld_confirm.h"
 #include "nld_tail.h"
 
 int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
@@ -50,12 +51,12 @@ void rd_per_day(const rd_series_t *s, double *score)
     }
 }
 
-rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0}; }
+rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0}; }
 
 rd_ep_t rd_ep_default(void)
 {
     return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,
-                     NLD_DEFAULT_ESCALATE};
+                     NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM};
 }
 
 void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
@@ -65,11 +66,32 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
     int active = 0, holding = 0;
     int64_t h0 = 0, fat_t = 0;
     double fat = 0, peak = 0, st = nld_surprise_of(t);
+    nld_confirm_t cf = {0};
     for (size_t i = 0; i < n; i++) {
         int64_t now = ep.hold < 0 ? (int64_t)i : ts[i];
         out[i] = 0;
-        if (score[i] >= t) {
-            double sv = nld_surprise_of(score[i]), bar = 0, recent = 0;
+        int flag = score[i] >= t;
+        double sv = nld_surprise_of(score[i]);
+        if (ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
+            int confirmed = 0;
+            if (cf.pending) {
+                cf.pending = 0;
+                if (!active && sv >= NLD_CONFIRM_NEXT * st) {
+                    confirmed = flag = 1;
+                    if (cf.pend_s > sv) sv = cf.pend_s;
+                }
+            }
+            int wait = !confirmed && flag && !active &&
+                       nld_confirm_wait(&cf, ts[i], sv, st, ep.confirm);
+            nld_confirm_add(&cf, ts[i], sv, NLD_CONFIRM_LIKE * st);
+            if (wait) {
+                cf.pending = 1;
+                cf.pend_s = sv;
+                continue;
+            }
+        }
+        if (flag) {
+            double bar = 0, recent = 0;
             if (ep.fatigue_s > 0 && fat > 0) {
                 double age = ts[i] > fat_t ? (double)(ts[i] - fat_t) / 1e6 : 0;
                 recent = fat * exp2(-age / ep.fatigue_s);

@@ -28,10 +28,12 @@ void rd_per_day(const rd_series_t *s, double *score);
  * hold is event time in usec (holdoff=DUR: an episode ends once its values have stayed
  * below the threshold that long), or, when negative, -hold values (holdoff=N; -1 and 0 both
  * end an episode at its first value below); fatigue_s the half-life of recent reports
- * (fatigue=, 0: off) and escalate the decades of escalate= (0: off). */
+ * (fatigue=, 0: off), escalate the decades of escalate= (0: off) and confirm the factor of
+ * confirm= (0: off; a confirmed lone flag's start is the row of the value confirming it). */
 typedef struct rd_ep {
     int64_t hold;
     double fatigue_s, escalate;
+    double confirm; /* confirm=F (0: off) */
 } rd_ep_t;
 
 /* The rule with hold-off h alone; combine=default's rule. */

@@ -25,8 +25,9 @@ typedef struct dim {
 
 /* the episode rule's dimensions come last: they need no new bank run */
 enum {
-    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_RECUR, D_BUDGET,
-    D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_N
+    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_RECUR, D_YOUNG,
+    D_BUDGET,
+    D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_CONFIRM, D_N
 };
 static dim_t dims[D_N] = {
     {"RD_GRID_ALGO", "algo", 3, {"cusum", "cdf-hu", "cdf-hu,cusum"}},
@@ -38,11 +39,13 @@ static dim_t dims[D_N] = {
     {"RD_GRID_SHRINK", "calib.shrink", 2, {"0", "10"}},
     {"RD_GRID_JUMP", "jump", 2, {"0", "0.5"}},
     {"RD_GRID_RECUR", "recur", 2, {"0", "3d"}},
+    {"RD_GRID_YOUNG", "young", 1, {"300"}},
     /* the threshold per value (threshold=), or per day of the stream (alarms=N/day) */
     {"RD_GRID_BUDGET", "per", 1, {"value", "day"}},
     {"RD_GRID_HOLDOFF", "holdoff", 2, {"1h", "3h"}},
     {"RD_GRID_FATIGUE", "fatigue", 2, {"off", "3d"}},
     {"RD_GRID_ESCALATE", "escalate", 3, {"off", "2", "3"}},
+    {"RD_GRID_CONFIRM", "confirm", 2, {"off", "2"}},
 };
 
 static void dims_from_env(void)
@@ -83,6 +86,7 @@ static void params_of(const cfg_t *c, nld_params_t *p)
     p->calib_shrink = atof(dims[D_SHRINK].v[c->i[D_SHRINK]]);
     p->jump = atof(dims[D_JUMP].v[c->i[D_JUMP]]);
     p->recur_days = (uint32_t)(secs(dims[D_RECUR].v[c->i[D_RECUR]]) / 86400);
+    p->young = (uint32_t)atoi(dims[D_YOUNG].v[c->i[D_YOUNG]]);
     p->admit = 0;
 }
 
@@ -90,7 +94,8 @@ static rd_ep_t ep_of(const cfg_t *c)
 {
     return (rd_ep_t){(int64_t)(secs(dims[D_HOLDOFF].v[c->i[D_HOLDOFF]]) * 1e6),
                      secs(dims[D_FATIGUE].v[c->i[D_FATIGUE]]),
-                     atof(dims[D_ESCALATE].v[c->i[D_ESCALATE]])};
+                     atof(dims[D_ESCALATE].v[c->i[D_ESCALATE]]),
+                     atof(dims[D_CONFIRM].v[c->i[D_CONFIRM]])};
 }
 
 static void describe(const cfg_t *c, char *out, size_t len)
@@ -208,7 +213,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     double best_rank = -1e9;
     size_t ncfg = 0;
     do {
-        if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0) {
+        if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0 &&
+            c.i[D_CONFIRM] == 0) {
             nld_params_t p;
             params_of(&c, &p);
             for (int x = 0; x < 2; x++) rd_set_bank(&sets[x], &p, sc[x]);
@@ -250,7 +256,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
-           "floor x calib x calib.shrink x jump x recur x holdoff x fatigue x escalate; threshold swept on the set it is chosen on): the best worse "
+           "floor x calib x calib.shrink x jump x recur x young x holdoff x fatigue x escalate x confirm; threshold swept on the set it is chosen on): the best worse "
            "held-out score under the standard profile plus the same under low-FP: %s\n\n",
            ncfg, d);
     printf("| profile | chosen on | threshold | score there | scored on | score there |\n");
@@ -267,8 +273,10 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     nld_params_default(&p);
     nld_default_params(&p);
     p.admit = 0;
-    printf("\ncombine=default has rate=%g, holdoff=%gs, fatigue=%gs and escalate=%g.\n",
-           NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE);
+    printf("\ncombine=default has rate=%g, holdoff=%gs, fatigue=%gs, escalate=%g and "
+           "confirm=%g.\n",
+           NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE,
+           NLD_DEFAULT_CONFIRM);
     rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0, sc, tmp);
     for (int x = 0; x < 2; x++) {
         rd_set_scores_free(&sets[x], sc[x]);

@@ -54,6 +54,8 @@ typedef struct nld_counts {
     uint64_t fatigued;       /* flags that would have started an episode but did not clear
                                 the bar the stream's recent reports raised (fatigue=) */
     uint64_t escalated;      /* episodes ended by a much rarer flag, which started another */
+    uint64_t unconfirmed;    /* lone flags on a stream that spikes, which the next value did
+                                not confirm (confirm=) */
     uint64_t tracked;        /* streams and subscription keys held now */
     uint64_t pending;        /* starts awaiting their end now */
 } nld_counts_t;

@@ -81,6 +81,8 @@ int nld_params_check(const nld_params_t *p, const char **why)
     else if (p->recur_days > NLD_RECUR_DAYS_MAX ||
              !(p->recur_within_s >= NLD_RECUR_SLOT_S && p->recur_within_s <= NLD_RECUR_WITHIN_MAX))
         w = "recur must be off or 1 to 14 days, and recur.within 10 min to 12 h";
+    else if (p->young > NLD_YOUNG_MAX)
+        w = "young must be off or a count of values up to 1000000";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -449,6 +451,10 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
                                                b->p.jump_halflife_s)
                               : 1;
     if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
+    /* young=: a stream's first values are judged against little history (a cdf of a few
+     * dozen values, a calibration barely begun), and their rarest look rarer than they
+     * are; their surprise grows with the values seen (the archive's seeds count) */
+    if (b->p.young && b->seen < b->p.young) jw *= (double)b->seen / b->p.young;
     x -= off;
     double s = nl_ewma_add(&b->ew, x);
     *err = 0;

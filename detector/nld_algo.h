@@ -90,10 +90,14 @@ typedef struct nld_params {
                               on each of this many days before keeps only part of its
                               surprise (nld_recur.h; 0: off) */
     double recur_within_s; /* ... "the same time of day": within this many seconds (1 h) */
+    uint32_t young;        /* > 0: the stream's n-th value of its first `young` keeps n/young
+                              of its surprise: judged against little history (0: off) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
                               ones, unless threshold= needs them all): set by the engine when
                               scores are written or combined */
 } nld_params_t;
+
+#define NLD_YOUNG_MAX 1000000u
 
 /* One algorithm's verdict on one value. */
 typedef struct nld_verdict {

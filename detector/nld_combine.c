@@ -39,6 +39,7 @@ void nld_default_params(nld_params_t *p)
     p->jump = NLD_DEFAULT_JUMP;
     p->calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
     p->recur_days = NLD_DEFAULT_RECUR_DAYS;
+    p->young = NLD_DEFAULT_YOUNG;
     p->threshold = 0;
     p->rate = NLD_DEFAULT_RATE;
     p->alarms_per_s = 0;

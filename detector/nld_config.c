@@ -170,7 +170,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
         budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0, shrink_set = 0,
-        recur_set = 0;
+        recur_set = 0, confirm_set = 0, young_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -242,6 +242,13 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
                 bad = !(days >= 1 && days <= NLD_RECUR_DAYS_MAX && days == floor(days));
                 if (!bad) d->p.recur_days = (uint32_t)days;
             }
+        } else if (!strcmp(o, "young")) {
+            /* values over which a new stream's surprises grow to their full weight, or off */
+            young_set = 1;
+            double n = 0;
+            if (strcmp(v, "off"))
+                bad = parse_num(v, &n, 0) || !(n >= 1 && n <= NLD_YOUNG_MAX && n == floor(n));
+            if (!bad) d->p.young = (uint32_t)n;
         } else if (!strcmp(o, "recur.within")) {
             double s = nl__parse_dur(v);
             bad = !(s >= NLD_RECUR_SLOT_S && s <= NLD_RECUR_WITHIN_MAX);
@@ -312,6 +319,12 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             esc_set = 1;
             d->escalate = 0;
             if (strcmp(v, "off")) bad = parse_num(v, &d->escalate, 0) || !(d->escalate > 0);
+        } else if (!strcmp(o, "confirm")) {
+            /* a factor of the threshold's surprise a lone flag must reach, or off */
+            confirm_set = 1;
+            d->confirm = 0;
+            if (strcmp(v, "off"))
+                bad = parse_num(v, &d->confirm, 0) || !(d->confirm >= 1 && d->confirm <= 100);
         } else if (!strcmp(o, "history.from")) {
             bad = strcmp(v, "db") != 0;
             d->seed = 1;
@@ -345,13 +358,19 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!jump_set) d->p.jump = NLD_DEFAULT_JUMP;
         if (!shrink_set) d->p.calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
         if (!recur_set) d->p.recur_days = NLD_DEFAULT_RECUR_DAYS;
+        if (!young_set) d->p.young = NLD_DEFAULT_YOUNG;
         if (!fatigue_set) d->fatigue_s = NLD_DEFAULT_FATIGUE_S;
         if (!esc_set) d->escalate = NLD_DEFAULT_ESCALATE;
+        if (!confirm_set) d->confirm = NLD_DEFAULT_CONFIRM;
     }
-    /* fatigue raises a threshold: the algorithms' own rules have none to raise */
-    if (d->fatigue_s > 0 && !(d->p.threshold > 0) && !(d->p.rate > 0) && !(d->p.alarms_per_s > 0))
+    /* fatigue and confirm are read against a threshold: the algorithms' own rules have none */
+    int has_thr = d->p.threshold > 0 || d->p.rate > 0 || d->p.alarms_per_s > 0;
+    if (d->fatigue_s > 0 && !has_thr)
         return nl__cfg_fail(x, name_col,
                             "stream %s: fatigue= needs threshold=, rate= or alarms=", name);
+    if (d->confirm > 0 && !has_thr)
+        return nl__cfg_fail(x, name_col,
+                            "stream %s: confirm= needs threshold=, rate= or alarms=", name);
     if (!min_set && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */
     if (!admit_set)

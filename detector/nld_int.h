@@ -6,6 +6,7 @@
 #define NLKIT_NLD_INT_H
 
 #include "nld.h"
+#include "nld_confirm.h"
 #include "nl_map.h"
 #include "nlkit/nl_moments.h"
 
@@ -41,6 +42,7 @@ typedef struct nld_keyed {
             nld_episode_t ep[NLD_ALGOS + 1]; /* per algorithm, then the combined verdict */
             double fat[NLD_ALGOS + 1];       /* recent reports, each weighing 2^-age/half-life */
             int64_t fat_t[NLD_ALGOS + 1];    /* ... as of this event time */
+            nld_confirm_t cf[NLD_ALGOS + 1]; /* recent spikes, a lone flag waiting (confirm=) */
         } s;
         struct {
             nl_moments_t base;   /* mean of the first base_n values */

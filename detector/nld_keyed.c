@@ -352,11 +352,48 @@ static double start_bar(const nld_sdef_t *sd, const nld_keyed_t *k, int slot, in
  * fatigue=, a flag starts an episode only if it clears the raised bar (start_bar); with
  * escalate=D, a flag D decades rarer than the open episode's peak (and clearing the bar)
  * ends it and starts another: the anomaly got worse, which is news. */
+/* confirm= (nld_confirm.h) before the episode sees value x: 0 when a lone flag on a stream
+ * that spikes waits for the next value (the episode sees nothing now); else 1, with *v
+ * turned into a flag when x confirms a waiting one (*pend then that flag), or as it was. */
+static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x,
+                        nld_verdict_t *v, const nld_confirm_t **pend)
+{
+    const nld_sdef_t *sd = &d->cfg->s[k->def];
+    nld_confirm_t *c = &k->u.s.cf[slot];
+    double thr = k->u.s.bank.thr, st = thr > 0 ? nld_surprise_of(thr) : 0;
+    double sv = v->state == NLD_WARMUP ? 0 : nld_surprise_of(v->score);
+    int flag = v->state == NLD_LOW || v->state == NLD_HIGH, active = k->u.s.ep[slot].active;
+    if (r->ts_usec == INT64_MIN || !(st > 0)) return 1; /* no event time or no threshold */
+    if (c->pending) {
+        c->pending = 0;
+        if (!active && sv >= NLD_CONFIRM_NEXT * st) {
+            if (!flag) v->state = c->dir;
+            if (c->pend_s > sv) v->score = nld_score_of(c->pend_s);
+            *pend = c;
+        } else {
+            d->n.unconfirmed++;
+        }
+    }
+    int wait = !*pend && flag && !active && nld_confirm_wait(c, r->ts_usec, sv, st, sd->confirm);
+    nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
+    if (!wait) return 1;
+    c->pending = 1;
+    c->dir = v->state;
+    c->pend_t = r->ts_usec;
+    c->pend_s = sv;
+    c->pend_x = x;
+    return 0;
+}
+
 static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
                          const nld_verdict_t *v, unsigned agree)
 {
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     nld_episode_t *e = &k->u.s.ep[slot];
+    nld_verdict_t vc = *v; /* the verdict as the episode reads it (a confirmed lone flag) */
+    const nld_confirm_t *pend = NULL;
+    if (sd->confirm > 0 && !confirm_step(d, k, slot, r, x, &vc, &pend)) return;
+    v = &vc;
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
         double sv = nld_surprise_of(v->score), recent, bar = start_bar(sd, k, slot, r->ts_usec, &recent);
         if (!e->active && sv < bar) { /* a stream that keeps alarming: not yet news */
@@ -372,7 +409,7 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
             e->dir = v->state;
             e->xmin = e->xmax = x;
         }
-        if (!e->active)
+        if (!e->active) {
             *e = (nld_episode_t){.active = 1,
                                  .dir = v->state,
                                  .t0 = r->ts_usec,
@@ -381,6 +418,13 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
                                  .peak = sv,
                                  .bar = bar > 0 ? nld_score_of(bar) : 0,
                                  .recent = recent};
+            if (pend) { /* it began with the lone flag the value confirmed */
+                e->t0 = pend->pend_t;
+                e->len = 1;
+                if (pend->pend_x < e->xmin) e->xmin = pend->pend_x;
+                if (pend->pend_x > e->xmax) e->xmax = pend->pend_x;
+            }
+        }
         if (sv > e->peak) e->peak = sv;
         e->holding = 0;
         e->len++;

@@ -786,6 +786,76 @@ static char *line_day(double sec, const char *rest)
     return b;
 }
 
+/* 5-minute values around 100 from event second t to `until` (a day's seconds from
+ * 2026-11-22), with a spike to `spike` every two hours after a 4-hour warm-up (none if
+ * spike is 0); the spikes fed are added to *spikes. Returns the next value's time. */
+static int feed_5min(run_t *r, int t, int until, double spike, int *spikes)
+{
+    char ev[96];
+    for (; t < until; t += 300) {
+        double x = 100 + (t / 300 * 7 % 11) - 5;
+        if (spike > 0 && t >= 4 * 3600 && t % 7200 == 0) x = spike, (*spikes)++;
+        snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+        feed(r, line_day(t, ev));
+    }
+    return t;
+}
+
+/* One value x at event second t (of line_day). */
+static void feed_one(run_t *r, int t, double x)
+{
+    char ev[96];
+    snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+    feed(r, line_day(t, ev));
+}
+
+/* confirm=2: a stream with a like spike every two hours (a little over the threshold)
+ * pages for the first and counts the rest as unconfirmed, where confirm=off pages for
+ * every one; two such values in a row page, the start written at the second with
+ * start.ts the first's and len=2; a value far past the threshold pages at once; and after
+ * three quiet days a lone spike pages again. */
+static void test_confirm_spikes(void **state)
+{
+    (void)state;
+    for (int on = 0; on <= 1; on++) {
+        char conf[256];
+        snprintf(conf, sizeof conf,
+                 "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
+                 "episode.min=1 confirm=%s\n",
+                 on ? "2" : "off");
+        run_t r;
+        run_start(&r, conf);
+        int spikes = 0, t = feed_5min(&r, 0, 2 * 86400, 113.5, &spikes); /* two days */
+        int t_pair = t;
+        for (int i = 0; i < 2; i++, t += 300) feed_one(&r, t, 113.5); /* twice in a row */
+        t = feed_5min(&r, t, t + 12 * 300, 0, &spikes);
+        feed_one(&r, t, 400); /* far past the threshold */
+        t = feed_5min(&r, t + 300, 6 * 86400, 0, &spikes); /* three quiet days and more */
+        feed_one(&r, t, 113.5);                             /* lone, after the quiet */
+        feed_one(&r, t + 300, 100);
+        nld_counts_t n;
+        run_end(&r, &n);
+        if (!on) {
+            /* every spike, the pair (one episode: holdoff=1 joins them), 400, the last */
+            assert_int_equal(n.episodes, spikes + 3);
+            assert_int_equal(n.unconfirmed, 0);
+        } else {
+            assert_int_equal(n.episodes, 4); /* the first spike, the pair, 400, the last */
+            assert_int_equal(n.unconfirmed, spikes - 1);
+            nl_rec_t *pair = nth_ev(&r, "nl.anomaly.start", 1);
+            char want[40];
+            snprintf(want, sizeof want, "%.27s", line_day(t_pair + 300, "") + 3);
+            assert_string_equal(t_field(pair, "ts"), want); /* written at the second */
+            snprintf(want, sizeof want, "%.27s", line_day(t_pair, "") + 3);
+            assert_string_equal(t_field(pair, "start.ts"), want); /* begun at the first */
+            assert_true(t_num(pair, "len") == 2);
+            assert_string_equal(t_field(pair, "dir"), "high");
+            assert_true(t_num(nth_ev(&r, "nl.anomaly.start", 2), "x") == 400);
+        }
+        run_free(&r);
+    }
+}
+
 /* fatigue=: a stream whose identical spikes (a little over the threshold) come every two
  * hours pages for the first few, then only as the count wears off (each other one counted
  * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the spike pages again, its bar back near
@@ -803,20 +873,9 @@ static void test_fatigue_escalate(void **state)
                  fat ? "1d" : "off");
         run_t r;
         run_start(&r, conf);
-        char ev[96];
-        int t = 0, spikes = 0;
-        for (; t < 3 * 86400; t += 300) { /* 5-minute values for three days */
-            double x = 100 + (t / 300 * 7 % 11) - 5;
-            if (t >= 4 * 3600 && t % 7200 == 0) x = 113.5, spikes++; /* after warm-up */
-            snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
-            feed(&r, line_day(t, ev));
-        }
-        for (; t < 10 * 86400; t += 300) { /* a quiet week */
-            snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", 100.0 + (t / 300 * 7 % 11) - 5);
-            feed(&r, line_day(t, ev));
-        }
-        snprintf(ev, sizeof ev, "event=m level=Info x=113.5");
-        feed(&r, line_day(t, ev));
+        int spikes = 0, t = feed_5min(&r, 0, 3 * 86400, 113.5, &spikes); /* three days */
+        t = feed_5min(&r, t, 10 * 86400, 0, &spikes);                    /* a quiet week */
+        feed_one(&r, t, 113.5);
         nld_counts_t n;
         run_end(&r, &n);
         reports[fat] = (int)n.episodes;
@@ -1093,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_config_size_limit),
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_fatigue_escalate),
+        cmocka_unit_test(test_confirm_spikes),
         cmocka_unit_test(test_history_from_archive),
         cmocka_unit_test(test_history_times),
         cmocka_unit_test(test_hysteresis),

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nld_confirm.h — a lone spike on a stream that spikes is not yet news (confirm=F).
+ *
+ * Some healthy metrics spike now and then: a server's load jumps for one sample when a
+ * job starts, a quantised counter steps up and back. Their spikes are rare under any
+ * model of the stream, so each one pages, and the people who label real series do not
+ * call them anomalies; the incidents they label mostly last. Quality control has long
+ * read charts the same way (the Western Electric rules): one point beyond the outer limit
+ * is a signal, or two in a row beyond an inner one. confirm=F applies that to a flag on a
+ * stream that had a surprise at least NLD_CONFIRM_LIKE of this one within the last
+ * NLD_CONFIRM_WITHIN_S of event time: unless its surprise reaches F times the threshold's,
+ * it opens an episode only when the next value's surprise reaches NLD_CONFIRM_NEXT of the
+ * threshold's, and the start is written then (start.ts the lone flag's time). A stream
+ * without such a recent spike, and any flag F times over, pages at once.
+ *
+ * On the two real labelled sets of bench-realdata, confirm=2 cut false reports on the
+ * server set by a tenth and those on its series without anomalies by a quarter, while
+ * finding as many windows; the figures are in bench/README.md.
+ *
+ * The recent surprises are kept as a sliding maximum over event time (a deque of entries
+ * each larger than every later one), so the question costs O(1) amortised a value in
+ * NLD_CONFIRM_CAP entries; past that the smallest older entry makes room, which can only
+ * make the memory forget a spike (the flag then pages, as without confirm=). */
+#ifndef NLKIT_NLD_CONFIRM_H
+#define NLKIT_NLD_CONFIRM_H
+
+#include <stdint.h>
+
+#define NLD_CONFIRM_LIKE 0.8               /* a recent surprise this share of the flag's */
+#define NLD_CONFIRM_WITHIN_S (3 * 86400.0) /* ... within this much event time */
+#define NLD_CONFIRM_NEXT 0.7               /* the next value's share of the threshold's */
+#define NLD_CONFIRM_CAP 16
+
+typedef struct nld_confirm {
+    int64_t t[NLD_CONFIRM_CAP]; /* the deque: times rising, surprises falling */
+    double s[NLD_CONFIRM_CAP];
+    uint8_t head, n;
+    int pending;    /* a lone flag waits for the next value */
+    int dir;        /* its direction (NLD_LOW / NLD_HIGH) */
+    int64_t pend_t; /* its event time */
+    double pend_s;  /* its surprise */
+    double pend_x;  /* its value */
+} nld_confirm_t;
+
+/* The largest surprise added at event times within `within_s` seconds before now (those
+ * older are let go), or 0 if none. */
+double nld_confirm_recent(nld_confirm_t *c, int64_t now, double within_s);
+
+/* Remember surprise s at event time t (times must not go back; an earlier t is taken as
+ * the last one's). Surprises under `floor`, which no question can need, are not kept. */
+void nld_confirm_add(nld_confirm_t *c, int64_t t, double s, double floor);
+
+/* Whether a flag of surprise sv (threshold surprise st > 0, confirm factor f) must wait
+ * for the next value: sv under f st and a recent surprise at least LIKE sv. Asks before
+ * the flag's own surprise is added. */
+int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f);
+
+#endif

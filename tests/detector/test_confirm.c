@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_confirm.c — a lone spike on a stream that spikes waits for the next value
+ * (nld_confirm.h, confirm=): the memory of recent surprises answers with the largest one
+ * within the period and lets older ones go; a smaller later surprise does not hide a larger
+ * earlier one while it lasts, and outlives it once it expires; surprises under the floor,
+ * not finite or not above 0 are not kept; times that go back do not undo expiry; a full
+ * memory forgets a small entry, never the largest; a flag waits only under F times the
+ * threshold and with a recent surprise of at least LIKE of its own; and the configuration
+ * reads confirm= and refuses what it cannot be (the engine's use: test_detect). And
+ * young=, the other half of "not yet news": in the bank, a spike as a stream's 60th value
+ * keeps 60/300 of its surprise with young=300 and the 400th all of it; young= as
+ * nl-detect reads it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl_test.h"
+#include "nld.h"
+#include "nld_algo.h"
+#include "nld_tail.h"
+#include "nld_combine.h"
+#include "nld_confirm.h"
+
+#define HOUR 3600000000LL
+#define DAY (24 * HOUR)
+#define W (3 * 86400.0)
+
+static void test_sliding_max(void **state)
+{
+    (void)state;
+    nld_confirm_t c = {0};
+    assert_true(nld_confirm_recent(&c, 0, W) == 0);
+    nld_confirm_add(&c, 0, 5, 1);
+    nld_confirm_add(&c, 1 * DAY, 3, 1); /* smaller and later: kept behind the 5 */
+    assert_true(nld_confirm_recent(&c, 2 * DAY, W) == 5);
+    assert_true(nld_confirm_recent(&c, 3 * DAY, W) == 5);     /* exactly the period: still in */
+    assert_true(nld_confirm_recent(&c, 3 * DAY + 1, W) == 3); /* the 5 expired: the 3 remains */
+    assert_true(nld_confirm_recent(&c, 4 * DAY + 1, W) == 0);
+    assert_int_equal(c.n, 0);
+
+    /* a larger later surprise replaces the smaller ones before it */
+    nld_confirm_add(&c, 5 * DAY, 2, 1);
+    nld_confirm_add(&c, 5 * DAY + HOUR, 4, 1);
+    assert_int_equal(c.n, 1);
+    assert_true(nld_confirm_recent(&c, 5 * DAY + 2 * HOUR, W) == 4);
+
+    /* under the floor, not finite, or not above 0: not kept */
+    nld_confirm_t d = {0};
+    nld_confirm_add(&d, 0, 0.5, 1);
+    nld_confirm_add(&d, 0, NAN, 0);
+    nld_confirm_add(&d, 0, -1, -5);
+    nld_confirm_add(&d, 0, 0, 0);
+    assert_int_equal(d.n, 0);
+    nld_confirm_add(&d, 0, INFINITY, 1); /* an absurd value is a spike */
+    assert_true(isinf(nld_confirm_recent(&d, 0, W)));
+}
+
+/* Times that go back are taken as the last one's, so an entry cannot live longer than the
+ * one before it; a full memory drops the smallest older entry and keeps the largest. */
+static void test_order_and_cap(void **state)
+{
+    (void)state;
+    nld_confirm_t c = {0};
+    nld_confirm_add(&c, 10 * DAY, 9, 1);
+    nld_confirm_add(&c, 1 * DAY, 8, 1); /* a clock that went back: stamped 10 d */
+    assert_true(nld_confirm_recent(&c, 13 * DAY, W) == 9);
+    assert_true(nld_confirm_recent(&c, 13 * DAY + 1, W) == 0); /* both gone together */
+
+    nld_confirm_t f = {0};
+    for (int i = 0; i < NLD_CONFIRM_CAP + 10; i++) /* falling surprises: each one kept */
+        nld_confirm_add(&f, i * HOUR, 100 - i, 1);
+    assert_int_equal(f.n, NLD_CONFIRM_CAP);
+    assert_true(nld_confirm_recent(&f, 30 * HOUR, W) == 100); /* the largest stays */
+    /* the newest is always there: after the rest expire it answers */
+    double last = 100 - (NLD_CONFIRM_CAP + 9);
+    assert_true(nld_confirm_recent(&f, (NLD_CONFIRM_CAP + 8) * HOUR + 3 * DAY + 1, W) == last);
+}
+
+static void test_wait(void **state)
+{
+    (void)state;
+    nld_confirm_t c = {0};
+    /* no recent spike: a flag pages at once */
+    assert_false(nld_confirm_wait(&c, DAY, 4.5, 4, 2));
+    nld_confirm_add(&c, DAY, 4.5, 0.8 * 4);
+    /* a like flag a day later waits; one 2x the threshold's does not; nor with f off */
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 2));
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE, 4, 2)); /* just alike */
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE + 0.01, 4, 2));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 8, 4, 2));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 0, 2));
+    /* after the period the memory is empty again */
+    assert_false(nld_confirm_wait(&c, 5 * DAY, 4.6, 4, 2));
+}
+
+/* Two banks (cdf-hu, calibrated) over the same values, young=300 and off: a spike as the
+ * 60th value scores 60/300 of the surprise, as the 400th the same. */
+static void test_young(void **state)
+{
+    (void)state;
+    double s60[2], s400[2];
+    for (int on = 0; on < 2; on++) {
+        nld_params_t p;
+        nld_params_default(&p);
+        p.algos = 1u << 7; /* cdf-hu */
+        p.n = 2000;
+        p.calib = 1000;
+        p.young = on ? 300 : 0;
+        nld_bank_t b;
+        assert_int_equal(nld_bank_init(&b, &p), 0);
+        for (int i = 1; i <= 400; i++) {
+            double x = 100 + (i * 7 % 11) - 5;
+            if (i == 60 || i == 400) x = 130;
+            nld_verdict_t v[NLD_ALGOS];
+            int err;
+            nld_bank_step_at(&b, x, i * 60000000LL, v, &err);
+            assert_int_equal(err, 0);
+            if (i == 60) s60[on] = nld_surprise_of(v[7].score);
+            if (i == 400) s400[on] = nld_surprise_of(v[7].score);
+        }
+        nld_bank_free(&b);
+    }
+    assert_true(s60[0] > 1 && s400[0] > 1);
+    assert_true(fabs(s60[1] - s60[0] * 60 / 300) < 1e-6 * s60[0]);
+    assert_true(s400[1] == s400[0]);
+}
+
+static void test_config(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *words;
+        int ok;
+        double confirm;
+    } cases[] = {
+        {"algo=msd-hu threshold=0.8", 1, 0},
+        {"algo=msd-hu threshold=0.8 confirm=2", 1, 2},
+        {"algo=msd-hu rate=1e-3 confirm=1.5", 1, 1.5},
+        {"combine=default", 1, NLD_DEFAULT_CONFIRM},
+        {"combine=default confirm=off", 1, 0},
+        {"algo=msd-hu threshold=0.8 confirm=0.5", 0, 0},
+        {"algo=msd-hu threshold=0.8 confirm=101", 0, 0},
+        {"algo=msd-hu threshold=0.8 confirm=x", 0, 0},
+        {"algo=msd-hu confirm=2", 0, 0}, /* no threshold to read it against */
+        {"algo=msd-hu young=300", 1, 0},
+        {"algo=msd-hu young=0", 2, 0},
+        {"algo=msd-hu young=2.5", 2, 0},
+        {"algo=msd-hu young=2000000", 2, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nld_cfg_t c;
+        nld_cfg_init(&c);
+        char text[256], err[256] = "";
+        snprintf(text, sizeof text, "stream s event=m value=x %s\n", cases[i].words);
+        int rc = nld_cfg_parse(&c, text, "test", err, sizeof err);
+        if (cases[i].ok != 1) { /* 0: confirm= refused, 2: young= refused */
+            if (!rc) fail_msg("%s: accepted", cases[i].words);
+            assert_non_null(strstr(err, cases[i].ok ? "young" : "confirm"));
+        } else {
+            if (rc) fail_msg("%s: %s", cases[i].words, err);
+            assert_true(c.s[0].confirm == cases[i].confirm);
+            uint32_t young = strstr(cases[i].words, "young=300")         ? 300
+                             : strstr(cases[i].words, "combine=default") ? NLD_DEFAULT_YOUNG
+                                                                         : 0;
+            assert_true(c.s[0].p.young == young);
+        }
+        nld_cfg_free(&c);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sliding_max), cmocka_unit_test(test_order_and_cap),
+        cmocka_unit_test(test_wait),        cmocka_unit_test(test_young),
+        cmocka_unit_test(test_config),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
