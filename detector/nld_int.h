@@ -42,7 +42,8 @@ typedef struct nld_keyed {
             nld_episode_t ep[NLD_ALGOS + 1]; /* per algorithm, then the combined verdict */
             double fat[NLD_ALGOS + 1];       /* recent reports, each weighing 2^-age/half-life */
             int64_t fat_t[NLD_ALGOS + 1];    /* ... as of this event time */
-            nld_confirm_t cf[NLD_ALGOS + 1]; /* recent spikes, a lone flag waiting (confirm=) */
+            nld_confirm_t *cf; /* per slot: recent spikes, a lone flag waiting (confirm=;
+                                  NULL without it) */
         } s;
         struct {
             nl_moments_t base;   /* mean of the first base_n values */

@@ -63,13 +63,21 @@ static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const ch
 
 static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char *why);
 
+/* A stream's memory: its bank and what confirm= keeps. */
+static void stream_free(nld_keyed_t *k)
+{
+    nld_bank_free(&k->u.s.bank);
+    free(k->u.s.cf);
+    k->u.s.cf = NULL;
+}
+
 /* Forget a keyed state, closing what it has open. */
 static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
 {
     if (k->kind == NLD_K_STREAM) {
         for (int a = 0; a <= NLD_ALGOS; a++)
             if (k->u.s.ep[a].active) episode_end(d, k, a, k->last, why);
-        nld_bank_free(&k->u.s.bank);
+        stream_free(k);
     } else if (k->u.w.alerted) {
         alert_end(d, k, k->last, NAN, why);
     }
@@ -104,7 +112,7 @@ void nld__keyed_free(nld_t *d)
 {
     for (nld_keyed_t *k = d->lru_head, *nx; k; k = nx) {
         nx = k->next;
-        if (k->kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
+        if (k->kind == NLD_K_STREAM) stream_free(k);
         free(k);
     }
     d->lru_head = d->lru_tail = NULL;
@@ -218,6 +226,9 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
         nld_params_t p = d->cfg->s[def].p;
         p.want_scores = d->cfg->scores || d->cfg->s[def].comb.on || d->opts.value;
         if (nld_bank_init(&k->u.s.bank, &p)) goto fail;
+        if (d->cfg->s[def].confirm > 0 &&
+            !(k->u.s.cf = calloc(NLD_ALGOS + 1, sizeof *k->u.s.cf)))
+            goto fail;
     } else {
         nl_mom_init(&k->u.w.base);
         k->u.w.since = -1;
@@ -231,7 +242,7 @@ static nld_keyed_t *lookup(nld_t *d, int kind, int def, const nld_sel_t *sel, co
     if (d->nrestored) restore(d, k);
     goto out;
 fail:
-    if (kind == NLD_K_STREAM) nld_bank_free(&k->u.s.bank);
+    if (kind == NLD_K_STREAM) stream_free(k);
     free(k);
     k = NULL;
 out:
@@ -392,7 +403,7 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
     nld_episode_t *e = &k->u.s.ep[slot];
     nld_verdict_t vc = *v; /* the verdict as the episode reads it (a confirmed lone flag) */
     const nld_confirm_t *pend = NULL;
-    if (sd->confirm > 0 && !confirm_step(d, k, slot, r, x, &vc, &pend)) return;
+    if (k->u.s.cf && !confirm_step(d, k, slot, r, x, &vc, &pend)) return;
     v = &vc;
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
         double sv = nld_surprise_of(v->score), recent, bar = start_bar(sd, k, slot, r->ts_usec, &recent);
