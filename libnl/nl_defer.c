@@ -50,12 +50,15 @@ typedef struct rec {
 #define LINE_ROOM 1024 /* a line is built in place when the batch has this much room left */
 
 struct nl__dring {
+    /* set when the ring is made, read by both sides: a line of its own, so that neither
+     * side's writes take it from the other's cache (the consumer reads buf for every record,
+     * the producer writes head for every record) */
+    _Alignas(64) char *buf;
+    size_t cap;
+    size_t rec_max; /* the largest record it takes (rec_max()) */
     /* the producer's line */
     _Alignas(64) _Atomic uint64_t head;
-    uint64_t tail_seen; /* the producer's last look at tail */
-    char *buf;
-    size_t cap;
-    size_t rec_max;           /* the largest record it takes (rec_max()) */
+    uint64_t tail_seen;       /* the producer's last look at tail */
     _Atomic(nl__defer_t *) d; /* the log it writes to; NULL once the log closed */
     const char *ev_seen[8];   /* event names seen lately (by address), and which are literals */
     uint8_t ev_ro;
@@ -262,8 +265,12 @@ static void drain_ring(nl__defer_t *d, nl__dring_t *r)
     stamp_map_t sm = {0};
     uint64_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t hd = atomic_load_explicit(&r->head, memory_order_acquire);
+    /* read once: through r, the loop's calls would have the compiler read them again for
+     * every record */
+    const char *buf = r->buf;
+    uint64_t mask = r->cap - 1;
     while (tl != hd) {
-        const rec_t *rec = (const rec_t *)(r->buf + (tl & (r->cap - 1)));
+        const rec_t *rec = (const rec_t *)(buf + (tl & mask));
         if (rec->kind == REC_EVENT || rec->kind == REC_EVENT_TSC)
             format_event(d, r, &bt, rec, &sm);
         else if (rec->kind == REC_LINE)
