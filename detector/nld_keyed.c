@@ -357,12 +357,6 @@ static double start_bar(const nld_sdef_t *sd, const nld_keyed_t *k, int slot, in
     return nld_surprise_of(thr) + log10(1 + *recent);
 }
 
-/* One value's verdict for one episode slot (an algorithm, or the combined verdict): extend,
- * start or end its episode. With a hold-off an episode that was reported outlives a pause:
- * flags that resume within it continue the episode instead of starting another. With
- * fatigue=, a flag starts an episode only if it clears the raised bar (start_bar); with
- * escalate=D, a flag D decades rarer than the open episode's peak (and clearing the bar)
- * ends it and starts another: the anomaly got worse, which is news. */
 /* confirm= (nld_confirm.h) before the episode sees value x: 0 when a lone flag on a stream
  * that spikes waits for the next value (the episode sees nothing now); else 1, with *v
  * turned into a flag when x confirms a waiting one (*pend then that flag), or as it was. */
@@ -396,6 +390,12 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     return 0;
 }
 
+/* One value's verdict for one episode slot (an algorithm, or the combined verdict): extend,
+ * start or end its episode. With a hold-off an episode that was reported outlives a pause:
+ * flags that resume within it continue the episode instead of starting another. With
+ * fatigue=, a flag starts an episode only if it clears the raised bar (start_bar); with
+ * escalate=D, a flag D decades rarer than the open episode's peak (and clearing the bar)
+ * ends it and starts another: the anomaly got worse, which is news. */
 static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
                          const nld_verdict_t *v, unsigned agree)
 {

@@ -809,6 +809,18 @@ static void feed_one(run_t *r, int t, double x)
     feed(r, line_day(t, ev));
 }
 
+/* A run of one msd-hu stream at threshold 0.8 that pages on every flag (holdoff=1,
+ * episode.min=1), with the episode words `extra` (fatigue=, confirm=). */
+static void run_spiky(run_t *r, const char *extra)
+{
+    char conf[256];
+    snprintf(conf, sizeof conf,
+             "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
+             "episode.min=1 %s\n",
+             extra);
+    run_start(r, conf);
+}
+
 /* confirm=2: a stream with a like spike every two hours (a little over the threshold)
  * pages for the first and counts the rest as unconfirmed, where confirm=off pages for
  * every one; two such values in a row page, the start written at the second with
@@ -818,13 +830,8 @@ static void test_confirm_spikes(void **state)
 {
     (void)state;
     for (int on = 0; on <= 1; on++) {
-        char conf[256];
-        snprintf(conf, sizeof conf,
-                 "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
-                 "episode.min=1 confirm=%s\n",
-                 on ? "2" : "off");
         run_t r;
-        run_start(&r, conf);
+        run_spiky(&r, on ? "confirm=2" : "confirm=off");
         int spikes = 0, t = feed_5min(&r, 0, 2 * 86400, 113.5, &spikes); /* two days */
         int t_pair = t;
         for (int i = 0; i < 2; i++, t += 300) feed_one(&r, t, 113.5); /* twice in a row */
@@ -866,13 +873,8 @@ static void test_fatigue_escalate(void **state)
     (void)state;
     int reports[2];
     for (int fat = 0; fat <= 1; fat++) {
-        char conf[256];
-        snprintf(conf, sizeof conf,
-                 "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
-                 "episode.min=1 fatigue=%s\n",
-                 fat ? "1d" : "off");
         run_t r;
-        run_start(&r, conf);
+        run_spiky(&r, fat ? "fatigue=1d" : "fatigue=off");
         int spikes = 0, t = feed_5min(&r, 0, 3 * 86400, 113.5, &spikes); /* three days */
         t = feed_5min(&r, t, 10 * 86400, 0, &spikes);                    /* a quiet week */
         feed_one(&r, t, 113.5);
