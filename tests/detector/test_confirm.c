@@ -20,6 +20,7 @@
 #include "nld_tail.h"
 #include "nld_combine.h"
 #include "nld_confirm.h"
+#include "t_bank.h"
 
 #define HOUR 3600000000LL
 #define DAY (24 * HOUR)
@@ -102,10 +103,7 @@ static void test_young(void **state)
     double s60[2], s400[2];
     for (int on = 0; on < 2; on++) {
         nld_params_t p;
-        nld_params_default(&p);
-        p.algos = 1u << 7; /* cdf-hu */
-        p.n = 2000;
-        p.calib = 1000;
+        t_bank_params(&p);
         p.young = on ? 300 : 0;
         nld_bank_t b;
         assert_int_equal(nld_bank_init(&b, &p), 0);

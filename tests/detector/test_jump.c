@@ -16,6 +16,7 @@
 #include "nld_algo.h"
 #include "nld_jump.h"
 #include "nld_tail.h"
+#include "t_bank.h"
 
 #define MIN 60000000LL
 #define DAY 86400000000LL
@@ -82,10 +83,7 @@ static void test_bank_blips(void **state)
     double spike[2] = {0, 0}, blips[2] = {0, 0};
     for (int on = 0; on < 2; on++) {
         nld_params_t p;
-        nld_params_default(&p);
-        p.algos = 1u << 7; /* cdf-hu */
-        p.n = 2000;
-        p.calib = 1000;
+        t_bank_params(&p);
         p.jump = on ? 0.5 : 0;
         nld_bank_t b;
         assert_int_equal(nld_bank_init(&b, &p), 0);

@@ -17,6 +17,7 @@
 #include "nld_algo.h"
 #include "nld_recur.h"
 #include "nld_tail.h"
+#include "t_bank.h"
 
 #define MIN 60000000LL
 #define HOUR (60 * MIN)
@@ -134,10 +135,7 @@ static void test_bank_backup(void **state)
     double nights[2] = {0, 0}, noon[2] = {0, 0};
     for (int on = 0; on < 2; on++) {
         nld_params_t p;
-        nld_params_default(&p);
-        p.algos = 1u << 7; /* cdf-hu */
-        p.n = 2000;
-        p.calib = 1000;
+        t_bank_params(&p);
         p.recur_days = on ? 3 : 0;
         nld_bank_t b;
         assert_int_equal(nld_bank_init(&b, &p), 0);
