@@ -20,7 +20,8 @@
  * episodes and the anchor's flags, as SVG.
  * Environment: RD_VERBOSE=1 prints every configuration of the choice on stderr (nested,
  * chosen-half and held-out scores, threshold); with --try, RD_FOLDERS=HOLDOFF (e.g. 1h)
- * breaks that hold-off's starts down by folder.
+ * breaks that hold-off's starts down by folder; RD_PER_SERIES=1 prints each series' false
+ * reports (before and now) and those of each series without anomalies, on stderr.
  *
  * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
@@ -358,7 +359,11 @@ static void quiet_series(const char *who, double *const *det)
         const nab_series_t *ns = &corpus.s[k];
         if (ns->nw) continue;
         n++;
+        size_t f0 = fp;
         for (size_t i = ns->probation; i < ser[k].n; i++) fp += det[k][i] != 0;
+        if (getenv("RD_PER_SERIES"))
+            fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows\n", who, ser[k].name,
+                    fp - f0, ser[k].n);
         if (ser[k].n > ns->probation + 1)
             days += (double)(ser[k].ts[ser[k].n - 1] - ser[k].ts[ns->probation]) / 86400e6;
     }
