@@ -18,7 +18,7 @@ fi
 B=$(realpath "${1:-$ROOT/build}")
 OUT=${2:-$B/bench-results}
 mkdir -p "$OUT"
-for p in bench-throughput bench-perturb bench-write bench-detect bench-metrics bench-load bench-eval bench-peers bench-flows bench-realdata; do
+for p in bench-throughput bench-perturb bench-write bench-detect bench-metrics bench-load bench-eval bench-peers bench-flows bench-realdata bench-quiet; do
     [ -x "$B/bench/$p" ] || { echo "run_all: $B/bench/$p missing: build first (./nlkit build)" >&2; exit 1; }
 done
 T0=$(date +%s)
@@ -90,6 +90,9 @@ else
     done
 fi
 [ $rc = 0 ] || [ $rc = 2 ] || exit $rc
+
+say "bench-quiet: nl-detect's reports per day on generated series with nothing wrong"
+if [ $QUICK = 1 ]; then "$B/bench/bench-quiet" --days 10 --seeds 1; else "$B/bench/bench-quiet"; fi
 
 if [ $QUICK = 0 ]; then
     say "bench_pipeline.sh: through two syslog-ng daemons into SQLite and PostgreSQL"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nl_test.h"
+#include "t_kinds.h"
 #include "nld.h"
 #include "nld_algo.h"
 #include "nld_calib.h"
@@ -21,7 +22,6 @@
 
 #define MIN5 300000000LL
 #define DAY 86400000000LL
-#define PI 3.14159265358979323846
 
 enum kind { K_NOISE, K_HEAVY, K_BURSTY, K_QUANTISED, K_CYCLE, K_QUIET, K_SHIFTS, K_N };
 static const char *const kind_name[K_N] = {"white noise", "heavy tails", "bursty counts",
@@ -29,22 +29,7 @@ static const char *const kind_name[K_N] = {"white noise", "heavy tails", "bursty
                                            "daily cycle, phase 7h13m", "quiet for three weeks",
                                            "level shifts that last"};
 
-static double normal(uint64_t *rs)
-{
-    double u = t_unit(rs), v = t_unit(rs);
-    return sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(2 * PI * v);
-}
-
-static double poisson(uint64_t *rs, double lambda)
-{
-    double l = exp(-lambda), p = 1;
-    int k = 0;
-    do {
-        k++;
-        p *= t_unit(rs);
-    } while (p > l);
-    return k - 1;
-}
+static double normal(uint64_t *rs) { return t_kinds_normal(t_unit, rs); }
 
 /* The i-th value of a series of kind k and its event time (5-minute rows). */
 static double gen(int k, int i, uint64_t *rs, double *state, int64_t *ts)
@@ -53,23 +38,14 @@ static double gen(int k, int i, uint64_t *rs, double *state, int64_t *ts)
     switch (k) {
     case K_NOISE:
         return 100 + 5 * normal(rs);
-    case K_HEAVY: { /* Student's t with 3 degrees of freedom */
-        double c = 0;
-        for (int j = 0; j < 3; j++) {
-            double z = normal(rs);
-            c += z * z;
-        }
-        return 100 + 5 * normal(rs) / sqrt(c / 3);
-    }
-    case K_BURSTY: /* message counts: mostly a few, now and then a burst of tens */
-        return poisson(rs, t_unit(rs) < 0.03 ? 25 : 2);
-    case K_QUANTISED: /* a utilisation in [0, 1], 2 decimals, still for hours at a time */
-        if (t_unit(rs) < 0.1) *state += 0.02 * normal(rs) - 0.05 * (*state - 0.4);
-        return round(fmin(1, fmax(0, *state)) * 100) / 100;
-    case K_CYCLE: {
-        double h = fmod((double)*ts / 3.6e9 + 7 + 13.0 / 60, 24);
-        return 100 + 50 * sin(2 * PI * h / 24) + 3 * normal(rs);
-    }
+    case K_HEAVY:
+        return t_kinds_heavy(t_unit, rs);
+    case K_BURSTY:
+        return t_kinds_bursty(t_unit, rs);
+    case K_QUANTISED:
+        return t_kinds_quantised(t_unit, rs, state);
+    case K_CYCLE:
+        return t_kinds_cycle(t_unit, rs, (double)*ts / 3.6e9);
     case K_QUIET: /* 10 days, then nothing for 21, then on as before */
         if (i >= 2880) *ts += 21 * DAY;
         return 100 + 5 * normal(rs);
