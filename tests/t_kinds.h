@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* t_kinds.h — generated anomaly-free series of the kinds real metrics are, for judging a
  * false-alarm budget (tests/detector/test_calib.c) and the false-report floor
- * (bench/quiet.c). Header-only; the caller gives the uniform generator, so each keeps its
- * own reproducible stream of numbers. */
+ * (tests/detector/test_detect.c, bench/quiet.c). Header-only; the caller gives the uniform
+ * generator, so each keeps its own reproducible stream of numbers. */
 #ifndef NLKIT_T_KINDS_H
 #define NLKIT_T_KINDS_H
 

@@ -12,6 +12,7 @@
 
 #include "nl_num.h"
 #include "nl_test.h"
+#include "t_kinds.h"
 #include "nld.h"
 #include "nld_combine.h"
 #include "nld_tail.h"
@@ -863,6 +864,51 @@ static void test_confirm_spikes(void **state)
     }
 }
 
+/* Reports per day of one stream of `words` over `days` of 5-minute values of kind k (0
+ * white noise around 100, sd 5; 1 bursty counts; 2 quantised runs: tests/t_kinds.h). */
+static double quiet_reports_per_day(const char *words, int k, int days)
+{
+    char conf[512], ev[96];
+    snprintf(conf, sizeof conf, "stream s event=m value=x %s\n", words);
+    run_t r;
+    run_start(&r, conf);
+    uint64_t rs = 4242 + (uint64_t)k;
+    double level = 0;
+    for (int t = 0; t < days * 86400; t += 300) {
+        double x = k == 0   ? 100 + 5 * t_kinds_normal(t_unit, &rs)
+                   : k == 1 ? t_kinds_bursty(t_unit, &rs)
+                            : t_kinds_quantised(t_unit, &rs, &level);
+        snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
+        feed(&r, line_day(t, ev));
+    }
+    nld_counts_t n;
+    run_end(&r, &n);
+    run_free(&r);
+    return (double)n.episodes / days;
+}
+
+/* combine=default on series with nothing wrong (bench-quiet measures every kind and
+ * spacing): 30 days of 5-minute white noise, bursty counts and quantised runs page at
+ * most about once a day or two (the bounds are about twice what it does), where the
+ * default before 2026-11-26 paged for bursty counts several times a day. A change that
+ * lets healthy metrics page again fails here. */
+static void test_quiet_floor(void **state)
+{
+    (void)state;
+    static const double most[3] = {1.0, 1.6, 0.6};
+    static const char *const kind[3] = {"white noise", "bursty counts", "quantised runs"};
+    for (int k = 0; k < 3; k++) {
+        double a = quiet_reports_per_day("combine=default", k, 30);
+        print_message("combine=default, %s: %.2f reports a day\n", kind[k], a);
+        assert_true(a <= most[k]);
+    }
+    double old = quiet_reports_per_day("combine=default algo=cusum history=300 relearn=10m "
+                                       "season=1d threshold=0.86 holdoff=1h calib=off floor=0",
+                                       1, 30);
+    print_message("the default before 2026-11-26, bursty counts: %.2f reports a day\n", old);
+    assert_true(old > 2 * most[1]);
+}
+
 /* fatigue=: a stream whose identical spikes (a little over the threshold) come every two
  * hours pages for the first few, then only as the count wears off (each other one counted
  * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the spike pages again, its bar back near
@@ -1155,6 +1201,7 @@ int main(void)
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
+        cmocka_unit_test(test_quiet_floor),
         cmocka_unit_test(test_history_from_archive),
         cmocka_unit_test(test_history_times),
         cmocka_unit_test(test_hysteresis),
