@@ -394,38 +394,41 @@ double nld_rate_threshold(double rate)
     return s / (s + 1);
 }
 
-/* The threshold an alarm budget means for this value: rate= as it is; alarms= in event
- * time as a share of values that depends on how often the stream has them: its typical
- * spacing, the geometric mean of the gaps between its values (each held to 1 us .. 30 days,
- * a gap backwards left out), so that one wrong timestamp or one long silence moves it
- * little. With both, the stricter; with threshold= too, the stricter of all. Until a
- * stream has had one gap, rate= or threshold= alone. */
+double nld_budget_threshold(const nld_params_t *p, double spacing_s)
+{
+    double r = p->rate > 0 ? p->rate : 1;
+    int budget = p->rate > 0;
+    if (p->alarms_per_s > 0 && spacing_s > 0) {
+        double a = p->alarms_per_s * spacing_s;
+        if (a < r) r = a;
+        budget = 1;
+    }
+    /* alarms= alone before the stream's spacing is known: nothing but an infinite surprise
+     * reaches it (never the algorithms' own rules, which flag far more) */
+    if (!budget) return p->alarms_per_s > 0 && !(p->threshold > 0) ? 1 : p->threshold;
+    double t = nld_rate_threshold(r < 0.5 ? r : 0.5);
+    return t > p->threshold ? t : p->threshold;
+}
+
+/* The threshold an alarm budget means for this value: alarms= in event time as a share of
+ * values that depends on how often the stream has them: its typical spacing, the geometric
+ * mean of the gaps between its values (each held to 1 us .. 30 days, a gap backwards left
+ * out), so that one wrong timestamp or one long silence moves it little. Until a stream
+ * has had one gap, and for a value without event time, rate= or threshold= alone. */
 static void budget_threshold(nld_bank_t *b)
 {
     if (!(b->p.alarms_per_s > 0)) return; /* rate= and threshold= are set at init */
-    double r = b->p.rate > 0 ? b->p.rate : 1;
-    int budget = b->p.rate > 0;
-    if (b->p.alarms_per_s > 0 && b->now != INT64_MIN) {
+    double spacing = 0;
+    if (b->now != INT64_MIN) {
         if (b->t_prev != INT64_MIN && b->now > b->t_prev) {
             double gap = (double)(b->now - b->t_prev) / 1e6;
             b->log_gaps += log(gap < 1e-6 ? 1e-6 : gap > 30 * 86400.0 ? 30 * 86400.0 : gap);
             b->gaps++;
         }
         b->t_prev = b->now;
-        if (b->gaps) {
-            double a = b->p.alarms_per_s * exp(b->log_gaps / (double)b->gaps);
-            if (a < r) r = a;
-            budget = 1;
-        }
+        if (b->gaps) spacing = exp(b->log_gaps / (double)b->gaps);
     }
-    if (!budget) {
-        /* alarms= alone before the stream's spacing is known: nothing but an infinite
-         * surprise reaches it (never the algorithms' own rules, which flag far more) */
-        if (b->p.alarms_per_s > 0 && !(b->p.threshold > 0)) b->thr = 1;
-        return;
-    }
-    double t = nld_rate_threshold(r < 0.5 ? r : 0.5);
-    b->thr = t > b->p.threshold ? t : b->p.threshold;
+    b->thr = nld_budget_threshold(&b->p, spacing);
 }
 
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)

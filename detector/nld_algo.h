@@ -166,6 +166,11 @@ void nld_bank_free(nld_bank_t *b);
 /* The threshold an alarm budget of `rate` flagged values per value means: the score of
  * P = rate (nld_tail.h), so that with calib= a stream flags about that share of its values. */
 double nld_rate_threshold(double rate);
+/* The threshold in force on a stream whose values come spacing_s seconds apart (0 or less:
+ * not known yet): the stricter of threshold=, rate= and alarms= (alarms per second times
+ * the spacing, a rate held at 0.5); with alarms= alone and no spacing, 1 (nothing but an
+ * infinite surprise reaches it). */
+double nld_budget_threshold(const nld_params_t *p, double spacing_s);
 
 /* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
  * the EWMA value (with season=, of the values less their offsets, given back as observed:
