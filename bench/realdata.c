@@ -20,8 +20,9 @@
  * episodes and the anchor's flags, as SVG.
  * Environment: RD_VERBOSE=1 prints every configuration of the choice on stderr (nested,
  * chosen-half and held-out scores, threshold); with --try, RD_FOLDERS=HOLDOFF (e.g. 1h)
- * breaks that hold-off's starts down by folder; RD_PER_SERIES=1 prints each series' false
- * reports (before and now) and those of each series without anomalies, on stderr.
+ * breaks that hold-off's starts down by folder; RD_PER_SERIES (set to anything) prints each
+ * series' false reports (before and now) and those of each series without anomalies, on
+ * stderr.
  *
  * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
@@ -141,9 +142,7 @@ static double **replay_one(const char *words, const char *col, const char *tmp)
  * relearn. */
 #define DEFAULT_WORDS "combine=default"
 /* what combine=default was until 2026-11-26, chosen on cloud-monitoring alone */
-#define BEFORE_WORDS                                                                          \
-    "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 holdoff=1h "   \
-    "calib=off floor=0"
+#define BEFORE_WORDS NLD_BEFORE_WORDS
 
 /* NLD_DEFAULT_ALGOS by name, e.g. "cdf-hu" */
 static const char *default_algos(void)
@@ -316,8 +315,8 @@ static void before_params(nld_params_t *p, double *thr, int64_t *hold)
     *hold = 3600000000LL;
 }
 
-/* The old default's reports from the fast path (the run checks below that the fast path
- * is the engine, for the default; BEFORE_WORDS through the engine gives the same). */
+/* The old default's reports from the fast path (the run checks below that it is what
+ * nl-detect reports given BEFORE_WORDS, as it does for the default). */
 static double **before_starts(void)
 {
     nld_params_t p;
@@ -362,8 +361,8 @@ static void quiet_series(const char *who, double *const *det)
         size_t f0 = fp;
         for (size_t i = ns->probation; i < ser[k].n; i++) fp += det[k][i] != 0;
         if (getenv("RD_PER_SERIES"))
-            fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows\n", who, ser[k].name,
-                    fp - f0, ser[k].n);
+            fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows after probation\n", who,
+                    ser[k].name, fp - f0, ser[k].n - ns->probation);
         if (ser[k].n > ns->probation + 1)
             days += (double)(ser[k].ts[ser[k].n - 1] - ser[k].ts[ns->probation]) / 86400e6;
     }
@@ -377,6 +376,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
 {
     /* one replay through the engine gives both columns */
     double **st = alloc_scores(), **sc = alloc_scores();
+    size_t old_reports = 0, old_differ = 0;
     const char *cols[2] = {"start.default", "score.default"};
     double **both[2] = {st, sc};
     replay_all(DEFAULT_WORDS, cols, 2, both, tmp);
@@ -403,6 +403,14 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
         row_swept(label, wg, only);
         if (!h) {
             double **old = before_starts();
+            /* the old default's fast path against the engine given BEFORE_WORDS */
+            double **eng = replay_one(BEFORE_WORDS, "start.default", tmp);
+            for (int k = 0; k < nser; k++)
+                for (size_t i = 0; i < ser[k].n; i++) {
+                    old_reports += eng[k][i] != 0;
+                    old_differ += (eng[k][i] != 0) != (old[k][i] != 0);
+                }
+            free_scores(eng);
             row_fixed("before: reports, whole data set", old, NULL);
             quiet_series("before", old);
             if (getenv("RD_PER_SERIES"))
@@ -445,6 +453,9 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
            "differ; of nl-detect's %zu reports, %zu rows differ from the starts computed from "
            "its scores.\n",
            rows_all(), sdiff, reports, differ);
+    printf("\nThe default before 2026-11-26 from the fast path against nl-detect given its words: "
+           "of nl-detect's %zu reports, %zu rows differ.\n",
+           old_reports, old_differ);
     free_scores(st);
     free_scores(sc);
 }
