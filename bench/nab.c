@@ -19,6 +19,12 @@ void nab_corpus_free(nab_corpus_t *c)
     memset(c, 0, sizeof *c);
 }
 
+size_t nab_probation(size_t n)
+{
+    size_t p = (size_t)floor(0.15 * (double)n);
+    return p > 750 ? 750 : p;
+}
+
 int nab_corpus_add(nab_corpus_t *c, const uint8_t *label, size_t n)
 {
     if (c->n == c->cap) {
@@ -31,8 +37,7 @@ int nab_corpus_add(nab_corpus_t *c, const uint8_t *label, size_t n)
     nab_series_t *s = &c->s[c->n];
     memset(s, 0, sizeof *s);
     s->n = n;
-    s->probation = (size_t)floor(0.15 * (double)n);
-    if (s->probation > 750) s->probation = 750;
+    s->probation = nab_probation(n);
     size_t runs = 0;
     for (size_t i = 0; i < n; i++)
         if (label[i] && (i == 0 || !label[i - 1])) runs++;

@@ -55,6 +55,9 @@ typedef struct nab_result {
     size_t rows;      /* scored rows (after probation) */
 } nab_result_t;
 
+/* The rows of a series of n rows that are for learning only: min(floor(0.15 n), 750). */
+size_t nab_probation(size_t n);
+
 void nab_corpus_init(nab_corpus_t *c);
 void nab_corpus_free(nab_corpus_t *c);
 

@@ -1,32 +1,40 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* quiet.c — bench-quiet: how often nl-detect's reports page on series with nothing wrong.
  *
- *   bench-quiet [--days N] [--seeds N] [--data DIR] [WORDS ...]
+ *   bench-quiet [--days N] [--seeds N] [--data DIR [--data DIR]] [WORDS ...]
  *
  * Generated anomaly-free series of the kinds real metrics have (white noise, heavy tails,
  * bursty counts, quantised values with long runs, a daily cycle out of phase with the clock,
- * a multiplicative daily cycle, lasting level shifts, a spike a day at random times), each
- * one row a minute, every 5 minutes and every hour, go through the configurations given
- * (each a string of nl-detect's stream words; by default combine=default, the same with
- * calib.shrink=off, with alarms=1/day instead of its rate, and the default before
- * 2026-11-26). For each it prints the reports per
- * day of event time after the scoring protocol's probation (the first 15%, at most 750
- * rows), the mean over the seeds: the false-report floor a user meets on a healthy metric,
- * which the labelled sets of bench-realdata cannot show apart from their anomalies.
+ * a log-normal latency on a daily cycle, lasting level shifts, a spike a day at random
+ * times; tests/t_kinds.h), each at one row a minute, every 5 minutes and every hour, go
+ * through the configurations given (each one string of nl-detect's stream words; by default
+ * combine=default, the same with calib.shrink=off, with alarms=1/day instead of its rate,
+ * and the default before 2026-11-26, NLD_BEFORE_WORDS). For each it prints the reports per
+ * day of event time after the scoring protocol's probation (nab_probation), the mean over
+ * the seeds: the false-report floor a user meets on a healthy metric, which the labelled
+ * sets of bench-realdata cannot show apart from their anomalies.
  *
  * Reports are made as nl-detect makes them (bench-realdata's fast path, which that benchmark
  * checks against the engine): the bank's scores, then the episode rule of the words'
- * threshold=, rate= or alarms=, holdoff=, fatigue=, escalate= and confirm= with
- * episode.min=1. Beside them, the anchor of bench-realdata, the windowed Gaussian, at the
- * threshold that scores best (standard profile) on each labelled set found in --data DIR
- * (../shared/datasets when not given; without them, no anchor rows, and it says so): its
- * flagged rows per day, each a detection as NAB counts it. */
+ * threshold=, rate= or alarms= (nld_budget_threshold at the series' spacing), holdoff=,
+ * fatigue=, escalate= and confirm=. The fast path knows episode.min=1 and one score per
+ * value (one algorithm, or combine=any or default), so other words are refused.
+ *
+ * Beside them, the anchor of bench-realdata, the windowed Gaussian, at the threshold that
+ * scores best (standard profile) on each labelled set: the --data DIRs given (each one
+ * must be there), or both sets of ../shared/datasets (it says so and goes on without the
+ * anchor when they are absent). Its flagged rows per day, each a detection as NAB counts it.
+ *
+ * Exits 0 after printing; 2 on bad arguments or a labelled set that cannot be used. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nab.h"
+#include "nld_combine.h"
 #include "nld_config.h"
 #include "realdata_anchor.h"
 #include "realdata_bank.h"
@@ -36,10 +44,17 @@
 #define QT_MIN 60000000LL /* a minute in usec */
 #define QT_DAY 86400000000LL
 #define QT_T0 1577836800000000LL /* 2020-01-01T00:00:00Z: rows start at midnight */
-#define QT_PI 3.14159265358979323846
+#define QT_WORDS_MAX 16
 
 enum qt_kind {
-    QT_NOISE, QT_HEAVY, QT_BURSTY, QT_QUANTISED, QT_CYCLE, QT_LOGCYCLE, QT_SHIFTS, QT_SPIKE,
+    QT_NOISE,
+    QT_HEAVY,
+    QT_BURSTY,
+    QT_QUANTISED,
+    QT_CYCLE,
+    QT_LOGCYCLE,
+    QT_SHIFTS,
+    QT_SPIKE,
     QT_KINDS
 };
 static const char *const qt_kind_name[QT_KINDS] = {
@@ -47,6 +62,7 @@ static const char *const qt_kind_name[QT_KINDS] = {
     "bursty counts",        "quantised, runs of equal values",
     "daily cycle, 7h13m",   "multiplicative daily cycle",
     "level shift every 5d", "a spike a day, random times"};
+static const int64_t qt_spacing[3] = {QT_MIN, 5 * QT_MIN, 60 * QT_MIN};
 
 /* xorshift64: the same series on every machine */
 static double qt_unit(uint64_t *rs)
@@ -57,87 +73,74 @@ static double qt_unit(uint64_t *rs)
     return ((double)(*rs >> 11) + 0.5) / 9007199254740992.0;
 }
 
-static double qt_normal(uint64_t *rs) { return t_kinds_normal(qt_unit, rs); }
-
 /* The value of kind k at event time ts; *state carries what a kind keeps between rows
  * (the quantised walk, the shifted level); per_day is the rows in a day. Shifts and spikes
  * come at the same rate in event time whatever the spacing. */
 static double qt_value(int k, int64_t ts, double per_day, uint64_t *rs, double *state)
 {
-    double h = fmod((double)(ts - QT_T0) / 3.6e9 + 7 + 13.0 / 60, 24); /* as t_kinds_cycle's */
+    double hours = (double)(ts - QT_T0) / 3.6e9;
     switch (k) {
-    case QT_NOISE:
-        return 100 + 5 * qt_normal(rs);
-    case QT_HEAVY:
-        return t_kinds_heavy(qt_unit, rs);
-    case QT_BURSTY:
-        return t_kinds_bursty(qt_unit, rs);
-    case QT_QUANTISED:
-        return t_kinds_quantised(qt_unit, rs, state);
-    case QT_CYCLE:
-        return t_kinds_cycle(qt_unit, rs, (double)(ts - QT_T0) / 3.6e9);
-    case QT_LOGCYCLE: /* a latency: log-normal, its spread growing with its level */
-        return exp(3 + sin(2 * QT_PI * h / 24) + 0.3 * qt_normal(rs));
+    case QT_NOISE: return t_kinds_noise(qt_unit, rs);
+    case QT_HEAVY: return t_kinds_heavy(qt_unit, rs);
+    case QT_BURSTY: return t_kinds_bursty(qt_unit, rs);
+    case QT_QUANTISED: return t_kinds_quantised(qt_unit, rs, state);
+    case QT_CYCLE: return t_kinds_cycle(qt_unit, rs, hours);
+    case QT_LOGCYCLE: return t_kinds_logcycle(qt_unit, rs, hours);
     case QT_SHIFTS: /* a new level, 8 sd from the last, every 5 days on average, kept */
         if (qt_unit(rs) < 1 / (5 * per_day)) *state += qt_unit(rs) < 0.5 ? -40 : 40;
-        return 100 + *state + 5 * qt_normal(rs);
-    case QT_SPIKE: /* a utilisation with one brief spike a day on average, at any time */
-        return 0.2 + 0.02 * qt_normal(rs) + (qt_unit(rs) < 1 / per_day ? 0.5 + 0.3 * qt_unit(rs) : 0);
+        return *state + t_kinds_noise(qt_unit, rs);
+    case QT_SPIKE: return t_kinds_spike(qt_unit, rs, per_day);
     }
     return 0;
 }
 
-/* One configuration as nl-detect reads it from its words. 0, or -1 with a message. */
+/* One configuration as nl-detect reads it from its words. */
 typedef struct qt_cfg {
     const char *words;
     nld_params_t p;
-    double thr, rate, per_s; /* threshold=, rate=, alarms= per second of event time */
     rd_ep_t ep;
 } qt_cfg_t;
 
+/* Read words as one stream's; 0, or -1 with a message when nl-detect refuses them or the
+ * fast path would measure something else. */
 static int qt_cfg_read(qt_cfg_t *c, const char *words)
 {
+    char text[1024], err[256] = "";
+    if ((size_t)snprintf(text, sizeof text, "stream s event=m value=x %s\n", words) >=
+        sizeof text) {
+        fprintf(stderr, "bench-quiet: %.40s...: longer than %zu bytes\n", words, sizeof text - 40);
+        return -1;
+    }
     nld_cfg_t cfg;
     nld_cfg_init(&cfg);
-    char text[1024], err[256] = "";
-    snprintf(text, sizeof text, "stream s event=m value=x %s episode.min=1\n", words);
     if (nld_cfg_parse(&cfg, text, "bench-quiet", err, sizeof err)) {
         fprintf(stderr, "bench-quiet: %s: %s\n", words, err);
         nld_cfg_free(&cfg);
         return -1;
     }
     const nld_sdef_t *d = &cfg.s[0];
-    c->words = words;
-    c->p = d->p;
-    c->p.admit = 0; /* episode.min=1's */
-    c->thr = d->p.threshold;
-    c->rate = d->p.rate;
-    c->per_s = d->p.alarms_per_s;
-    c->ep = (rd_ep_t){d->holdoff_s > 0 ? (int64_t)(d->holdoff_s * 1e6) : -(int64_t)d->holdoff_n,
-                      d->fatigue_s, d->escalate, d->confirm};
+    const char *why = NULL;
+    unsigned algos = d->p.algos;
+    if (d->episode_min != 1 || d->p.admit)
+        why = "measures episode.min=1 only (add it; admit= stays 0)";
+    else if ((algos & (algos - 1)) &&
+             !(d->comb.on && (!strcmp(d->comb.name, "any") || !strcmp(d->comb.name, "default"))))
+        why = "measures one score a value: one algorithm, or several with combine=any";
+    else if (!(d->p.threshold > 0 || d->p.rate > 0 || d->p.alarms_per_s > 0))
+        why = "needs threshold=, rate= or alarms= (the algorithms' own rules have no "
+              "threshold to report at)";
+    if (!why) {
+        c->words = words;
+        c->p = d->p;
+        c->ep = rd_ep_of(d);
+    } else
+        fprintf(stderr, "bench-quiet: %s: the fast path %s\n", words, why);
     nld_cfg_free(&cfg);
-    if (!(c->thr > 0 || c->rate > 0 || c->per_s > 0)) {
-        fprintf(stderr, "bench-quiet: %s: give threshold=, rate= or alarms= (the algorithms' "
-                        "own rules have no threshold to report at)\n", words);
-        return -1;
-    }
-    return 0;
-}
-
-/* The threshold in force on a stream with rows `spacing_s` apart: the stricter of
- * threshold=, rate= and alarms= (which, on rows evenly spaced, is the rate of that many
- * alarms per row; held at half, as the bank holds it). */
-static double qt_threshold(const qt_cfg_t *c, double spacing_s)
-{
-    double t = c->thr, r = c->per_s * spacing_s;
-    if (c->rate > 0 && nld_rate_threshold(c->rate) > t) t = nld_rate_threshold(c->rate);
-    if (r > 0.5) r = 0.5;
-    if (r > 0 && nld_rate_threshold(r) > t) t = nld_rate_threshold(r);
-    return t;
+    return why ? -1 : 0;
 }
 
 /* One generated series of kind k, `days` long, rows `spacing` usec apart. 0, or -1 when
- * out of memory (s freed). */
+ * out of memory (nothing left allocated). */
 static int qt_series(rd_series_t *s, int k, int64_t spacing, double days, uint64_t seed)
 {
     *s = (rd_series_t){0};
@@ -161,7 +164,7 @@ static int qt_series(rd_series_t *s, int k, int64_t spacing, double days, uint64
 /* Detections (rows where det is not 0) per day of s after the protocol's probation. */
 static double qt_per_day(const rd_series_t *s, const double *det)
 {
-    size_t from = s->n * 15 / 100 < 750 ? s->n * 15 / 100 : 750, n = 0;
+    size_t from = nab_probation(s->n), n = 0;
     for (size_t i = from; i < s->n; i++) n += det[i] != 0;
     return (double)n / ((double)(s->ts[s->n - 1] - s->ts[from]) / (double)QT_DAY);
 }
@@ -176,7 +179,8 @@ static double qt_reports_per_day(const qt_cfg_t *c, double anchor_t, int k, int6
     double *sc = malloc(s.n * sizeof *sc), *st = malloc(s.n * sizeof *st), r = -1;
     if (sc && st) {
         if (c && !rd_bank_scores(&s, &c->p, sc)) {
-            rd_starts_at(sc, s.ts, s.n, qt_threshold(c, (double)spacing / 1e6), c->ep, st);
+            double t = nld_budget_threshold(&c->p, (double)spacing / 1e6);
+            rd_starts_at(sc, s.ts, s.n, t, c->ep, st);
             r = qt_per_day(&s, st);
         } else if (!c && !rd_windowed_gaussian(s.v, s.n, sc)) {
             for (size_t i = 0; i < s.n; i++) st[i] = sc[i] >= anchor_t;
@@ -194,7 +198,6 @@ static double qt_reports_per_day(const qt_cfg_t *c, double anchor_t, int k, int6
  * NULL for the anchor at anchor_t. Returns 0, or -1 when out of memory. */
 static int qt_table(const qt_cfg_t *c, double anchor_t, double days, int seeds)
 {
-    static const int64_t spacing[3] = {QT_MIN, 5 * QT_MIN, 60 * QT_MIN};
     printf("| series | 1 min | 5 min | 1 h |\n|---|---:|---:|---:|\n");
     double worst = 0;
     for (int k = 0; k < QT_KINDS; k++) {
@@ -202,7 +205,8 @@ static int qt_table(const qt_cfg_t *c, double anchor_t, double days, int seeds)
         for (int sp = 0; sp < 3; sp++) {
             double sum = 0;
             for (int s = 0; s < seeds; s++) {
-                double r = qt_reports_per_day(c, anchor_t, k, spacing[sp], days, (uint64_t)s + 1);
+                double r =
+                    qt_reports_per_day(c, anchor_t, k, qt_spacing[sp], days, (uint64_t)s + 1);
                 if (r < 0) return -1;
                 sum += r;
             }
@@ -217,7 +221,7 @@ static int qt_table(const qt_cfg_t *c, double anchor_t, double days, int seeds)
 }
 
 /* The anchor's best threshold (standard profile) on the labelled set in dir: 1 with it in
- * *t, 0 when the set is absent, -1 when it cannot be read (a message says why). */
+ * *t, 0 when the set is absent, -1 when it cannot be used (a message says why). */
 static int qt_anchor_threshold(const char *dir, double *t)
 {
     rd_set_t set;
@@ -226,75 +230,143 @@ static int qt_anchor_threshold(const char *dir, double *t)
     if (got < 0) fprintf(stderr, "bench-quiet: %s: %s\n", dir, err);
     if (got <= 0) return got;
     nab_result_t r;
-    int rc = nab_score(&set.corpus, set.wg, NULL, &nab_standard, &r) ? -1 : 1;
-    if (rc < 0) fprintf(stderr, "bench-quiet: %s: out of memory\n", dir);
-    *t = r.threshold;
+    int rc = -1;
+    if (nab_score(&set.corpus, set.wg, NULL, &nab_standard, &r))
+        fprintf(stderr, "bench-quiet: %s: out of memory\n", dir);
+    else if (!(r.threshold <= 1))
+        fprintf(stderr,
+                "bench-quiet: %s: no threshold scores better than never detecting "
+                "(no labelled window after probation?)\n",
+                dir);
+    else {
+        *t = r.threshold;
+        rc = 1;
+    }
     rd_set_free(&set);
     return rc;
 }
 
+/* The anchor's threshold on each labelled set, into t[] (NAN: that set is absent and was
+ * not named by the user: given is 0). 0, or 2 when a set cannot be used or a named one is
+ * absent (a message says which). */
+static int qt_anchor_thresholds(const char *const *data, int nd, int given, double *t)
+{
+    for (int d = 0; d < nd; d++) {
+        int got = qt_anchor_threshold(data[d], &t[d]);
+        if (got < 0) return 2;
+        if (!got) {
+            fprintf(stderr, "bench-quiet: the labelled set %s is absent (or holds no series)%s\n",
+                    data[d],
+                    given ? "" : ": the windowed Gaussian's threshold is unknown, not measured");
+            if (given) return 2;
+            t[d] = NAN;
+        }
+    }
+    return 0;
+}
+
+/* The anchor's tables, one per labelled set with a threshold. 0, or -1 when out of memory. */
+static int qt_anchor_tables(const char *const *data, int nd, const double *t, double days,
+                            int seeds)
+{
+    for (int d = 0; d < nd; d++) {
+        if (isnan(t[d])) continue;
+        const char *name = strrchr(data[d], '/') ? strrchr(data[d], '/') + 1 : data[d];
+        char tt[64];
+        if (t[d] >= 1) /* scores round to 1 beyond about 8 sd */
+            snprintf(tt, sizeof tt, "1, about 8 sd and beyond");
+        else
+            snprintf(tt, sizeof tt, "1 - %.3g", 1 - t[d]);
+        printf("\nThe windowed Gaussian (bench-realdata's anchor) at its best threshold on %s "
+               "(standard profile: %s); flagged rows per day, each a detection:\n\n",
+               name, tt);
+        if (qt_table(NULL, t[d], days, seeds)) return -1;
+    }
+    return 0;
+}
+
+static void qt_usage(FILE *f)
+{
+    fprintf(f, "usage: bench-quiet [--days N] [--seeds N] [--data DIR [--data DIR]] "
+               "[WORDS ...]\n"
+               "  N days of each generated kind (2-400, 60) for N seeds (1-100, 3); WORDS: "
+               "one quoted string of\n"
+               "  stream words per configuration (default: combine=default and three "
+               "others); --data: the\n"
+               "  labelled sets for the anchor's threshold (default: both under "
+               "../shared/datasets)\n");
+}
+
+/* A whole number or a decimal in [lo, hi], all of the text. */
+static int qt_number(const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    return end != text && !*end && !errno && *out >= lo && *out <= hi;
+}
+
 int main(int argc, char **argv)
 {
-    double days = 60;
-    int seeds = 3, nw = 0, nd = 0;
-    const char *words[16], *data[2];
+    double days = 60, seeds_d = 3;
+    int nw = 0, nd = 0;
+    const char *words[QT_WORDS_MAX], *data[2];
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--days") && i + 1 < argc)
-            days = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
-            seeds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--data") && i + 1 < argc && nd < 2)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            qt_usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--days") && i + 1 < argc) {
+            if (!qt_number(argv[++i], 2, 400, &days)) {
+                fprintf(stderr, "bench-quiet: --days %s: a number of days, 2 to 400\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
+            if (!qt_number(argv[++i], 1, 100, &seeds_d) || seeds_d != floor(seeds_d)) {
+                fprintf(stderr, "bench-quiet: --seeds %s: a whole number, 1 to 100\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
+            if (nd == 2) {
+                fprintf(stderr, "bench-quiet: --data: at most two labelled sets\n");
+                return 2;
+            }
             data[nd++] = argv[++i];
-        else if (argv[i][0] == '-') {
-            fprintf(stderr,
-                    "usage: bench-quiet [--days N] [--seeds N] [--data DIR] [WORDS ...]\n");
+        } else if (argv[i][0] == '-') {
+            qt_usage(stderr);
             return 2;
-        } else if (nw < 16)
+        } else if (nw == QT_WORDS_MAX) {
+            fprintf(stderr, "bench-quiet: at most %d configurations\n", QT_WORDS_MAX);
+            return 2;
+        } else
             words[nw++] = argv[i];
     }
-    if (!(days >= 2 && days <= 400) || seeds < 1 || seeds > 100) {
-        fprintf(stderr, "bench-quiet: --days 2..400, --seeds 1..100\n");
-        return 2;
-    }
+    int seeds = (int)seeds_d, given = nd > 0;
     if (!nw) {
         words[nw++] = "combine=default";
         words[nw++] = "combine=default calib.shrink=off";
         words[nw++] = "combine=default alarms=1/day";
-        words[nw++] = "combine=default algo=cusum history=300 relearn=10m season=1d "
-                      "threshold=0.86 holdoff=1h calib=off floor=0";
+        words[nw++] = NLD_BEFORE_WORDS;
     }
-    if (!nd) {
+    if (!given) {
         data[nd++] = RD_DEFAULT_DATA "/cloud-monitoring";
         data[nd++] = RD_DEFAULT_DATA "/server-asd";
     }
+    /* every configuration and labelled set is checked before anything is measured */
+    qt_cfg_t cfg[QT_WORDS_MAX];
+    double anchor_t[2];
+    for (int w = 0; w < nw; w++)
+        if (qt_cfg_read(&cfg[w], words[w])) return 2;
+    if (qt_anchor_thresholds(data, nd, given, anchor_t)) return 2;
     printf("# Reports per day on anomaly-free generated series (%g days, mean of %d seeds, "
-           "after probation)\n", days, seeds);
+           "after probation)\n",
+           days, seeds);
     for (int w = 0; w < nw; w++) {
-        qt_cfg_t c;
-        if (qt_cfg_read(&c, words[w])) return 1;
-        printf("\n`%s` (threshold %.4f, %.4f, %.4f):\n\n", words[w], qt_threshold(&c, 60),
-               qt_threshold(&c, 300), qt_threshold(&c, 3600));
-        if (qt_table(&c, 0, days, seeds)) goto oom;
+        printf("\n`%s` (threshold at 1 min, 5 min, 1 h: %.4f, %.4f, %.4f):\n\n", words[w],
+               nld_budget_threshold(&cfg[w].p, 60), nld_budget_threshold(&cfg[w].p, 300),
+               nld_budget_threshold(&cfg[w].p, 3600));
+        if (qt_table(&cfg[w], 0, days, seeds)) goto oom;
     }
-    for (int d = 0; d < nd; d++) {
-        double t;
-        int got = qt_anchor_threshold(data[d], &t);
-        if (got < 0) return 1;
-        if (!got) {
-            printf("\n(the windowed Gaussian: the labelled set %s is absent, so its threshold "
-                   "is unknown; not measured)\n", data[d]);
-            continue;
-        }
-        const char *name = strrchr(data[d], '/') ? strrchr(data[d], '/') + 1 : data[d];
-        char tt[64];
-        if (t >= 1) /* scores round to 1 beyond about 8 sd */
-            snprintf(tt, sizeof tt, "1, about 8 sd and beyond");
-        else
-            snprintf(tt, sizeof tt, "1 - %.3g", 1 - t);
-        printf("\nThe windowed Gaussian (bench-realdata's anchor) at its best threshold on %s "
-               "(standard profile: %s); flagged rows per day, each a detection:\n\n", name, tt);
-        if (qt_table(NULL, t, days, seeds)) goto oom;
-    }
+    if (qt_anchor_tables(data, nd, anchor_t, days, seeds)) goto oom;
     return 0;
 oom:
     fprintf(stderr, "bench-quiet: out of memory\n");

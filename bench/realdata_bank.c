@@ -53,6 +53,12 @@ void rd_per_day(const rd_series_t *s, double *score)
 
 rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0}; }
 
+rd_ep_t rd_ep_of(const nld_sdef_t *d)
+{
+    return (rd_ep_t){d->holdoff_s > 0 ? (int64_t)(d->holdoff_s * 1e6) : -(int64_t)d->holdoff_n,
+                     d->fatigue_s, d->escalate, d->confirm};
+}
+
 rd_ep_t rd_ep_default(void)
 {
     return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,

@@ -11,6 +11,7 @@
 
 #include "nab.h"
 #include "nld_algo.h"
+#include "nld_config.h"
 #include "realdata_csv.h"
 
 /* Scores of s's rows (the last value carried over an empty one; 0 before the first) under
@@ -36,9 +37,11 @@ typedef struct rd_ep {
     double confirm; /* confirm=F (0: off) */
 } rd_ep_t;
 
-/* The rule with hold-off h alone; combine=default's rule. */
+/* The rule with hold-off h alone; combine=default's rule; a parsed stream's (its
+ * holdoff=, fatigue=, escalate=, confirm=). */
 rd_ep_t rd_ep_hold(int64_t h);
 rd_ep_t rd_ep_default(void);
+rd_ep_t rd_ep_of(const nld_sdef_t *d);
 
 /* 1 on the rows where a report would open an episode (threshold=t, rule ep), else 0.
  * ts: the rows' times. */

@@ -54,12 +54,37 @@ static inline double t_kinds_quantised(t_kinds_unit_fn unit, uint64_t *rs, doubl
     return round(fmin(1, fmax(0, *state)) * 100) / 100;
 }
 
+#define T_KINDS_PHASE_H (7 + 13.0 / 60) /* the daily cycles' phase: not the clock's hour */
+#define T_KINDS_PI 3.14159265358979323846
+
+/* white noise around 100, sd 5 */
+static inline double t_kinds_noise(t_kinds_unit_fn unit, uint64_t *rs)
+{
+    return 100 + 5 * t_kinds_normal(unit, rs);
+}
+
 /* a daily cycle of amplitude 50 around 100 whose peak is not at the clock's hour:
  * hours_utc is the row's time of day in hours */
 static inline double t_kinds_cycle(t_kinds_unit_fn unit, uint64_t *rs, double hours_utc)
 {
-    double h = fmod(hours_utc + 7 + 13.0 / 60, 24);
-    return 100 + 50 * sin(2 * 3.14159265358979323846 * h / 24) + 3 * t_kinds_normal(unit, rs);
+    double h = fmod(hours_utc + T_KINDS_PHASE_H, 24);
+    return 100 + 50 * sin(2 * T_KINDS_PI * h / 24) + 3 * t_kinds_normal(unit, rs);
+}
+
+/* a latency: log-normal around a daily cycle, its spread growing with its level */
+static inline double t_kinds_logcycle(t_kinds_unit_fn unit, uint64_t *rs, double hours_utc)
+{
+    double h = fmod(hours_utc + T_KINDS_PHASE_H, 24);
+    return exp(3 + sin(2 * T_KINDS_PI * h / 24) + 0.3 * t_kinds_normal(unit, rs));
+}
+
+/* a utilisation near 0.2 with a brief spike to 0.5-0.8 once in per_day rows on average,
+ * at any time of day */
+static inline double t_kinds_spike(t_kinds_unit_fn unit, uint64_t *rs, double per_day)
+{
+    double x = 0.2 + 0.02 * t_kinds_normal(unit, rs);
+    if (unit(rs) < 1 / per_day) x += 0.5 + 0.3 * unit(rs);
+    return x;
 }
 
 #endif
