@@ -107,9 +107,10 @@ static void params(const char *words, nld_params_t *p, double *hold_s)
 }
 
 /* Every kind, 60 days of 5-minute values (17,280; the quiet one with three weeks without
- * any in the middle), a budget of 1 alarm a day: combine=default's bank (cdf-hu) and cusum,
+ * any in the middle), a budget of 1 alarm a day: combine=default's bank (cdf-hu) and cusum
  * (over 300 values, alarms an hour apart: the default until 2026-11-26, but for its
- * threshold), calibrated, stay within three times the budget on every kind (the level shifts may each
+ * threshold, and without jump=, recur= or young=, which came later), calibrated, stay
+ * within three times the budget on every kind (the level shifts may each
  * give one more, the alarms they are for). The test can tell: cusum with the same budget
  * read as its model's own P (no calibration, no resolution floor) goes far over on heavy
  * tails and bursty counts. */
@@ -118,8 +119,10 @@ static void test_budget_holds_on_every_kind(void **state)
     (void)state;
     static const char *const words[3] = {
         "combine=default alarms=1/day",
-        "combine=default algo=cusum history=300 holdoff=1h alarms=1/day",
-        "combine=default algo=cusum history=300 holdoff=1h alarms=1/day calib=off floor=0"};
+        "combine=default algo=cusum history=300 holdoff=1h alarms=1/day jump=off recur=off "
+        "young=off",
+        "combine=default algo=cusum history=300 holdoff=1h alarms=1/day calib=off floor=0 "
+        "jump=off recur=off young=off"};
     int n = 60 * 288;
     double per_day[3][K_N];
     for (int w = 0; w < 3; w++) {
