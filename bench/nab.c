@@ -203,20 +203,41 @@ int nab_score(const nab_corpus_t *c, double *const *score, const unsigned char *
     return 0;
 }
 
-void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned char *only,
-                  const nab_profile_t *p, double thr, nab_result_t *out)
+/* The start of a scoring at one threshold (nab_score_at, nab_score_rows): out cleared and
+ * its windows counted; returns the raw score of detecting nothing, where the sum starts. */
+static double at_begin(const nab_corpus_t *c, const unsigned char *only,
+                       const nab_profile_t *p, nab_result_t *out)
 {
     double null, perfect;
     memset(out, 0, sizeof *out);
     bounds(c, only, p, &null, &perfect, &out->windows);
-    double raw = null;
+    for (size_t k = 0; k < c->n; k++)
+        if (!only || only[k]) out->rows += c->s[k].n - c->s[k].probation;
+    return null;
+}
+
+/* Its end: the summed weights raw, normalised. */
+static void at_end(const nab_corpus_t *c, const unsigned char *only, const nab_profile_t *p,
+                   double raw, double thr, nab_result_t *out)
+{
+    double null, perfect;
+    size_t windows;
+    bounds(c, only, p, &null, &perfect, &windows);
+    out->raw = raw;
+    out->threshold = thr;
+    out->score = normalise(raw, null, perfect);
+}
+
+void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned char *only,
+                  const nab_profile_t *p, double thr, nab_result_t *out)
+{
+    double raw = at_begin(c, only, p, out);
     for (size_t k = 0; k < c->n; k++) {
         if (only && !only[k]) continue;
         const nab_series_t *s = &c->s[k];
         const double *x = score[k];
         size_t wi = 0;
         const nab_window_t *prev = NULL;
-        out->rows += s->n - s->probation;
         for (size_t i = s->probation; i < s->n;) {
             const nab_window_t *w = window_at(s, i, &wi, &prev);
             if (w) {
@@ -236,7 +257,32 @@ void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned ch
             i++;
         }
     }
-    out->raw = raw;
-    out->threshold = thr;
-    out->score = normalise(raw, null, perfect);
+    at_end(c, only, p, raw, thr, out);
+}
+
+void nab_score_rows(const nab_corpus_t *c, size_t *const *rows, const size_t *nrows,
+                    const unsigned char *only, const nab_profile_t *p, nab_result_t *out)
+{
+    double raw = at_begin(c, only, p, out);
+    for (size_t k = 0; k < c->n; k++) {
+        if (only && !only[k]) continue;
+        const nab_series_t *s = &c->s[k];
+        size_t wi = 0;
+        const nab_window_t *prev = NULL, *found = NULL;
+        for (size_t j = 0; j < nrows[k]; j++) {
+            size_t i = rows[k][j];
+            if (i < s->probation) continue;
+            const nab_window_t *w = window_at(s, i, &wi, &prev);
+            if (w) { /* only a window's first detection counts, as in nab_score_at */
+                if (w == found) continue;
+                found = w;
+                raw += tp_weight(w, i, p) + p->a_fn;
+                out->found++;
+                continue;
+            }
+            raw += fp_weight(prev, i, p);
+            out->fp++;
+        }
+    }
+    at_end(c, only, p, raw, 0.5, out);
 }
