@@ -442,10 +442,9 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     }
     free_scores(sim);
     free_scores(bank);
-    double **tmpb = alloc_scores(), bw;
-    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, rd_ep_default(), &nab_standard, tmpb,
+    double bw;
+    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, rd_ep_default(), &nab_standard,
                                         &bw);
-    free_scores(tmpb);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
            "combine=default's budget means %.4f).\n",
            bt, bw, default_thr());
@@ -583,7 +582,7 @@ static void try_words(const char *words, const char *tmp)
         for (size_t q = 0; q < NG(grid_holdoff); q++) {
             double b, t = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL,
                                                   rd_ep_hold(grid_holdoff[q]), &nab_standard,
-                                                  tmpb, &b);
+                                                  &b);
             printf("|   starts holdoff=%-3s threshold=%-10.6g | %8.1f |\n", grid_holdoff_text[q],
                    t, b);
             if (!getenv("RD_FOLDERS") || strcmp(grid_holdoff_text[q], getenv("RD_FOLDERS")))
@@ -596,7 +595,7 @@ static void try_words(const char *words, const char *tmp)
                                 &nab_standard, tmpb, &r);
                 double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], only,
                                                         rd_ep_hold(grid_holdoff[q]),
-                                                        &nab_standard, tmpb, &bb);
+                                                        &nab_standard, &bb);
                 printf("|     folder %d: %6.1f (found %zu/%zu, fp %zu) own best t=%.4f: %.1f\n", f,
                        r.score, r.found, r.windows, r.fp, bt, bb);
             }

@@ -65,9 +65,16 @@ rd_ep_t rd_ep_default(void)
                      NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM};
 }
 
-void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
-                  double *out)
+/* rd_starts_at's body; svs, when not NULL, holds nld_surprise_of(score[i]) for every row
+ * (a sweep computes it once for all its candidates instead of once per candidate). The
+ * starts go to out (0/1 per row) when it is not NULL, and to rows (their rows, rising)
+ * when that is not NULL; returns how many. */
+static size_t starts_at(const double *score, const double *svs, const int64_t *ts, size_t n,
+                        double t, rd_ep_t ep, double *out, size_t *rows)
 {
+    size_t nr = 0;
+    if (out)
+        for (size_t i = 0; i < n; i++) out[i] = 0;
     /* the engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 */
     int active = 0, holding = 0;
     int64_t h0 = 0, fat_t = 0;
@@ -75,9 +82,8 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
     nld_confirm_t cf = {0};
     for (size_t i = 0; i < n; i++) {
         int64_t now = ep.hold < 0 ? (int64_t)i : ts[i];
-        out[i] = 0;
         int flag = score[i] >= t;
-        double sv = nld_surprise_of(score[i]);
+        double sv = svs ? svs[i] : nld_surprise_of(score[i]);
         if (ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
             int confirmed = 0;
             if (cf.pending) {
@@ -106,7 +112,9 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
             if (!active && sv < bar) continue;
             if (active && ep.escalate > 0 && sv >= peak + ep.escalate && sv >= bar) active = 0;
             if (!active) {
-                out[i] = 1;
+                if (out) out[i] = 1;
+                if (rows) rows[nr] = i;
+                nr++;
                 peak = sv;
                 fat = recent + 1;
                 fat_t = ts[i];
@@ -123,6 +131,13 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
         }
         if (ep.hold < 0 ? now - h0 + 1 >= -ep.hold : now - h0 >= ep.hold) active = 0;
     }
+    return nr;
+}
+
+void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
+                  double *out)
+{
+    starts_at(score, NULL, ts, n, t, ep, out, NULL);
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
@@ -137,32 +152,106 @@ double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
 
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
                                double *const *score, const unsigned char *only, rd_ep_t ep,
-                               const nab_profile_t *prof, double **tmp, double *best)
+                               const nab_profile_t *prof, double *best)
+{
+    rd_sweep_t w;
+    double bt = INFINITY;
+    *best = -INFINITY;
+    if (rd_sweep_init(&w, c, s, nser, score, only)) return bt;
+    rd_sweep_best(&w, ep, &prof, 1, &bt, best);
+    rd_sweep_free(&w);
+    return bt;
+}
+
+/* The candidates: the scores at quantiles 0.9 .. 0.99999 of the swept rows, log-spaced in
+ * 1 - u; a threshold that is not positive or repeats the one before is left out. */
+static int sweep_cands(rd_sweep_t *w)
 {
     size_t total = 0, j = 0;
-    for (int k = 0; k < nser; k++)
-        if (!only || only[k]) total += s[k].n;
-    double *all = malloc((total ? total : 1) * sizeof *all), bt = INFINITY;
-    *best = -INFINITY;
-    if (!all) return bt;
-    for (int k = 0; k < nser; k++)
-        if (!only || only[k])
-            for (size_t i = 0; i < s[k].n; i++) all[j++] = score[k][i];
+    for (int k = 0; k < w->nser; k++)
+        if (!w->only || w->only[k]) total += w->s[k].n;
+    double *all = malloc((total ? total : 1) * sizeof *all), prev = NAN;
+    if (!all) return -1;
+    for (int k = 0; k < w->nser; k++)
+        if (!w->only || w->only[k])
+            for (size_t i = 0; i < w->s[k].n; i++) all[j++] = w->score[k][i];
     qsort(all, total, sizeof *all, bench_cmp_d);
-    double prev = NAN;
-    /* candidates: the scores at quantiles 0.9 .. 0.99999, log-spaced in 1 - u */
-    for (int q = 0; q < 200 && total; q++) {
+    w->ncand = 0;
+    for (int q = 0; q < RD_CANDS && total; q++) {
         double u = 1.0 - pow(10, -1.0 - 4.0 * q / 200.0);
         double t = all[(size_t)(u * (double)(total - 1))];
         if (!(t > 0) || t == prev) continue;
         prev = t;
-        nab_result_t r;
-        double sc = rd_starts_score(c, s, nser, score, only, t, ep, prof, tmp, &r);
-        if (sc > *best) {
-            *best = sc;
-            bt = t;
-        }
+        w->cand[w->ncand++] = t;
     }
     free(all);
-    return bt;
+    return 0;
+}
+
+int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, int nser,
+                  double *const *score, const unsigned char *only)
+{
+    *w = (rd_sweep_t){.c = c, .s = s, .nser = nser, .score = score, .only = only};
+    size_t ns = nser > 0 ? (size_t)nser : 1;
+    w->sv = calloc(ns, sizeof *w->sv);
+    w->rows = calloc(ns, sizeof *w->rows);
+    w->nrows = calloc(ns, sizeof *w->nrows);
+    if (!w->sv || !w->rows || !w->nrows) {
+        rd_sweep_free(w);
+        return -1;
+    }
+    for (int k = 0; k < nser; k++) {
+        if (only && !only[k]) continue;
+        size_t n = s[k].n ? s[k].n : 1;
+        w->sv[k] = malloc(n * sizeof *w->sv[k]);
+        w->rows[k] = malloc(n * sizeof *w->rows[k]);
+        if (!w->sv[k] || !w->rows[k]) {
+            rd_sweep_free(w);
+            return -1;
+        }
+        for (size_t i = 0; i < s[k].n; i++) w->sv[k][i] = nld_surprise_of(score[k][i]);
+    }
+    if (sweep_cands(w)) {
+        rd_sweep_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void rd_sweep_free(rd_sweep_t *w)
+{
+    for (int k = 0; k < w->nser; k++) {
+        if (w->sv) free(w->sv[k]);
+        if (w->rows) free(w->rows[k]);
+    }
+    free(w->sv);
+    free(w->rows);
+    free(w->nrows);
+    w->sv = NULL;
+    w->rows = NULL;
+    w->nrows = NULL;
+}
+
+void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
+                   int nprof, double *bt, double *best)
+{
+    for (int p = 0; p < nprof; p++) {
+        bt[p] = INFINITY;
+        best[p] = -INFINITY;
+    }
+    for (int j = 0; j < w->ncand; j++) {
+        double t = w->cand[j];
+        for (int k = 0; k < w->nser; k++)
+            if (!w->only || w->only[k])
+                w->nrows[k] = starts_at(w->score[k], w->sv[k], w->s[k].ts, w->s[k].n, t, ep,
+                                        NULL, w->rows[k]);
+        for (int p = 0; p < nprof; p++) {
+            nab_result_t r;
+            nab_score_rows(w->c, w->rows, w->nrows, w->only, prof[p], &r);
+            if (r.score > best[p]) {
+                best[p] = r.score;
+                bt[p] = t;
+            }
+        }
+    }
 }

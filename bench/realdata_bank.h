@@ -48,12 +48,41 @@ rd_ep_t rd_ep_of(const nld_sdef_t *d);
 void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
                   double *out);
 
-/* The threshold (from `cands` candidates spread over the upper score quantiles of the
+/* The threshold (from RD_CANDS candidates spread over the upper score quantiles of the
  * series with only[k] set, or all) whose starts under rule ep score best under prof on
- * those series; its score in *best. tmp[k] is scratch of s[k].n rows. */
+ * those series; its score in *best (INFINITY and -INFINITY when out of memory). */
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
                                double *const *score, const unsigned char *only, rd_ep_t ep,
-                               const nab_profile_t *prof, double **tmp, double *best);
+                               const nab_profile_t *prof, double *best);
+
+/* What rd_best_start_threshold sweeps, kept for as long as the scores stay the same: the
+ * candidate thresholds (the scores at quantiles 0.9 .. 0.99999, log-spaced in 1 - u,
+ * positive and each unlike the one before) and each row's surprise (nld_surprise_of of its
+ * score). Choosing several episode rules on one bank run sorts and divides once. */
+#define RD_CANDS 200
+typedef struct rd_sweep {
+    const nab_corpus_t *c;
+    const rd_series_t *s;
+    int nser;
+    double *const *score;
+    const unsigned char *only; /* the series swept (NULL: all) */
+    double **sv;               /* per series with only[k] set: each row's surprise */
+    size_t **rows, *nrows;     /* scratch: one candidate's starts, per series */
+    double cand[RD_CANDS];
+    int ncand;
+} rd_sweep_t;
+
+/* Prepare a sweep of score (the series with only[k] set, or all); score must not change
+ * while it is used. Returns 0, or -1 when out of memory (nothing to free then). */
+int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, int nser,
+                  double *const *score, const unsigned char *only);
+void rd_sweep_free(rd_sweep_t *w);
+
+/* rd_best_start_threshold for nprof profiles at once, from one computation of each
+ * candidate's starts: bt[p] and best[p] are what rd_best_start_threshold gives for
+ * prof[p] (ties to the first candidate, as there). */
+void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
+                   int nprof, double *bt, double *best);
 
 /* The score of the starts at threshold t under rule ep on the series with only[k] set. */
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,

@@ -195,6 +195,21 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
     }
 }
 
+/* A configuration that needs a new bank run: both sets' scores under it (per day when its
+ * budget is), and their sweeps (sorted candidates, surprises) made again from them. */
+static void new_bank(rd_set_t *sets, const cfg_t *c, double **sc[2], rd_sweep_t sw[2])
+{
+    nld_params_t p;
+    params_of(c, &p);
+    for (int x = 0; x < 2; x++) {
+        rd_set_bank(&sets[x], &p, sc[x]);
+        if (!strcmp(dims[D_BUDGET].v[c->i[D_BUDGET]], "day"))
+            for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
+        rd_sweep_free(&sw[x]);
+        rd_set_sweep(&sets[x], sc[x], &sw[x]);
+    }
+}
+
 void rd_cross_choice(rd_set_t *sets, int nsets)
 {
     if (nsets < 2) {
@@ -212,27 +227,27 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     cross_t bx = {0};
     double best_rank = -1e9;
     size_t ncfg = 0;
+    rd_sweep_t sw[2] = {{0}};
     do {
         if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0 &&
-            c.i[D_CONFIRM] == 0) {
-            nld_params_t p;
-            params_of(&c, &p);
-            for (int x = 0; x < 2; x++) rd_set_bank(&sets[x], &p, sc[x]);
-            if (!strcmp(dims[D_BUDGET].v[c.i[D_BUDGET]], "day"))
-                for (int x = 0; x < 2; x++)
-                    for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
-        }
+            c.i[D_CONFIRM] == 0)
+            new_bank(sets, &c, sc, sw);
         rd_ep_t ep = ep_of(&c);
         cross_t r;
         ncfg++;
+        for (int x = 0; x < 2; x++) {
+            double t[2], own[2];
+            rd_sweep_best(&sw[x], ep, prof2, 2, t, own);
+            for (int q = 0; q < 2; q++) {
+                r.t[q][x] = t[q];
+                r.own[q][x] = own[q];
+            }
+        }
         for (int q = 0; q < 2; q++)
             for (int x = 0; x < 2; x++) {
-                rd_set_t *a = &sets[x], *b = &sets[!x];
-                nab_result_t *res = &r.res[q][x];
-                r.t[q][x] = rd_best_start_threshold(&a->corpus, a->ser, a->nser, sc[x], NULL,
-                                                    ep, prof2[q], tmp[x], &r.own[q][x]);
+                rd_set_t *b = &sets[!x];
                 r.held[q][x] = rd_starts_score(&b->corpus, b->ser, b->nser, sc[!x], NULL,
-                                               r.t[q][x], ep, prof2[q], tmp[!x], res);
+                                               r.t[q][x], ep, prof2[q], tmp[!x], &r.res[q][x]);
             }
         double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
         char d[200];
@@ -253,6 +268,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
             bx = r;
         }
     } while (next_cfg(&c));
+    for (int x = 0; x < 2; x++) rd_sweep_free(&sw[x]);
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "

@@ -81,6 +81,11 @@ void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc)
         if (rd_bank_scores(&set->ser[k], p, sc[k])) oom();
 }
 
+void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w)
+{
+    if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, NULL)) oom();
+}
+
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp)
 {
     return set->scored ? 1000.0 * (double)fp / (double)set->scored : 0;

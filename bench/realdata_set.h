@@ -10,6 +10,7 @@
 
 #include "nab.h"
 #include "nld_algo.h"
+#include "realdata_bank.h"
 #include "realdata_csv.h"
 
 typedef struct rd_set {
@@ -34,6 +35,9 @@ double **rd_set_scores(const rd_set_t *set);
 void rd_set_scores_free(const rd_set_t *set, double **sc);
 /* Every series' bank scores under p (rd_bank_scores); exits on out of memory. */
 void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc);
+/* A sweep of every series' scores sc (rd_sweep_init; sc must outlive it, unchanged);
+ * exits on out of memory. */
+void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w);
 
 /* False reports per 1,000 scored rows, and per day of one stream. */
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp);
