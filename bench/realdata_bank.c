@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_util.h"
 #include "nld_combine.h"
@@ -65,79 +66,102 @@ rd_ep_t rd_ep_default(void)
                      NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM};
 }
 
-/* rd_starts_at's body; svs, when not NULL, holds nld_surprise_of(score[i]) for every row
- * (a sweep computes it once for all its candidates instead of once per candidate). The
- * starts go to out (0/1 per row) when it is not NULL, and to rows (their rows, rising)
- * when that is not NULL; returns how many. */
-static size_t starts_at(const double *score, const double *svs, const int64_t *ts, size_t n,
-                        double t, rd_ep_t ep, double *out, size_t *rows)
+/* The engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 at
+ * threshold t under rule ep, advanced one row at a time by ep_row. */
+typedef struct ep_run {
+    rd_ep_t ep;
+    double t, st; /* the threshold and its surprise */
+    int active, holding;
+    int64_t h0, fat_t;
+    double fat, peak;
+    nld_confirm_t cf;
+} ep_run_t;
+
+static void ep_run_init(ep_run_t *e, double t, rd_ep_t ep)
 {
-    size_t nr = 0;
-    if (out)
-        for (size_t i = 0; i < n; i++) out[i] = 0;
-    /* the engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 */
-    int active = 0, holding = 0;
-    int64_t h0 = 0, fat_t = 0;
-    double fat = 0, peak = 0, st = nld_surprise_of(t);
-    nld_confirm_t cf = {0};
-    for (size_t i = 0; i < n; i++) {
-        int64_t now = ep.hold < 0 ? (int64_t)i : ts[i];
-        int flag = score[i] >= t;
-        double sv = svs ? svs[i] : nld_surprise_of(score[i]);
-        if (ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
-            int confirmed = 0;
-            if (cf.pending) {
-                cf.pending = 0;
-                if (!active && sv >= NLD_CONFIRM_NEXT * st) {
-                    confirmed = flag = 1;
-                    if (cf.pend_s > sv) sv = cf.pend_s;
-                }
-            }
-            int wait = !confirmed && flag && !active &&
-                       nld_confirm_wait(&cf, ts[i], sv, st, ep.confirm);
-            nld_confirm_add(&cf, ts[i], sv, NLD_CONFIRM_LIKE * st);
-            if (wait) {
-                cf.pending = 1;
-                cf.pend_s = sv;
-                continue;
-            }
-        }
-        if (flag) {
-            double bar = 0, recent = 0;
-            if (ep.fatigue_s > 0 && fat > 0) {
-                double age = ts[i] > fat_t ? (double)(ts[i] - fat_t) / 1e6 : 0;
-                recent = fat * exp2(-age / ep.fatigue_s);
-            }
-            if (ep.fatigue_s > 0) bar = st + log10(1 + recent);
-            if (!active && sv < bar) continue;
-            if (active && ep.escalate > 0 && sv >= peak + ep.escalate && sv >= bar) active = 0;
-            if (!active) {
-                if (out) out[i] = 1;
-                if (rows) rows[nr] = i;
-                nr++;
-                peak = sv;
-                fat = recent + 1;
-                fat_t = ts[i];
-            }
-            if (sv > peak) peak = sv;
-            active = 1;
-            holding = 0;
-            continue;
-        }
-        if (!active) continue;
-        if (!holding) {
-            holding = 1;
-            h0 = now;
-        }
-        if (ep.hold < 0 ? now - h0 + 1 >= -ep.hold : now - h0 >= ep.hold) active = 0;
+    memset(e, 0, sizeof *e);
+    e->ep = ep;
+    e->t = t;
+    e->st = nld_surprise_of(t);
+}
+
+/* Row i's time as the hold-off counts it: its event time, or its index (holdoff=N). */
+static inline int64_t ep_now(const ep_run_t *e, const int64_t *ts, size_t i)
+{
+    return e->ep.hold < 0 ? (int64_t)i : ts[i];
+}
+
+/* A row that is not flagged: only the hold-off moves (it ends an episode that has been
+ * quiet long enough). The ending is monotone in now, so calling it for the first and the
+ * last row of a run of such rows, times rising, does what calling it for each would. */
+static inline void ep_quiet(ep_run_t *e, int64_t now)
+{
+    if (!e->active) return;
+    if (!e->holding) {
+        e->holding = 1;
+        e->h0 = now;
     }
-    return nr;
+    if (e->ep.hold < 0 ? now - e->h0 + 1 >= -e->ep.hold : now - e->h0 >= e->ep.hold)
+        e->active = 0;
+}
+
+/* Row i of score `score`, surprise sv, at event time ts and hold-off time now; 1 when a
+ * report would open an episode there. */
+static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now)
+{
+    int flag = score >= e->t;
+    double st = e->st;
+    if (e->ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
+        int confirmed = 0;
+        if (e->cf.pending) {
+            e->cf.pending = 0;
+            if (!e->active && sv >= NLD_CONFIRM_NEXT * st) {
+                confirmed = flag = 1;
+                if (e->cf.pend_s > sv) sv = e->cf.pend_s;
+            }
+        }
+        int wait = !confirmed && flag && !e->active &&
+                   nld_confirm_wait(&e->cf, ts, sv, st, e->ep.confirm);
+        nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
+        if (wait) {
+            e->cf.pending = 1;
+            e->cf.pend_s = sv;
+            return 0;
+        }
+    }
+    if (!flag) {
+        ep_quiet(e, now);
+        return 0;
+    }
+    double bar = 0, recent = 0;
+    int start = 0;
+    if (e->ep.fatigue_s > 0 && e->fat > 0) {
+        double age = ts > e->fat_t ? (double)(ts - e->fat_t) / 1e6 : 0;
+        recent = e->fat * exp2(-age / e->ep.fatigue_s);
+    }
+    if (e->ep.fatigue_s > 0) bar = st + log10(1 + recent);
+    if (!e->active && sv < bar) return 0;
+    if (e->active && e->ep.escalate > 0 && sv >= e->peak + e->ep.escalate && sv >= bar)
+        e->active = 0;
+    if (!e->active) {
+        start = 1;
+        e->peak = sv;
+        e->fat = recent + 1;
+        e->fat_t = ts;
+    }
+    if (sv > e->peak) e->peak = sv;
+    e->active = 1;
+    e->holding = 0;
+    return start;
 }
 
 void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
                   double *out)
 {
-    starts_at(score, NULL, ts, n, t, ep, out, NULL);
+    ep_run_t e;
+    ep_run_init(&e, t, ep);
+    for (size_t i = 0; i < n; i++)
+        out[i] = ep_row(&e, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i));
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
@@ -188,6 +212,29 @@ static int sweep_cands(rd_sweep_t *w)
     return 0;
 }
 
+/* Series k's index: the rows that matter at some candidate, i.e. flagged at the lowest or
+ * with a surprise confirm= would remember there (the rows between only move the hold-off).
+ * A series whose times go back is not indexed (NULL: every row is read). */
+static int sweep_index(rd_sweep_t *w, int k)
+{
+    const rd_series_t *s = &w->s[k];
+    const double *score = w->score[k], *sv = w->sv[k];
+    size_t m = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->ts[i] < s->ts[i - 1]) return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        m = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (score[i] >= w->cand[0] || sv[i] >= w->floor0) {
+                if (pass) w->idx[k][m] = i;
+                m++;
+            }
+        if (!pass && !(w->idx[k] = malloc((m ? m : 1) * sizeof *w->idx[k]))) return -1;
+    }
+    w->nidx[k] = m;
+    return 0;
+}
+
 int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, int nser,
                   double *const *score, const unsigned char *only)
 {
@@ -196,7 +243,9 @@ int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, in
     w->sv = calloc(ns, sizeof *w->sv);
     w->rows = calloc(ns, sizeof *w->rows);
     w->nrows = calloc(ns, sizeof *w->nrows);
-    if (!w->sv || !w->rows || !w->nrows) {
+    w->idx = calloc(ns, sizeof *w->idx);
+    w->nidx = calloc(ns, sizeof *w->nidx);
+    if (!w->sv || !w->rows || !w->nrows || !w->idx || !w->nidx) {
         rd_sweep_free(w);
         return -1;
     }
@@ -215,6 +264,13 @@ int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, in
         rd_sweep_free(w);
         return -1;
     }
+    if (!w->ncand) return 0;
+    w->floor0 = NLD_CONFIRM_LIKE * nld_surprise_of(w->cand[0]);
+    for (int k = 0; k < nser; k++)
+        if ((!only || only[k]) && sweep_index(w, k)) {
+            rd_sweep_free(w);
+            return -1;
+        }
     return 0;
 }
 
@@ -223,13 +279,55 @@ void rd_sweep_free(rd_sweep_t *w)
     for (int k = 0; k < w->nser; k++) {
         if (w->sv) free(w->sv[k]);
         if (w->rows) free(w->rows[k]);
+        if (w->idx) free(w->idx[k]);
     }
     free(w->sv);
     free(w->rows);
     free(w->nrows);
+    free(w->idx);
+    free(w->nidx);
     w->sv = NULL;
     w->rows = NULL;
     w->nrows = NULL;
+    w->idx = NULL;
+    w->nidx = NULL;
+}
+
+/* Candidate t's starts on series k, into w->rows[k]: ep_row on the rows of the index (and
+ * on the row after a lone flag that waits for it), the runs of rows between them passed
+ * over with ep_quiet at their first and last row; rd_starts_at's rows exactly, since no
+ * row between is flagged at t or remembered by confirm= (t >= cand[0], its floor >=
+ * floor0). Without an index, or should that not hold, every row is read. */
+static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep)
+{
+    const double *score = w->score[k], *sv = w->sv[k];
+    const int64_t *ts = w->s[k].ts;
+    const size_t *idx = w->idx[k];
+    size_t n = w->s[k].n, nidx = w->nidx[k], *rows = w->rows[k], nr = 0, next = 0, j = 0;
+    ep_run_t e;
+    ep_run_init(&e, t, ep);
+    if (!idx || !(t >= w->cand[0]) || !(NLD_CONFIRM_LIKE * e.st >= w->floor0)) {
+        for (size_t i = 0; i < n; i++)
+            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i))) rows[nr++] = i;
+        return nr;
+    }
+    for (;;) {
+        size_t i;
+        if (e.cf.pending && next < n)
+            i = next;
+        else if (j < nidx)
+            i = idx[j];
+        else
+            break;
+        if (i > next) {
+            ep_quiet(&e, ep_now(&e, ts, next));
+            ep_quiet(&e, ep_now(&e, ts, i - 1));
+        }
+        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i))) rows[nr++] = i;
+        if (j < nidx && idx[j] == i) j++;
+        next = i + 1;
+    }
+    return nr;
 }
 
 void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
@@ -243,8 +341,7 @@ void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *
         double t = w->cand[j];
         for (int k = 0; k < w->nser; k++)
             if (!w->only || w->only[k])
-                w->nrows[k] = starts_at(w->score[k], w->sv[k], w->s[k].ts, w->s[k].n, t, ep,
-                                        NULL, w->rows[k]);
+                w->nrows[k] = sweep_starts(w, k, t, ep);
         for (int p = 0; p < nprof; p++) {
             nab_result_t r;
             nab_score_rows(w->c, w->rows, w->nrows, w->only, prof[p], &r);

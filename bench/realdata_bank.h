@@ -57,8 +57,10 @@ double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int 
 
 /* What rd_best_start_threshold sweeps, kept for as long as the scores stay the same: the
  * candidate thresholds (the scores at quantiles 0.9 .. 0.99999, log-spaced in 1 - u,
- * positive and each unlike the one before) and each row's surprise (nld_surprise_of of its
- * score). Choosing several episode rules on one bank run sorts and divides once. */
+ * positive and each unlike the one before), each row's surprise (nld_surprise_of of its
+ * score) and the rows that can flag or be remembered at the lowest candidate (the others
+ * only let an episode's hold-off run out, passed over in one step). Choosing several
+ * episode rules on one bank run sorts, divides and indexes once. */
 #define RD_CANDS 200
 typedef struct rd_sweep {
     const nab_corpus_t *c;
@@ -68,6 +70,8 @@ typedef struct rd_sweep {
     const unsigned char *only; /* the series swept (NULL: all) */
     double **sv;               /* per series with only[k] set: each row's surprise */
     size_t **rows, *nrows;     /* scratch: one candidate's starts, per series */
+    size_t **idx, *nidx;       /* per series: the rows any candidate needs read */
+    double floor0;             /* the surprise confirm= remembers from at cand[0] */
     double cand[RD_CANDS];
     int ncand;
 } rd_sweep_t;
