@@ -229,7 +229,9 @@ static int sweep_index(rd_sweep_t *w, int k)
                 if (pass) w->idx[k][m] = i;
                 m++;
             }
-        if (!pass && !(w->idx[k] = malloc((m ? m : 1) * sizeof *w->idx[k]))) return -1;
+        if (!pass && (!(w->idx[k] = malloc((m ? m : 1) * sizeof *w->idx[k])) ||
+                      !(w->work[k] = malloc((m ? m : 1) * sizeof *w->work[k]))))
+            return -1;
     }
     w->nidx[k] = m;
     return 0;
@@ -245,7 +247,9 @@ int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, in
     w->nrows = calloc(ns, sizeof *w->nrows);
     w->idx = calloc(ns, sizeof *w->idx);
     w->nidx = calloc(ns, sizeof *w->nidx);
-    if (!w->sv || !w->rows || !w->nrows || !w->idx || !w->nidx) {
+    w->work = calloc(ns, sizeof *w->work);
+    w->nwork = calloc(ns, sizeof *w->nwork);
+    if (!w->sv || !w->rows || !w->nrows || !w->idx || !w->nidx || !w->work || !w->nwork) {
         rd_sweep_free(w);
         return -1;
     }
@@ -280,7 +284,12 @@ void rd_sweep_free(rd_sweep_t *w)
         if (w->sv) free(w->sv[k]);
         if (w->rows) free(w->rows[k]);
         if (w->idx) free(w->idx[k]);
+        if (w->work) free(w->work[k]);
     }
+    free(w->work);
+    free(w->nwork);
+    w->work = NULL;
+    w->nwork = NULL;
     free(w->sv);
     free(w->rows);
     free(w->nrows);
@@ -293,20 +302,20 @@ void rd_sweep_free(rd_sweep_t *w)
     w->nidx = NULL;
 }
 
-/* Candidate t's starts on series k, into w->rows[k]: ep_row on the rows of the index (and
- * on the row after a lone flag that waits for it), the runs of rows between them passed
- * over with ep_quiet at their first and last row; rd_starts_at's rows exactly, since no
- * row between is flagged at t or remembered by confirm= (t >= cand[0], its floor >=
- * floor0). Without an index, or should that not hold, every row is read. */
-static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep)
+/* Candidate t's starts on series k, into w->rows[k]: ep_row on the rows idx (nidx of
+ * them, rising) and on the row after a lone flag that waits for it, the runs of rows
+ * between passed over with ep_quiet at their first and last row. rd_starts_at's rows
+ * exactly when no row left out of idx is flagged at t or remembered by confirm= at t
+ * (sweep_narrow); idx NULL reads every row. */
+static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
+                           const size_t *idx, size_t nidx)
 {
     const double *score = w->score[k], *sv = w->sv[k];
     const int64_t *ts = w->s[k].ts;
-    const size_t *idx = w->idx[k];
-    size_t n = w->s[k].n, nidx = w->nidx[k], *rows = w->rows[k], nr = 0, next = 0, j = 0;
+    size_t n = w->s[k].n, *rows = w->rows[k], nr = 0, next = 0, j = 0;
     ep_run_t e;
     ep_run_init(&e, t, ep);
-    if (!idx || !(t >= w->cand[0]) || !(NLD_CONFIRM_LIKE * e.st >= w->floor0)) {
+    if (!idx) {
         for (size_t i = 0; i < n; i++)
             if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i))) rows[nr++] = i;
         return nr;
@@ -330,6 +339,22 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep)
     return nr;
 }
 
+/* The rows of from (nfrom, rising) that threshold t reads under a rule with confirm= on
+ * or off: flagged (score >= t) or, with confirm=, remembered (surprise >= floor, t's).
+ * Into w->work[k] (from may be it); returns how many. A higher threshold's rows are among
+ * a lower one's, so a sweep narrows one index as it climbs. */
+static size_t sweep_narrow(const rd_sweep_t *w, int k, const size_t *from, size_t nfrom,
+                           double t, int confirm, double floor)
+{
+    const double *score = w->score[k], *sv = w->sv[k];
+    size_t m = 0, *to = w->work[k];
+    for (size_t j = 0; j < nfrom; j++) {
+        size_t i = from[j];
+        if (score[i] >= t || (confirm && sv[i] >= floor)) to[m++] = i;
+    }
+    return m;
+}
+
 void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
                    int nprof, double *bt, double *best)
 {
@@ -337,11 +362,31 @@ void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *
         bt[p] = INFINITY;
         best[p] = -INFINITY;
     }
+    int confirm = ep.confirm > 0, narrowed = 0;
+    double tprev = NAN, fprev = NAN;
     for (int j = 0; j < w->ncand; j++) {
-        double t = w->cand[j];
-        for (int k = 0; k < w->nser; k++)
-            if (!w->only || w->only[k])
-                w->nrows[k] = sweep_starts(w, k, t, ep);
+        double t = w->cand[j], floor = NLD_CONFIRM_LIKE * nld_surprise_of(t);
+        /* the index narrowed for the candidate before (rising, as they do), else from the
+         * one made for the lowest, else none */
+        int from_work = narrowed && t >= tprev && floor >= fprev;
+        int from_base = t >= w->cand[0] && floor >= w->floor0;
+        for (int k = 0; k < w->nser; k++) {
+            if (w->only && !w->only[k]) continue;
+            const size_t *idx = NULL;
+            size_t nidx = 0;
+            if (w->idx[k] && (from_work || from_base)) {
+                if (from_work)
+                    w->nwork[k] = sweep_narrow(w, k, w->work[k], w->nwork[k], t, confirm, floor);
+                else
+                    w->nwork[k] = sweep_narrow(w, k, w->idx[k], w->nidx[k], t, confirm, floor);
+                idx = w->work[k];
+                nidx = w->nwork[k];
+            }
+            w->nrows[k] = sweep_starts(w, k, t, ep, idx, nidx);
+        }
+        narrowed = from_work || from_base;
+        tprev = t;
+        fprev = floor;
         for (int p = 0; p < nprof; p++) {
             nab_result_t r;
             nab_score_rows(w->c, w->rows, w->nrows, w->only, prof[p], &r);

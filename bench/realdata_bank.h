@@ -71,6 +71,7 @@ typedef struct rd_sweep {
     double **sv;               /* per series with only[k] set: each row's surprise */
     size_t **rows, *nrows;     /* scratch: one candidate's starts, per series */
     size_t **idx, *nidx;       /* per series: the rows any candidate needs read */
+    size_t **work, *nwork;     /* scratch: those one candidate needs read */
     double floor0;             /* the surprise confirm= remembers from at cand[0] */
     double cand[RD_CANDS];
     int ncand;
