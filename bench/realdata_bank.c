@@ -355,6 +355,38 @@ static size_t sweep_narrow(const rd_sweep_t *w, int k, const size_t *from, size_
     return m;
 }
 
+/* Where a sweep's climb stands: the last candidate whose index was narrowed, if any. */
+typedef struct sweep_pos {
+    int narrowed;
+    double t, floor;
+} sweep_pos_t;
+
+/* Threshold t's starts under rule ep on every swept series, into w->rows: from the index
+ * narrowed for the threshold before (pos, when t and its floor are not below its), else
+ * from the one made for the lowest candidate, else reading every row. */
+static void sweep_rows(const rd_sweep_t *w, double t, rd_ep_t ep, sweep_pos_t *pos)
+{
+    int confirm = ep.confirm > 0;
+    double floor = NLD_CONFIRM_LIKE * nld_surprise_of(t);
+    int from_work = pos->narrowed && t >= pos->t && floor >= pos->floor;
+    int from_base = w->ncand > 0 && t >= w->cand[0] && floor >= w->floor0;
+    for (int k = 0; k < w->nser; k++) {
+        if (w->only && !w->only[k]) continue;
+        const size_t *idx = NULL;
+        size_t nidx = 0;
+        if (w->idx[k] && (from_work || from_base)) {
+            if (from_work)
+                w->nwork[k] = sweep_narrow(w, k, w->work[k], w->nwork[k], t, confirm, floor);
+            else
+                w->nwork[k] = sweep_narrow(w, k, w->idx[k], w->nidx[k], t, confirm, floor);
+            idx = w->work[k];
+            nidx = w->nwork[k];
+        }
+        w->nrows[k] = sweep_starts(w, k, t, ep, idx, nidx);
+    }
+    *pos = (sweep_pos_t){from_work || from_base, t, floor};
+}
+
 void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
                    int nprof, double *bt, double *best)
 {
@@ -362,31 +394,10 @@ void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *
         bt[p] = INFINITY;
         best[p] = -INFINITY;
     }
-    int confirm = ep.confirm > 0, narrowed = 0;
-    double tprev = NAN, fprev = NAN;
+    sweep_pos_t pos = {0, 0, 0};
     for (int j = 0; j < w->ncand; j++) {
-        double t = w->cand[j], floor = NLD_CONFIRM_LIKE * nld_surprise_of(t);
-        /* the index narrowed for the candidate before (rising, as they do), else from the
-         * one made for the lowest, else none */
-        int from_work = narrowed && t >= tprev && floor >= fprev;
-        int from_base = t >= w->cand[0] && floor >= w->floor0;
-        for (int k = 0; k < w->nser; k++) {
-            if (w->only && !w->only[k]) continue;
-            const size_t *idx = NULL;
-            size_t nidx = 0;
-            if (w->idx[k] && (from_work || from_base)) {
-                if (from_work)
-                    w->nwork[k] = sweep_narrow(w, k, w->work[k], w->nwork[k], t, confirm, floor);
-                else
-                    w->nwork[k] = sweep_narrow(w, k, w->idx[k], w->nidx[k], t, confirm, floor);
-                idx = w->work[k];
-                nidx = w->nwork[k];
-            }
-            w->nrows[k] = sweep_starts(w, k, t, ep, idx, nidx);
-        }
-        narrowed = from_work || from_base;
-        tprev = t;
-        fprev = floor;
+        double t = w->cand[j];
+        sweep_rows(w, t, ep, &pos);
         for (int p = 0; p < nprof; p++) {
             nab_result_t r;
             nab_score_rows(w->c, w->rows, w->nrows, w->only, prof[p], &r);
@@ -396,4 +407,13 @@ void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *
             }
         }
     }
+}
+
+double rd_sweep_score(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t *prof,
+                      nab_result_t *res)
+{
+    sweep_pos_t pos = {0, 0, 0};
+    sweep_rows(w, t, ep, &pos);
+    nab_score_rows(w->c, w->rows, w->nrows, w->only, prof, res);
+    return res->score;
 }

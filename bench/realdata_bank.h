@@ -89,6 +89,10 @@ void rd_sweep_free(rd_sweep_t *w);
 void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *prof,
                    int nprof, double *bt, double *best);
 
+/* rd_starts_score's result at threshold t on the swept series, from the sweep's index. */
+double rd_sweep_score(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t *prof,
+                      nab_result_t *res);
+
 /* The score of the starts at threshold t under rule ep on the series with only[k] set. */
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
                        double *const *score, const unsigned char *only, double t, rd_ep_t ep,

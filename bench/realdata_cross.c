@@ -244,11 +244,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
             }
         }
         for (int q = 0; q < 2; q++)
-            for (int x = 0; x < 2; x++) {
-                rd_set_t *b = &sets[!x];
-                r.held[q][x] = rd_starts_score(&b->corpus, b->ser, b->nser, sc[!x], NULL,
-                                               r.t[q][x], ep, prof2[q], tmp[!x], &r.res[q][x]);
-            }
+            for (int x = 0; x < 2; x++)
+                r.held[q][x] = rd_sweep_score(&sw[!x], r.t[q][x], ep, prof2[q], &r.res[q][x]);
         double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
         char d[200];
         describe(&c, d, sizeof d);
