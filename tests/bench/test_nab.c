@@ -168,12 +168,53 @@ static void test_one_threshold(void **state)
     nab_corpus_free(&c);
 }
 
+/* Detections given as rows score what the same detections as 0/1 scores do at 0.5, to the
+ * last bit: in probation, twice in a window, before, between and after windows, with a
+ * window inside probation, on all or some series, under every profile. */
+static void test_score_rows(void **state)
+{
+    (void)state;
+    uint8_t lab1[N] = {0}, lab2[N] = {0};
+    lab1[50] = lab1[51] = 1;
+    lab2[5] = lab2[60] = lab2[62] = lab2[90] = 1;
+    nab_corpus_t c;
+    nab_corpus_init(&c);
+    assert_int_equal(nab_corpus_add(&c, lab1, N), 0);
+    assert_int_equal(nab_corpus_add(&c, lab2, N), 0);
+    const nab_profile_t *prof[3] = {&nab_standard, &nab_low_fp, &nab_low_fn};
+    unsigned char only[2] = {0, 1};
+    uint32_t seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        double x[2][N];
+        size_t rows[2][N], nrows[2] = {0, 0};
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < N; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                x[k][i] = (seed >> 24) < (uint32_t)(8 + round % 40);
+                if (x[k][i] != 0) rows[k][nrows[k]++] = i;
+            }
+        double *sc[2] = {x[0], x[1]};
+        size_t *rp[2] = {rows[0], rows[1]};
+        for (int p = 0; p < 3; p++) {
+            nab_result_t a, b;
+            nab_score_at(&c, sc, round % 2 ? only : NULL, prof[p], 0.5, &a);
+            nab_score_rows(&c, rp, nrows, round % 2 ? only : NULL, prof[p], &b);
+            assert_true(a.score == b.score && a.raw == b.raw && a.threshold == b.threshold);
+            assert_int_equal(a.found, b.found);
+            assert_int_equal(a.fp, b.fp);
+            assert_int_equal(a.windows, b.windows);
+            assert_int_equal(a.rows, b.rows);
+        }
+    }
+    nab_corpus_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_windows),          cmocka_unit_test(test_perfect_and_never),
         cmocka_unit_test(test_late_detection),   cmocka_unit_test(test_false_detections),
-        cmocka_unit_test(test_one_threshold),
+        cmocka_unit_test(test_one_threshold),    cmocka_unit_test(test_score_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
