@@ -119,17 +119,22 @@ static int ev_cmp(const void *a, const void *b)
     return x > y ? -1 : x < y; /* descending */
 }
 
+/* The raw scores of never detecting and of detecting every window at its start. */
+static void limits(const nab_profile_t *p, size_t windows, double *null, double *perfect)
+{
+    *null = -p->a_fn * (double)windows;
+    *perfect = p->a_tp * (double)windows;
+}
+
 static void bounds(const nab_corpus_t *c, const unsigned char *only, const nab_profile_t *p,
                    double *null, double *perfect, size_t *windows)
 {
-    *null = *perfect = 0;
     *windows = 0;
     for (size_t k = 0; k < c->n; k++) {
         if (only && !only[k]) continue;
         *windows += c->s[k].scored_w;
     }
-    *null = -p->a_fn * (double)*windows;
-    *perfect = p->a_tp * (double)*windows;
+    limits(p, *windows, null, perfect);
 }
 
 static double normalise(double raw, double null, double perfect)
@@ -216,13 +221,11 @@ static double at_begin(const nab_corpus_t *c, const unsigned char *only,
     return null;
 }
 
-/* Its end: the summed weights raw, normalised. */
-static void at_end(const nab_corpus_t *c, const unsigned char *only, const nab_profile_t *p,
-                   double raw, double thr, nab_result_t *out)
+/* Its end: the summed weights raw, normalised (the windows at_begin counted). */
+static void at_end(const nab_profile_t *p, double raw, double thr, nab_result_t *out)
 {
     double null, perfect;
-    size_t windows;
-    bounds(c, only, p, &null, &perfect, &windows);
+    limits(p, out->windows, &null, &perfect);
     out->raw = raw;
     out->threshold = thr;
     out->score = normalise(raw, null, perfect);
@@ -257,7 +260,7 @@ void nab_score_at(const nab_corpus_t *c, double *const *score, const unsigned ch
             i++;
         }
     }
-    at_end(c, only, p, raw, thr, out);
+    at_end(p, raw, thr, out);
 }
 
 void nab_score_rows(const nab_corpus_t *c, size_t *const *rows, const size_t *nrows,
@@ -284,5 +287,5 @@ void nab_score_rows(const nab_corpus_t *c, size_t *const *rows, const size_t *nr
             out->fp++;
         }
     }
-    at_end(c, only, p, raw, 0.5, out);
+    at_end(p, raw, 0.5, out);
 }

@@ -288,18 +288,12 @@ void rd_sweep_free(rd_sweep_t *w)
     }
     free(w->work);
     free(w->nwork);
-    w->work = NULL;
-    w->nwork = NULL;
     free(w->sv);
     free(w->rows);
     free(w->nrows);
     free(w->idx);
     free(w->nidx);
-    w->sv = NULL;
-    w->rows = NULL;
-    w->nrows = NULL;
-    w->idx = NULL;
-    w->nidx = NULL;
+    *w = (rd_sweep_t){0}; /* freed again, or made again, it is empty */
 }
 
 /* Candidate t's starts on series k, into w->rows[k]: ep_row on the rows idx (nidx of
