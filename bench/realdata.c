@@ -347,25 +347,12 @@ static size_t false_starts(int k, const double *start)
     return fp;
 }
 
-/* The series without any labelled anomaly: their false reports per 10 days of rows (every
- * report after probation is false there). */
+/* The series without any labelled anomaly: their false reports per 10 days of rows. */
 static void quiet_series(const char *who, double *const *det)
 {
-    int n = 0;
-    size_t fp = 0;
-    double days = 0;
-    for (int k = 0; k < nser; k++) {
-        const nab_series_t *ns = &corpus.s[k];
-        if (ns->nw) continue;
-        n++;
-        size_t f0 = fp;
-        for (size_t i = ns->probation; i < ser[k].n; i++) fp += det[k][i] != 0;
-        if (getenv("RD_PER_SERIES"))
-            fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows after probation\n", who,
-                    ser[k].name, fp - f0, ser[k].n - ns->probation);
-        if (ser[k].n > ns->probation + 1)
-            days += (double)(ser[k].ts[ser[k].n - 1] - ser[k].ts[ns->probation]) / 86400e6;
-    }
+    int n;
+    double days;
+    size_t fp = rd_set_quiet(cur, det, who, &n, &days);
     printf("|   %s, the %d series without anomalies: %zu false reports in %.0f days of rows, "
            "%.2f per 10 days |\n",
            who, n, fp, days, days > 0 ? 10 * (double)fp / days : 0);
@@ -634,10 +621,12 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "--select"))
             quick = 2;
+        else if (!strcmp(argv[i], "--rates"))
+            quick = 3;
         else {
             fprintf(stderr,
                     "usage: bench-realdata [--data DIR [--data DIR]] [--tmp DIR]\n"
-                    "       [--quick | --select | --try WORDS | --plot SERIES OUT.svg]\n");
+                    "       [--quick | --select | --rates | --try WORDS | --plot SERIES OUT.svg]\n");
             return 2;
         }
     }
@@ -693,7 +682,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench-realdata: no series %s\n", plot_name);
                 rc = 2;
             }
-        } else if (quick != 2) {
+        } else if (quick < 2) {
             printf("\n## %s\n", st->name);
             if (!quick) table(tmp, st->wg, halves);
             default_rows(tmp, st->wg, halves);
@@ -701,7 +690,8 @@ int main(int argc, char **argv)
         free(half[0]);
         free(half[1]);
     }
-    if (!try && !plot_name && quick != 1) rd_cross_choice(sets, nsets);
+    if (!try && !plot_name && (quick == 0 || quick == 2)) rd_cross_choice(sets, nsets);
+    if (quick == 3) rd_default_rates(sets, nsets);
     for (int x = 0; x < nsets; x++) rd_set_free(&sets[x]);
     return rc;
 }

@@ -86,6 +86,28 @@ void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w)
     if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, NULL)) oom();
 }
 
+size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, int *nq,
+                    double *days)
+{
+    size_t fp = 0;
+    *nq = 0;
+    *days = 0;
+    for (int k = 0; k < set->nser; k++) {
+        const nab_series_t *ns = &set->corpus.s[k];
+        const rd_series_t *s = &set->ser[k];
+        if (ns->nw) continue;
+        ++*nq;
+        size_t f0 = fp;
+        for (size_t i = ns->probation; i < s->n; i++) fp += det[k][i] != 0;
+        if (who && getenv("RD_PER_SERIES"))
+            fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows after probation\n", who,
+                    s->name, fp - f0, s->n - ns->probation);
+        if (s->n > ns->probation + 1)
+            *days += (double)(s->ts[s->n - 1] - s->ts[ns->probation]) / 86400e6;
+    }
+    return fp;
+}
+
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp)
 {
     return set->scored ? 1000.0 * (double)fp / (double)set->scored : 0;

@@ -39,6 +39,12 @@ void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc);
  * exits on out of memory. */
 void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w);
 
+/* The reports det makes on the series without any labelled anomaly, after probation
+ * (every one is false there); their number in *nq and their days of rows in *days. With
+ * who set and RD_PER_SERIES in the environment, each series' count goes to stderr. */
+size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, int *nq,
+                    double *days);
+
 /* False reports per 1,000 scored rows, and per day of one stream. */
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp);
 double rd_set_fp_per_day(const rd_set_t *set, size_t fp);
@@ -47,5 +53,12 @@ double rd_set_fp_per_day(const rd_set_t *set, size_t fp);
  * set (threshold swept there) and scored on the other; prints the cross table and the
  * configuration with the best worse-of-the-two. */
 void rd_cross_choice(rd_set_t *sets, int nsets);
+
+/* combine=default's bank at one rate for both sets, from 1 in 10 values to 1 in 10
+ * million, under its own episode rule and under the cross choice's (holdoff=1h,
+ * escalate=off): each set's profiles, windows found, false reports per 1,000 rows and on
+ * its series without anomalies per 10 days, and the rates that meet issue 45's bars on
+ * false reports, windows found and quiet series at once. */
+void rd_default_rates(rd_set_t *sets, int nsets);
 
 #endif

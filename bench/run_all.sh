@@ -82,6 +82,8 @@ say "bench-realdata: nl-detect on real, expert-labelled operations series (NAB s
 rc=0
 if [ $QUICK = 1 ]; then
     "$B/bench/bench-realdata" --quick --tmp "$OUT" || rc=$?
+    # one rate for both sets, with the bars each meets (~6 s; the full run prints it too)
+    [ $rc != 0 ] || "$B/bench/bench-realdata" --rates || rc=$?
 else
     "$B/bench/bench-realdata" --tmp "$OUT" || rc=$?
     for s in app2-10 app2-07; do
