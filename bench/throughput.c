@@ -10,9 +10,10 @@
  * threads; each figure is the median over rounds; ratios are against nlkit in full to a
  * file.
  *
- *   bench-throughput [--quick] [--caller] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
+ *   bench-throughput [--quick] [--caller | --paced] [--csv FILE] [CALLS_PER_THREAD [ROUNDS [DIR]]]
  *                                             default 200000 x 5 in /tmp; --quick: 20000 x 1, 1-2
- * threads; --caller: only the table of the caller's cost in bursts
+ * threads; --caller: only the table of the caller's cost in bursts; --paced: only the table
+ * of one writer at set rates (30 .. 1000 ns a line) and whether the background keeps up
  *
  * syslog(3) can only reach /dev/log: when nothing listens there, this program listens
  * itself for the run (and removes the socket); when a system logger owns it, that row is
@@ -93,7 +94,40 @@ static void fprintf_event(FILE *f, const char *event, const char *guid, long lon
                 ts.tv_nsec / 1000, event, guid, i);
 }
 
-/* The Figure 2 loop: each iteration a start and an end (i, and a value on the end). */
+/* One iteration of the Figure 2 loop: a start and an end (i, and a value on the end). */
+static inline void one_pair(sink_t *s, const char *guid, long long i)
+{
+    switch (s->writer) {
+    case NL_NULL:
+    case NL_FILE:
+    case NL_SUMM:
+    case NL_DEFER:
+    case NL_DEFER_NULL:
+        nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
+        nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
+        break;
+    case NL_PAIR: /* the same pairs and values; no i field (a summary does not keep it) */
+    case NL_PAIR_DEFER:
+        nl_pair_start(s->pair, guid);
+        nl_pair_end(s->pair, guid, 65536.0);
+        break;
+    case FPRINTF_FILE:
+        fprintf_event(s->f, "example.loop.start", guid, i, 0);
+        fprintf_event(s->f, "example.loop.end", guid, i, 1);
+        break;
+    case SYSLOG_DEVLOG:
+        syslog(LOG_INFO, "event=example.loop.start level=Info guid=%s i=%lld", guid, i);
+        syslog(LOG_INFO, "event=example.loop.end level=Info guid=%s i=%lld value=65536", guid, i);
+        break;
+    case SPDLOG_FILE:
+    case SPDLOG_ASYNC:
+        bench_spdlog_start(s->sl, guid, i);
+        bench_spdlog_end(s->sl, guid, i, 65536);
+        break;
+    }
+}
+
+/* The Figure 2 loop flat out, w->calls calls. */
 static void *worker(void *arg)
 {
     worker_t *w = arg;
@@ -102,37 +136,7 @@ static void *worker(void *arg)
     nl_guid_new(guid);
     pthread_barrier_wait(w->go);
     double t0 = bench_now_s();
-    for (long long i = 0; i < w->calls / 2; i++) {
-        switch (s->writer) {
-        case NL_NULL:
-        case NL_FILE:
-        case NL_SUMM:
-        case NL_DEFER:
-        case NL_DEFER_NULL:
-            nl_write(s->log, "example.loop.start", "guid=s i=l", guid, i);
-            nl_write(s->log, "example.loop.end", "guid=s i=l value=l", guid, i, 65536LL);
-            break;
-        case NL_PAIR: /* the same pairs and values; no i field (a summary does not keep it) */
-        case NL_PAIR_DEFER:
-            nl_pair_start(s->pair, guid);
-            nl_pair_end(s->pair, guid, 65536.0);
-            break;
-        case FPRINTF_FILE:
-            fprintf_event(s->f, "example.loop.start", guid, i, 0);
-            fprintf_event(s->f, "example.loop.end", guid, i, 1);
-            break;
-        case SYSLOG_DEVLOG:
-            syslog(LOG_INFO, "event=example.loop.start level=Info guid=%s i=%lld", guid, i);
-            syslog(LOG_INFO, "event=example.loop.end level=Info guid=%s i=%lld value=65536", guid,
-                   i);
-            break;
-        case SPDLOG_FILE:
-        case SPDLOG_ASYNC:
-            bench_spdlog_start(s->sl, guid, i);
-            bench_spdlog_end(s->sl, guid, i, 65536);
-            break;
-        }
-    }
+    for (long long i = 0; i < w->calls / 2; i++) one_pair(s, guid, i);
     w->secs = bench_now_s() - t0;
     return NULL;
 }
@@ -361,6 +365,68 @@ static double burst(int writer, long calls, const char *dir)
     return bench_median(per, nb);
 }
 
+/* One writer at a set rate: a pair of calls every 2 * ns_line ns by the CPU counter,
+ * spinning between, as a program that logs steadily does rather than flat out or in
+ * bursts. Whether the background work keeps up shows in the rate achieved (the close, which
+ * writes what is left, included): a deferred writer that outruns its flusher fills its
+ * ring and then formats lines itself. out: the achieved ns a line, the caller's mean ns a
+ * line (its calls alone: the ticks between two counter reads, less empty_ticks, what two
+ * reads with nothing between take), and the share of pairs that ended past their slot (%).
+ * tick_ns: ns per counter tick. */
+static void paced(int writer, long lines, const char *dir, double ns_line, double tick_ns,
+                  double empty_ticks, double out[3])
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench-throughput-p%d.log", dir, (int)getpid());
+    unlink(path);
+    sink_t s = {.writer = writer};
+    if (open_writer(&s, path) != 0) {
+        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
+        exit(1);
+    }
+    char guid[NL_GUID_LEN + 1];
+    nl_guid_new(guid);
+    uint64_t step = (uint64_t)(2 * ns_line / tick_ns), busy = 0;
+    long pairs = lines / 2, late = 0;
+    double t0 = bench_now_s();
+    uint64_t next = nl__tsc_counter();
+    for (long i = 0; i < pairs; i++) {
+        uint64_t c0 = nl__tsc_counter();
+        one_pair(&s, guid, i);
+        uint64_t c1 = nl__tsc_counter();
+        busy += c1 - c0;
+        next += step;
+        if (c1 > next) {
+            late++;
+            next = c1; /* behind: the next slot from now, not a burst to catch up */
+        } else {
+            while (nl__tsc_counter() < next) {
+#if defined(__x86_64__)
+                __builtin_ia32_pause();
+#endif
+            }
+        }
+    }
+    unsigned long long lost = 0;
+    if (is_nlkit(writer)) { /* every line written: the flusher's backlog counts */
+        nl_stats_t st;
+        nl_stats(s.log, &st);
+        lost = st.dropped + st.errors + st.overflow;
+        nl_close(s.log);
+    } else {
+        bench_spdlog_close(s.sl);
+    }
+    double secs = bench_now_s() - t0;
+    unlink(path);
+    if (lost) {
+        fprintf(stderr, "bench-throughput: %s lost %llu lines\n", writer_name[writer], lost);
+        exit(1);
+    }
+    out[0] = secs / (double)(pairs * 2) * 1e9;
+    out[1] = ((double)busy / (double)pairs - empty_ticks) * tick_ns / 2;
+    out[2] = 100.0 * (double)late / (double)pairs;
+}
+
 /* What one clock read costs here: a summarized call must read the clock once. */
 static double clock_cost_ns(void)
 {
@@ -383,15 +449,72 @@ static double counter_cost_ns(void)
     return (bench_now_s() - t0) / (double)n * 1e9;
 }
 
+/* --paced: the deferred writer (to /dev/null and to a file) beside the synchronous one and
+ * spdlog's async logger, one thread at 30 .. 1000 ns a line, rounds interleaved; each run
+ * 10 x calls lines, or a quarter second's worth at slow rates. 0, or 2 without a counter. */
+static int paced_table(long calls, int rounds, const char *dir, FILE *csv)
+{
+    if (!nl__tsc_usable()) {
+        printf("bench-throughput --paced: no CPU counter the kernel keeps time with here; "
+               "not measured\n");
+        return 2;
+    }
+    double t0 = bench_now_s();
+    uint64_t c0 = nl__tsc_counter();
+    while (bench_now_s() - t0 < 0.05) {
+    }
+    double tick_ns = (bench_now_s() - t0) * 1e9 / (double)(nl__tsc_counter() - c0);
+    uint64_t empty = 0;
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t a = nl__tsc_counter();
+        empty += nl__tsc_counter() - a;
+    }
+    double empty_ticks = (double)empty / 1e6;
+    const int pw[] = {NL_DEFER_NULL, NL_DEFER, NL_FILE, SPDLOG_ASYNC};
+    const double rate[] = {30, 45, 60, 100, 1000};
+    enum { NW = 4, NRATE = 5 };
+    int npw = bench_spdlog_available() ? NW : NW - 1;
+    static double got[NW][NRATE][3][99];
+    for (int r = 0; r < rounds; r++)
+        for (int j = 0; j < NRATE; j++)
+            for (int i = 0; i < npw; i++) {
+                long lines = 10 * calls;
+                if (lines * rate[j] > 0.25e9) lines = (long)(0.25e9 / rate[j]);
+                double o[3];
+                paced(pw[i], lines < 2 ? 2 : lines, dir, rate[j], tick_ns, empty_ticks, o);
+                for (int q = 0; q < 3; q++) got[i][j][q][r] = o[q];
+            }
+    printf("one writer at a set rate (a pair of calls every 2 x the rate, spinning on the CPU "
+           "counter between; median of %d rounds): the rate achieved to the close, the "
+           "caller's own ns a line (less %.1f ns a pair for the two counter reads around it), "
+           "pairs that ended past their slot; kept up: achieved within 5%% of the rate\n",
+           rounds, empty_ticks * tick_ns);
+    printf("%-30s %8s %9s %10s %7s %8s\n", "writer", "rate ns", "achieved", "caller ns", "late %",
+           "kept up");
+    for (int i = 0; i < npw; i++)
+        for (int j = 0; j < NRATE; j++) {
+            double m[3];
+            for (int q = 0; q < 3; q++) m[q] = bench_median(got[i][j][q], rounds);
+            printf("%-30s %8.0f %9.1f %10.1f %7.1f %8s\n", writer_name[pw[i]], rate[j], m[0],
+                   m[1], m[2], m[0] <= 1.05 * rate[j] ? "yes" : "no");
+            if (csv)
+                fprintf(csv, "paced %.0f ns %s,1,%.1f,,,%.0f,\n", rate[j], writer_name[pw[i]],
+                        m[1], 1e9 / m[0]);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, caller_only = 0, a = 1;
+    int quick = 0, caller_only = 0, paced_only = 0, a = 1;
     const char *csv_path = NULL;
     for (; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a++) {
         if (!strcmp(argv[a], "--quick"))
             quick = 1;
         else if (!strcmp(argv[a], "--caller"))
             caller_only = 1;
+        else if (!strcmp(argv[a], "--paced"))
+            paced_only = 1;
         else if (!strcmp(argv[a], "--csv") && a + 1 < argc)
             csv_path = argv[++a];
         else
@@ -402,7 +525,7 @@ int main(int argc, char **argv)
     const char *dir = a + 2 < argc ? argv[a + 2] : "/tmp";
     if (calls < 2 || rounds < 1 || rounds > 99) {
         fprintf(stderr,
-                "usage: bench-throughput [--quick] [--caller] [--csv FILE] [CALLS_PER_THREAD>=2 "
+                "usage: bench-throughput [--quick] [--caller | --paced] [--csv FILE] [CALLS_PER_THREAD>=2 "
                 "[ROUNDS 1-99 [DIR]]]\n");
         return 2;
     }
@@ -414,6 +537,14 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "writer,threads,ns_per_call,events_per_s,vs_nlkit_full_file,"
                      "end_to_end_lines_per_s,cpu_ns_per_line\n");
+    if (paced_only) {
+        int rc = paced_table(calls, rounds, dir, csv);
+        if (csv && fclose(csv)) {
+            fprintf(stderr, "bench-throughput: %s: %s\n", csv_path, strerror(errno));
+            return 1;
+        }
+        return rc;
+    }
     devlog_t dl;
     int have[NWRITER];
     for (int w = 0; w < NWRITER; w++) have[w] = 1;
