@@ -152,9 +152,10 @@ static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
  * and reports per 10 days on its series without anomalies. The rate whose worse standard
  * score is best, and the one whose worse low-FP score is best, are marked, and so is each
  * bar a rate meets (F: false reports on both sets, W: windows found on both, Q: the quiet
- * series of both together). */
+ * series of both together). mark: a rate per value shown as a row of its own, in its place
+ * (combine=default's; 0: none). */
 static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_ep_t ep,
-                  int per_day, double **sc[2], double **tmp[2])
+                  int per_day, double mark, double **sc[2], double **tmp[2])
 {
     nld_params_t p = *pp;
     for (int x = 0; x < 2; x++) {
@@ -162,14 +163,26 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         if (per_day)
             for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
     }
-    enum { NR = 31 };
+    enum { NGRID = 31, NR = NGRID + 1 };
     nab_result_t r[NR][2][3];
-    double budget[NR], worse[NR][2], qday[NR][2];
+    double budget[NR], worse[NR][2], qday[NR][2], lg[NR];
     size_t quiet[NR][2];
     char bars[NR][4];
-    int best[2] = {0, 0}, all = 0;
-    for (int j = 0; j < NR; j++) {
-        double s = j < 10 ? 1.0 + 0.1 * j : 2.0 + 0.25 * (j - 10); /* -log10 of the budget */
+    int best[2] = {0, 0}, all = 0, nr = 0, marked = -1;
+    for (int j = 0; j < NGRID; j++) { /* -log10 of the budgets, the mark in its place */
+        double s = j < 10 ? 1.0 + 0.1 * j : 2.0 + 0.25 * (j - 10);
+        if (mark > 0 && marked < 0 && -log10(mark) <= s) {
+            marked = nr;
+            lg[nr++] = -log10(mark);
+        }
+        lg[nr++] = s;
+    }
+    if (mark > 0 && marked < 0) {
+        marked = nr;
+        lg[nr++] = -log10(mark);
+    }
+    for (int j = 0; j < nr; j++) {
+        double s = lg[j];
         budget[j] = pow(10, -s);
         double t = per_day ? s : s / (s + 1);
         for (int x = 0; x < 2; x++) {
@@ -209,9 +222,9 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
     printf("\n|---:|---|");
     for (int x = 0; x < 2; x++) printf("---:|---:|---:|---:|---:|---:|---:|---:|");
     printf("\n");
-    for (int j = 0; j < NR; j++) {
-        printf("| %.2g%s%s | %s |", budget[j], j == best[0] ? " *" : "", j == best[1] ? " +" : "",
-               bars[j]);
+    for (int j = 0; j < nr; j++) {
+        printf("| %.3g%s%s%s | %s |", budget[j], j == marked ? " (the default)" : "",
+               j == best[0] ? " *" : "", j == best[1] ? " +" : "", bars[j]);
         for (int x = 0; x < 2; x++) {
             const nab_result_t *q = r[j][x];
             printf(" %.1f | %.1f | %.1f | %.1f%% | %zu | %.2f | %.3f | %.2f |", q[0].score,
@@ -223,7 +236,7 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         }
         printf("\n");
     }
-    printf("\n%d of the %d budgets meet all three bars.\n", all, NR);
+    printf("\n%d of the %d budgets meet all three bars.\n", all, nr);
 }
 
 /* A configuration that needs a new bank run: both sets' scores under it (per day when its
@@ -326,7 +339,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     nld_params_t p;
     params_of(&best, &p);
     rates(sets, "The chosen configuration", &p, ep_of(&best),
-          !strcmp(dims[D_BUDGET].v[best.i[D_BUDGET]], "day"), sc, tmp);
+          !strcmp(dims[D_BUDGET].v[best.i[D_BUDGET]], "day"), 0, sc, tmp);
     scores_both_free(sets, sc, tmp);
     rd_default_rates(sets, nsets);
 }
@@ -349,11 +362,12 @@ void rd_default_rates(rd_set_t *sets, int nsets)
            "confirm=%g.\n",
            NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE,
            NLD_DEFAULT_CONFIRM);
-    rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0, sc, tmp);
+    rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0,
+          NLD_DEFAULT_RATE, sc, tmp);
     rd_ep_t pick = rd_ep_default();
     pick.hold = 3600000000LL;
     pick.escalate = 0;
     rates(sets, "combine=default's bank with holdoff=1h escalate=off (the cross choice's rule)",
-          &p, pick, 0, sc, tmp);
+          &p, pick, 0, NLD_DEFAULT_RATE, sc, tmp);
     scores_both_free(sets, sc, tmp);
 }
