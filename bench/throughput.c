@@ -266,6 +266,15 @@ static int open_writer(sink_t *s, const char *path)
     return -1;
 }
 
+/* open_writer, or the run ends: a benchmark without its writer measures nothing. */
+static void open_or_exit(sink_t *s, const char *path)
+{
+    if (open_writer(s, path) != 0) {
+        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[s->writer], path);
+        exit(1);
+    }
+}
+
 /* One round: ns per call of the slowest thread; *evps = events/s of all threads. */
 static double run(int writer, int threads, long calls, const char *dir, devlog_t *dl, double *evps,
                   extra_t *ex)
@@ -275,10 +284,7 @@ static double run(int writer, int threads, long calls, const char *dir, devlog_t
     unlink(path);
     sink_t s = {.writer = writer};
     long before = atomic_load(&dl->got);
-    if (open_writer(&s, path) != 0) {
-        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
-        exit(1);
-    }
+    open_or_exit(&s, path);
     pthread_barrier_t go;
     pthread_barrier_init(&go, NULL, (unsigned)threads);
     worker_t w[8];
@@ -339,10 +345,7 @@ static double burst(int writer, long calls, const char *dir)
     snprintf(path, sizeof path, "%s/bench-throughput-b%d.log", dir, (int)getpid());
     unlink(path);
     sink_t s = {.writer = writer};
-    if (open_writer(&s, path) != 0) {
-        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
-        exit(1);
-    }
+    open_or_exit(&s, path);
     pthread_barrier_t go;
     pthread_barrier_init(&go, NULL, 1);
     enum { BURST = 2000, MAX_BURSTS = 1000 };
@@ -380,10 +383,7 @@ static void paced(int writer, long lines, const char *dir, double ns_line, doubl
     snprintf(path, sizeof path, "%s/bench-throughput-p%d.log", dir, (int)getpid());
     unlink(path);
     sink_t s = {.writer = writer};
-    if (open_writer(&s, path) != 0) {
-        fprintf(stderr, "bench-throughput: %s: cannot open %s\n", writer_name[writer], path);
-        exit(1);
-    }
+    open_or_exit(&s, path);
     char guid[NL_GUID_LEN + 1];
     nl_guid_new(guid);
     uint64_t step = (uint64_t)(2 * ns_line / tick_ns), busy = 0;
