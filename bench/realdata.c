@@ -298,14 +298,6 @@ static size_t rows_all(void)
     return n;
 }
 
-/* combine=default's bank, as the engine configures it */
-static void default_params(nld_params_t *p)
-{
-    nld_params_default(p);
-    nld_default_params(p);
-    p->admit = 0; /* episode.min=1's */
-}
-
 /* What combine=default was before 2026-11-26 (BEFORE_WORDS), for the fast path: its
  * bank, threshold and hold-off. */
 static void before_params(nld_params_t *p, double *thr, int64_t *hold)
@@ -413,7 +405,7 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
      * so no row goes uncompared) */
     size_t differ = 0, reports = 0, sdiff = 0;
     nld_params_t p;
-    default_params(&p);
+    rd_default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
         rd_starts_at(sc[k], ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
@@ -498,7 +490,7 @@ static int plot(const char *name, const char *out, double **wg)
     nld_params_t p[2];
     double thr[2] = {default_thr(), 0};
     int64_t hold[2] = {(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), 0};
-    default_params(&p[0]);
+    rd_default_params(&p[0]);
     before_params(&p[1], &thr[1], &hold[1]);
     size_t nep[3], found[3], fp[3];
     unsigned char *only = calloc((size_t)nser, 1);

@@ -60,6 +60,13 @@ rd_ep_t rd_ep_of(const nld_sdef_t *d)
                      d->fatigue_s, d->escalate, d->confirm};
 }
 
+void rd_default_params(nld_params_t *p)
+{
+    nld_params_default(p);
+    nld_default_params(p);
+    p->admit = 0; /* episode.min=1's */
+}
+
 rd_ep_t rd_ep_default(void)
 {
     return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,

@@ -37,6 +37,10 @@ typedef struct rd_ep {
     double confirm; /* confirm=F (0: off) */
 } rd_ep_t;
 
+/* combine=default's bank as the engine configures it for episode.min=1 (the reports the
+ * benches score). */
+void rd_default_params(nld_params_t *p);
+
 /* The rule with hold-off h alone; combine=default's rule; a parsed stream's (its
  * holdoff=, fatigue=, escalate=, confirm=). */
 rd_ep_t rd_ep_hold(int64_t h);

@@ -271,6 +271,25 @@ static void scores_both_free(rd_set_t *sets, double **sc[2], double **tmp[2])
     }
 }
 
+/* combine=default's own bank and episode rule at one rate for both sets, then the cross
+ * choice's rule on the same bank (rd_default_rates); sc and tmp: both sets' arrays. */
+static void default_rates(rd_set_t *sets, double **sc[2], double **tmp[2])
+{
+    nld_params_t p;
+    rd_default_params(&p);
+    printf("\ncombine=default has rate=%g, holdoff=%gs, fatigue=%gs, escalate=%g and "
+           "confirm=%g.\n",
+           NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE,
+           NLD_DEFAULT_CONFIRM);
+    rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0,
+          NLD_DEFAULT_RATE, sc, tmp);
+    rd_ep_t pick = rd_ep_default();
+    pick.hold = 3600000000LL;
+    pick.escalate = 0;
+    rates(sets, "combine=default's bank with holdoff=1h escalate=off (the cross choice's rule)",
+          &p, pick, 0, NLD_DEFAULT_RATE, sc, tmp);
+}
+
 void rd_cross_choice(rd_set_t *sets, int nsets)
 {
     if (nsets < 2) {
@@ -340,8 +359,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     params_of(&best, &p);
     rates(sets, "The chosen configuration", &p, ep_of(&best),
           !strcmp(dims[D_BUDGET].v[best.i[D_BUDGET]], "day"), 0, sc, tmp);
+    default_rates(sets, sc, tmp);
     scores_both_free(sets, sc, tmp);
-    rd_default_rates(sets, nsets);
 }
 
 void rd_default_rates(rd_set_t *sets, int nsets)
@@ -353,21 +372,6 @@ void rd_default_rates(rd_set_t *sets, int nsets)
     }
     double **sc[2], **tmp[2];
     scores_both(sets, sc, tmp);
-    /* combine=default's own bank and episode rule, then the cross choice's rule on it */
-    nld_params_t p;
-    nld_params_default(&p);
-    nld_default_params(&p);
-    p.admit = 0;
-    printf("\ncombine=default has rate=%g, holdoff=%gs, fatigue=%gs, escalate=%g and "
-           "confirm=%g.\n",
-           NLD_DEFAULT_RATE, NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE,
-           NLD_DEFAULT_CONFIRM);
-    rates(sets, "combine=default's bank and episode rule", &p, rd_ep_default(), 0,
-          NLD_DEFAULT_RATE, sc, tmp);
-    rd_ep_t pick = rd_ep_default();
-    pick.hold = 3600000000LL;
-    pick.escalate = 0;
-    rates(sets, "combine=default's bank with holdoff=1h escalate=off (the cross choice's rule)",
-          &p, pick, 0, NLD_DEFAULT_RATE, sc, tmp);
+    default_rates(sets, sc, tmp);
     scores_both_free(sets, sc, tmp);
 }
