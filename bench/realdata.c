@@ -360,13 +360,14 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     double **both[2] = {st, sc};
     replay_all(DEFAULT_WORDS, cols, 2, both, tmp);
     printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%gs season=%gs "
-           "floor=%g calib=%u calib.shrink=%g jump=%g recur=%ud rate=%g (threshold %.4f) "
-           "holdoff=%gs fatigue=%gs escalate=%g confirm=%g episode.min=1), as nl-detect "
-           "reports it, beside the anchor and the default before 2026-11-26 (`%s`) in the same "
-           "run:\n\n",
+           "floor=%g calib=%u calib.shrink=%g calib.record=%g jump=%g recur=%ud rate=%g "
+           "(threshold %.4f) holdoff=%gs fatigue=%gs escalate=%g confirm=%g episode.min=1), "
+           "as nl-detect reports it, beside the anchor and the default before 2026-11-26 (`%s`) "
+           "in the same run:\n\n",
            DEFAULT_WORDS, default_algos(), NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN_S,
            NLD_DEFAULT_SEASON_S, NLD_DEFAULT_FLOOR, NLD_DEFAULT_CALIB, NLD_DEFAULT_CALIB_SHRINK,
-           NLD_DEFAULT_JUMP, NLD_DEFAULT_RECUR_DAYS, NLD_DEFAULT_RATE, default_thr(),
+           NLD_DEFAULT_CALIB_RECORD, NLD_DEFAULT_JUMP, NLD_DEFAULT_RECUR_DAYS, NLD_DEFAULT_RATE,
+           default_thr(),
            NLD_DEFAULT_HOLDOFF_S, NLD_DEFAULT_FATIGUE_S, NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM,
            BEFORE_WORDS);
     header("detector, series");

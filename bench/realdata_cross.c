@@ -25,7 +25,8 @@ typedef struct dim {
 
 /* the episode rule's dimensions come last: they need no new bank run */
 enum {
-    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_JUMP, D_RECUR, D_YOUNG,
+    D_ALGO, D_HISTORY, D_RELEARN, D_SEASON, D_FLOOR, D_CALIB, D_SHRINK, D_RECORD, D_JUMP,
+    D_RECUR, D_YOUNG,
     D_BUDGET,
     D_HOLDOFF, D_FATIGUE, D_ESCALATE, D_CONFIRM, D_N
 };
@@ -37,6 +38,7 @@ static dim_t dims[D_N] = {
     {"RD_GRID_FLOOR", "floor", 2, {"0", "5"}},
     {"RD_GRID_CALIB", "calib", 2, {"0", "1000"}},
     {"RD_GRID_SHRINK", "calib.shrink", 2, {"0", "10"}},
+    {"RD_GRID_RECORD", "calib.record", 2, {"0", "6"}},
     {"RD_GRID_JUMP", "jump", 2, {"0", "0.5"}},
     {"RD_GRID_RECUR", "recur", 2, {"0", "3d"}},
     {"RD_GRID_YOUNG", "young", 1, {"300"}},
@@ -84,6 +86,7 @@ static void params_of(const cfg_t *c, nld_params_t *p)
     p->res_floor = atof(dims[D_FLOOR].v[c->i[D_FLOOR]]);
     p->calib = (uint32_t)atoi(dims[D_CALIB].v[c->i[D_CALIB]]);
     p->calib_shrink = atof(dims[D_SHRINK].v[c->i[D_SHRINK]]);
+    p->calib_record = atof(dims[D_RECORD].v[c->i[D_RECORD]]);
     p->jump = atof(dims[D_JUMP].v[c->i[D_JUMP]]);
     p->recur_days = (uint32_t)(secs(dims[D_RECUR].v[c->i[D_RECUR]]) / 86400);
     p->young = (uint32_t)atoi(dims[D_YOUNG].v[c->i[D_YOUNG]]);
@@ -117,10 +120,12 @@ static int step_cfg(cfg_t *c)
     return 0;
 }
 
-/* calib.shrink bounds the calibration: without one, every bound is the same run */
+/* calib.shrink and calib.record bound the calibration: without one, every bound is the
+ * same run */
 static int redundant(const cfg_t *c)
 {
-    return atoi(dims[D_CALIB].v[c->i[D_CALIB]]) == 0 && c->i[D_SHRINK] != 0;
+    return atoi(dims[D_CALIB].v[c->i[D_CALIB]]) == 0 &&
+           (c->i[D_SHRINK] != 0 || c->i[D_RECORD] != 0);
 }
 
 static int next_cfg(cfg_t *c)
@@ -346,7 +351,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     char d[200];
     describe(&best, d, sizeof d);
     printf("\nThe cross-set choice over %zu configurations (algorithm x relearn x season x "
-           "floor x calib x calib.shrink x jump x recur x young x holdoff x fatigue x escalate x confirm; threshold swept on the set it is chosen on): the best worse "
+           "floor x calib x calib.shrink x calib.record x jump x recur x young x holdoff x fatigue x escalate x confirm; threshold swept on the set it is chosen on): the best worse "
            "held-out score under the standard profile plus the same under low-FP: %s\n\n",
            ncfg, d);
     printf("| profile | chosen on | threshold | score there | scored on | score there |\n");

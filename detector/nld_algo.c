@@ -71,6 +71,9 @@ int nld_params_check(const nld_params_t *p, const char **why)
         w = "calib must be off or a window of 20 to 1000000 values";
     else if (!(p->calib_shrink == 0 || (p->calib_shrink >= 1 && p->calib_shrink <= 1e6)))
         w = "calib.shrink must be off or a factor of 1 to 1000000";
+    else if (!(p->calib_record == 0 ||
+               (p->calib_record >= NLD_CALIB_CENSOR && p->calib_record <= 300)))
+        w = "calib.record must be off or a surprise of 2 to 300";
     else if (!(p->season_s >= 0 && p->season_s <= 1e8) || p->season_slots < 2 ||
              p->season_slots > NLD_SEASON_SLOTS_MAX ||
              !(p->season_alpha > 0 && p->season_alpha <= 1))
@@ -147,7 +150,9 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     if (nld_season_init(&b->season, p->season_s, p->season_slots, p->season_alpha)) goto oom;
     if (nld_recur_init(&b->recur, p->recur_days, p->recur_within_s)) goto oom;
     for (int i = 0; i < NLD_ALGOS; i++)
-        if ((p->algos >> i & 1) && p->calib && nld_calib_init(&b->calib[i], p->calib)) goto oom;
+        if ((p->algos >> i & 1) && p->calib &&
+            nld_calib_init(&b->calib[i], p->calib, p->calib_record))
+            goto oom;
     return 0;
 oom:
     nld_bank_free(b);

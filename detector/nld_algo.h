@@ -82,6 +82,9 @@ typedef struct nld_params {
                               surprises (nld_calib.h; 0: the model's own, as before) */
     double calib_shrink;   /* > 0: calibration lowers a surprise at most this many times
                               (calib.shrink=; 0: without bound) */
+    double calib_record;   /* > 0: the stream's record of its far tail bounds what calibration
+                              claims, never below this surprise (calib.record=; nld_calib.h;
+                              0: off) */
     double jump;           /* > 0: a score keeps its surprise only where the value jumps at
                               least this share of the stream's largest recent jump, else
                               in proportion (nld_jump.h; 0: off) */

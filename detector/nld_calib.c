@@ -3,18 +3,25 @@
 #include "nld_calib.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "nlkit/nl_bp.h"
 
 #define LN10 2.302585092994046
 
-int nld_calib_init(nld_calib_t *c, uint32_t window)
+int nld_calib_init(nld_calib_t *c, uint32_t window, double record)
 {
-    *c = (nld_calib_t){.beta = 1 / LN10};
+    *c = (nld_calib_t){.beta = 1 / LN10, .record = record};
+    if (record > 0 && !(c->rec = calloc(1, sizeof *c->rec))) return NL_ENOMEM;
     return nld_hist_init(&c->h, window, 1, 1);
 }
 
-void nld_calib_free(nld_calib_t *c) { nld_hist_free(&c->h); }
+void nld_calib_free(nld_calib_t *c)
+{
+    nld_hist_free(&c->h);
+    free(c->rec);
+    c->rec = NULL;
+}
 
 /* The tail above u (the window's 1 - TAIL quantile) as a generalised Pareto distribution,
  * its shape and scale from Pickands' estimator on the quantiles at shares TAIL, TAIL/2 and
@@ -49,20 +56,47 @@ static double inverse(const nld_calib_t *c, double cal)
     return c->u + (c->xi > 1e-6 ? c->beta * (pow(10, c->xi * x) - 1) / c->xi : c->beta * LN10 * x);
 }
 
+/* The calibrated surprise of raw surprise s (the fit's tail; a straight line below it). */
+static double fitted(const nld_calib_t *c, double s)
+{
+    double lt = -log10(NLD_CALIB_TAIL);
+    if (s >= c->u) /* -log10 of TAIL (1 + xi (s - u) / beta)^(-1 / xi) */
+        return lt + (c->xi > 1e-6 ? log10(1 + c->xi * (s - c->u) / c->beta) / c->xi
+                                  : (s - c->u) / (c->beta * LN10));
+    return c->u > 0 ? lt * s / c->u : 0; /* below the tail: never an alarm, order kept */
+}
+
+/* The most the record lets raw surprise s claim (+inf while it holds too few): the rank of s
+ * among the record's values over the values seen since its oldest; beyond the largest of
+ * them, that one's rank plus what the fit adds from it to s (the fit's shape, anchored at
+ * the stream's own rate). Never below the floor. */
+static double record_bound(const nld_calib_t *c, double s)
+{
+    const nld_calib_rec_t *r = c->rec;
+    if (r->n < NLD_CALIB_RECORD_MIN) return INFINITY;
+    uint64_t oldest = c->seen;
+    uint32_t k = 1; /* s itself */
+    double top = 0;
+    for (uint32_t j = 0; j < r->n; j++) {
+        k += r->s[j] >= s;
+        if (r->s[j] > top) top = r->s[j];
+        if (r->at[j] < oldest) oldest = r->at[j];
+    }
+    double b = -log10((double)k / (double)(c->seen - oldest + 1));
+    if (s > top) b += fitted(c, s) - fitted(c, top);
+    return b > c->record ? b : c->record;
+}
+
 double nld_calib_step(nld_calib_t *c, double s)
 {
-    double out;
+    double out, raw = s;
+    c->seen++;
     /* too few surprises to say where the tail starts: the model's own word */
     if (c->h.n < 1 / NLD_CALIB_TAIL * 2) {
         out = s;
     } else {
         if (c->fresh >= 8 || c->h.n < c->h.cap) fit(c);
-        double lt = -log10(NLD_CALIB_TAIL);
-        if (s >= c->u) /* -log10 of TAIL (1 + xi (s - u) / beta)^(-1 / xi) */
-            out = lt + (c->xi > 1e-6 ? log10(1 + c->xi * (s - c->u) / c->beta) / c->xi
-                                     : (s - c->u) / (c->beta * LN10));
-        else /* below the tail: never an alarm; a straight line keeps the order */
-            out = c->u > 0 ? lt * s / c->u : 0;
+        out = fitted(c, s);
     }
     /* A surprise rarer than one in a hundred of the stream's own enters as the surprise
      * of one in a hundred: a long anomaly would otherwise fill the tail and hide the next
@@ -73,7 +107,18 @@ double nld_calib_step(nld_calib_t *c, double s)
      * that lasts) they would become the quantiles and raise the cap with each refit, so
      * they are left out instead. */
     int over = c->h.n >= 1 / NLD_CALIB_TAIL * 2 && out > NLD_CALIB_CENSOR;
+    if (over && c->rec) {
+        double b = record_bound(c, raw);
+        if (out > b) out = b;
+    }
     c->capped += ((double)over - c->capped) / c->h.cap;
+    /* what the censor leaves out of the fit (a fault that lasts) stays out of the record */
+    if (over && c->rec && c->capped < NLD_CALIB_RECUR) {
+        c->rec->s[c->rec->next] = raw;
+        c->rec->at[c->rec->next] = c->seen;
+        c->rec->next = (c->rec->next + 1) % NLD_CALIB_RECORD;
+        if (c->rec->n < NLD_CALIB_RECORD) c->rec->n++;
+    }
     if (over) s = c->capped < NLD_CALIB_RECUR ? inverse(c, NLD_CALIB_CENSOR) : NAN;
     if (isfinite(s)) {
         if (nld_hist_add(&c->h, s)) return NAN;

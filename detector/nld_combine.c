@@ -38,6 +38,7 @@ void nld_default_params(nld_params_t *p)
     p->res_floor = NLD_DEFAULT_FLOOR;
     p->jump = NLD_DEFAULT_JUMP;
     p->calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
+    p->calib_record = NLD_DEFAULT_CALIB_RECORD;
     p->recur_days = NLD_DEFAULT_RECUR_DAYS;
     p->young = NLD_DEFAULT_YOUNG;
     p->threshold = 0;

@@ -13,7 +13,8 @@
  *              sets of different character by bench-realdata (chosen on one, scored on the
  *              other and the reverse; the best worse-of-the-two; bench/README.md): cdf-hu
  *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
- *              calib.shrink=10, jump=0.5, recur=3d, young=300, rate=NLD_DEFAULT_RATE,
+ *              calib.shrink=10, calib.record=6, jump=0.5, recur=3d, young=300,
+ *              rate=NLD_DEFAULT_RATE,
  *              holdoff=3h, fatigue=3d, escalate=3, confirm=2, episode.min=1 —
  *              each unless given (a threshold= or alarms= replaces the rate). The episode
  *              rule is the best of the cross choice that keeps bench-eval free of false
@@ -44,6 +45,7 @@
 #define NLD_DEFAULT_ESCALATE 3.0
 #define NLD_DEFAULT_JUMP 0.5
 #define NLD_DEFAULT_CALIB_SHRINK 10.0
+#define NLD_DEFAULT_CALIB_RECORD 6.0
 #define NLD_DEFAULT_RECUR_DAYS 3u
 #define NLD_DEFAULT_CONFIRM 2.0
 #define NLD_DEFAULT_YOUNG 300u

@@ -170,7 +170,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
         budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0, shrink_set = 0,
-        recur_set = 0, confirm_set = 0, young_set = 0;
+        recur_set = 0, confirm_set = 0, young_set = 0, record_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -225,6 +225,13 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             if (strcmp(v, "off"))
                 bad = parse_num(v, &d->p.calib_shrink, 0) ||
                       !(d->p.calib_shrink >= 1 && d->p.calib_shrink <= 1e6);
+        } else if (!strcmp(o, "calib.record")) {
+            /* the floor of what the record of the far tail may bound a claim to, or off */
+            record_set = 1;
+            d->p.calib_record = 0;
+            if (strcmp(v, "off"))
+                bad = parse_num(v, &d->p.calib_record, 0) ||
+                      !(d->p.calib_record >= NLD_CALIB_CENSOR && d->p.calib_record <= 300);
         } else if (!strcmp(o, "jump")) {
             /* a share of the stream's largest recent jump, or off */
             jump_set = 1;
@@ -357,6 +364,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
         if (!jump_set) d->p.jump = NLD_DEFAULT_JUMP;
         if (!shrink_set) d->p.calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
+        if (!record_set) d->p.calib_record = NLD_DEFAULT_CALIB_RECORD;
         if (!recur_set) d->p.recur_days = NLD_DEFAULT_RECUR_DAYS;
         if (!young_set) d->p.young = NLD_DEFAULT_YOUNG;
         if (!fatigue_set) d->fatigue_s = NLD_DEFAULT_FATIGUE_S;

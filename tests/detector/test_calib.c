@@ -211,12 +211,20 @@ static void test_words(void **state)
     params("algo=cusum calib=100 calib.shrink=4", &p, &hold);
     assert_true(p.calib_shrink == 4);
     params("algo=cusum calib=100", &p, &hold);
-    assert_true(p.calib_shrink == 0);
+    assert_true(p.calib_shrink == 0 && p.calib_record == 0);
+    assert_true(want.calib_record == NLD_DEFAULT_CALIB_RECORD);
+    params("combine=default", &p, &hold);
+    assert_true(p.calib_record == NLD_DEFAULT_CALIB_RECORD);
+    params("combine=default calib.record=off", &p, &hold);
+    assert_true(p.calib_record == 0);
+    params("algo=cusum calib=100 calib.record=2.5", &p, &hold);
+    assert_true(p.calib_record == 2.5);
     /* the threshold a rate means: the score of P = rate */
     assert_true(fabs(nld_rate_threshold(1e-4) - 0.8) < 1e-12);
     const char *bad[] = {"alarms=1",  "alarms=0/day", "alarms=1/fortnight", "alarms=1e-320/day",
                          "rate=0.6",  "rate=0",       "calib=1",            "calib=19",
-                         "floor=-1",  "calib.shrink=0.5", "calib.shrink=0", "calib.shrink=x"};
+                         "floor=-1",  "calib.shrink=0.5", "calib.shrink=0", "calib.shrink=x",
+                         "calib.record=1", "calib.record=0", "calib.record=301"};
     {
         nld_cfg_t c;
         nld_cfg_init(&c);
@@ -288,7 +296,7 @@ static void test_calib_scale(void **state)
     (void)state;
     for (int scale = 1; scale <= 10; scale += 9) {
         nld_calib_t c;
-        assert_int_equal(nld_calib_init(&c, 2000), 0);
+        assert_int_equal(nld_calib_init(&c, 2000, 0), 0);
         uint64_t rs = 5;
         int over3 = 0, n = 200000;
         for (int i = 0; i < n; i++) {
@@ -304,6 +312,78 @@ static void test_calib_scale(void **state)
         assert_true(share > 0.0003 && share < 0.002);
         nld_calib_free(&c);
     }
+}
+
+/* Surprises whose body the model gets right (P(S >= s) = 10^-s) but one value in 200 of
+ * which is absurd under it (30 to 230: spikes that come every few hours). The fit, made on
+ * the body, claims those are rarer than one in 1e20; they are one in 200. */
+static int far_tail(nld_calib_t *c, int n, int *over_at, const double *levels, int nlev)
+{
+    uint64_t rs = 11;
+    for (int j = 0; j < nlev; j++) over_at[j] = 0;
+    for (int i = 0; i < n; i++) {
+        double u = t_unit(&rs);
+        double s = t_unit(&rs) < 1.0 / 200 ? 30 + 200 * u : -log10(u);
+        double out = nld_calib_step(c, s);
+        if (isnan(out)) return -1;
+        for (int j = 0; j < nlev && i > 20000; j++) over_at[j] += out >= levels[j];
+    }
+    return 0;
+}
+
+/* calib.record=: the record of the far tail takes back what the fit claims beyond it. With
+ * a floor of 2 a calibrated surprise of 3 comes about as often as it says (one value in a
+ * thousand, here within three times that) where without the record every spike claims
+ * more than 6; with the default floor of 6 no claim moves below 6, so exactly as many
+ * values reach 6 as without, but hardly any goes beyond. */
+static void test_calib_record(void **state)
+{
+    (void)state;
+    static const double lev[3] = {3, 6, 7};
+    int n = 200000, off[3], r2[3], r6[3];
+    nld_calib_t c;
+    assert_int_equal(nld_calib_init(&c, 1000, 0), 0);
+    assert_int_equal(far_tail(&c, n, off, lev, 3), 0);
+    nld_calib_free(&c);
+    assert_int_equal(nld_calib_init(&c, 1000, 2), 0);
+    assert_int_equal(far_tail(&c, n, r2, lev, 3), 0);
+    nld_calib_free(&c);
+    assert_int_equal(nld_calib_init(&c, 1000, 6), 0);
+    assert_int_equal(far_tail(&c, n, r6, lev, 3), 0);
+    nld_calib_free(&c);
+    double scored = n - 20001;
+    print_message("values claimed >= 3, 6, 7: without the record %d %d %d; floor 2: %d %d %d; "
+                  "floor 6: %d %d %d (of %.0f)\n",
+                  off[0], off[1], off[2], r2[0], r2[1], r2[2], r6[0], r6[1], r6[2], scored);
+    assert_true(off[1] > scored / 400); /* most of the one-in-200 spikes claim beyond 1e-6 */
+    assert_true(r2[0] < 3 * scored / 1000 && r2[1] < off[1] / 20);
+    assert_int_equal(r6[1], off[1]);
+    assert_true(r6[2] < off[2] / 20);
+}
+
+/* The record does not dull what it has not seen: on a stream whose model is right, a value
+ * far beyond anything in the record keeps the fit's claim above its largest (the shape
+ * from the fit, the level from the record), so a first anomaly of 1e-1000 claims what the
+ * fit does (more than 4: the fit compresses, being made on a window), not the one in a few
+ * thousand a rank among the record alone could say (32 values of 1 in 100: 3.5). */
+static void test_calib_record_first_spike(void **state)
+{
+    (void)state;
+    nld_calib_t on, off;
+    assert_int_equal(nld_calib_init(&on, 1000, 2), 0);
+    assert_int_equal(nld_calib_init(&off, 1000, 0), 0);
+    uint64_t rs = 7;
+    for (int i = 0; i < 50000; i++) {
+        double u = t_unit(&rs), s = -log10(u);
+        assert_false(isnan(nld_calib_step(&on, s)) || isnan(nld_calib_step(&off, s)));
+    }
+    assert_true(on.rec->n == NLD_CALIB_RECORD); /* the body's own 1 in 100 fill it */
+    double a = nld_calib_step(&on, 1000), b = nld_calib_step(&off, 1000);
+    print_message("a surprise of 1000 after 50,000 right ones: %.2f with the record, %.2f "
+                  "without\n", a, b);
+    assert_true(b > 4 && fabs(a - b) < 1e-9);
+    nld_calib_free(&on);
+    nld_calib_free(&off);
 }
 
 /* floor=: a history that sits still has no spread; a step of the data's resolution is
@@ -382,6 +462,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_calib_scale),
+        cmocka_unit_test(test_calib_record),
+        cmocka_unit_test(test_calib_record_first_spike),
         cmocka_unit_test(test_calib_shrink),
         cmocka_unit_test(test_resolution_floor),
         cmocka_unit_test(test_budget_orders),
