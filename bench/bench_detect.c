@@ -46,8 +46,8 @@ static double *make_series(long n)
 
 /* Seconds to run the bank (history `hist`) over the series; flags into *flags. With
  * as_default, combine=default's other settings too (nld_default_params), the values one a
- * minute in event time; as_default 2: without its jump=, calib.shrink= and recur= (the bank
- * of the morning of 2026-11-26, side by side). */
+ * minute in event time; as_default 2: without its jump=, calib.shrink=, calib.record= and
+ * recur= (the bank of the morning of 2026-11-26, side by side). */
 static double run_bank(unsigned algos, uint32_t hist, int as_default, const double *x, long n,
                        int streams, long *flags)
 {
@@ -60,7 +60,7 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
         p.algos = algos;
         p.n = hist;
         if (as_default == 2) {
-            p.jump = p.calib_shrink = 0;
+            p.jump = p.calib_shrink = p.calib_record = 0;
             p.recur_days = 0;
         }
     }

@@ -13,7 +13,11 @@ int nld_calib_init(nld_calib_t *c, uint32_t window, double record)
 {
     *c = (nld_calib_t){.beta = 1 / LN10, .record = record};
     if (record > 0 && !(c->rec = calloc(1, sizeof *c->rec))) return NL_ENOMEM;
-    return nld_hist_init(&c->h, window, 1, 1);
+    if (nld_hist_init(&c->h, window, 1, 1)) {
+        nld_calib_free(c);
+        return NL_ENOMEM;
+    }
+    return 0;
 }
 
 void nld_calib_free(nld_calib_t *c)
@@ -112,8 +116,10 @@ double nld_calib_step(nld_calib_t *c, double s)
         if (out > b) out = b;
     }
     c->capped += ((double)over - c->capped) / c->h.cap;
-    /* what the censor leaves out of the fit (a fault that lasts) stays out of the record */
-    if (over && c->rec && c->capped < NLD_CALIB_RECUR) {
+    /* The record takes what the censor lets into the fit (so a fault that lasts enters
+     * until it is a twentieth of the recent values, as there); never an infinite surprise,
+     * which would stand above every later value and so deny them the fit's shape. */
+    if (over && c->rec && c->capped < NLD_CALIB_RECUR && isfinite(raw)) {
         c->rec->s[c->rec->next] = raw;
         c->rec->at[c->rec->next] = c->seen;
         c->rec->next = (c->rec->next + 1) % NLD_CALIB_RECORD;

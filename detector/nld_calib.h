@@ -38,7 +38,7 @@
  * claim below its floor R (calib.record=; P = 10^-R): with R = 6 it corrects only claims
  * rarer than one in a million; with R = 2 every claim beyond 1 in 100 (calib.shrink=, when
  * on, can still raise a value to its own bound). A value the censor leaves out of the fit
- * (a fault that lasts) stays out of the record too.
+ * (a fault that lasts) stays out of the record too; so does an infinite one.
  *
  * The calibrated surprise -log10 P_cal goes back on the same scale as before (score =
  * S / (S + 1)), so threshold=, combine= and the scores written mean what they did, only
@@ -80,12 +80,12 @@ typedef struct nld_calib {
 } nld_calib_t;
 
 /* Start with room for the last `window` (NLD_CALIB_MIN .. MAX) surprises; record > 0 turns
- * on the record of the far tail with that floor (a surprise; 0: off). 0 or NL_ENOMEM. */
+ * on the record of the far tail with that floor (a surprise, at least NLD_CALIB_CENSOR;
+ * 0: off). 0 or NL_ENOMEM (nothing then to free). */
 int nld_calib_init(nld_calib_t *c, uint32_t window, double record);
 void nld_calib_free(nld_calib_t *c);
-/* The calibrated surprise of raw surprise s (s >= 0; +inf stays +inf unless the record
- * holds enough such values), judged against the surprises before it; then s joins them.
- * Returns it, or NAN (NL_ENOMEM). */
+/* The calibrated surprise of raw surprise s (s >= 0; +inf stays +inf), judged against the
+ * surprises before it; then s joins them. Returns it, or NAN (NL_ENOMEM). */
 double nld_calib_step(nld_calib_t *c, double s);
 
 #endif

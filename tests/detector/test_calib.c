@@ -363,9 +363,11 @@ static void test_calib_record(void **state)
 
 /* The record does not dull what it has not seen: on a stream whose model is right, a value
  * far beyond anything in the record keeps the fit's claim above its largest (the shape
- * from the fit, the level from the record), so a first anomaly of 1e-1000 claims what the
- * fit does (more than 4: the fit compresses, being made on a window), not the one in a few
- * thousand a rank among the record alone could say (32 values of 1 in 100: 3.5). */
+ * from the fit, the level from the record), so a first anomaly of 1e-1000 claims about what
+ * the fit does (within a decade and a half, and more than 4: the fit compresses, being made
+ * on a window), not the one in a few thousand a rank among the record alone could say (32
+ * values of 1 in 100: under 4). An infinite surprise stays infinite, and does not take the
+ * fit's shape from the values after it. */
 static void test_calib_record_first_spike(void **state)
 {
     (void)state;
@@ -381,7 +383,11 @@ static void test_calib_record_first_spike(void **state)
     double a = nld_calib_step(&on, 1000), b = nld_calib_step(&off, 1000);
     print_message("a surprise of 1000 after 50,000 right ones: %.2f with the record, %.2f "
                   "without\n", a, b);
-    assert_true(b > 4 && fabs(a - b) < 1e-9);
+    assert_true(a > 4 && a > b - 1.5 && a <= b + 1e-9);
+    assert_true(isinf(nld_calib_step(&on, INFINITY)) && isinf(nld_calib_step(&off, INFINITY)));
+    a = nld_calib_step(&on, 1e6); /* a rank alone: under 4 */
+    print_message("then +inf, then 1e6: %.2f with the record\n", a);
+    assert_true(a > 5);
     nld_calib_free(&on);
     nld_calib_free(&off);
 }
