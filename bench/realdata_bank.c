@@ -418,3 +418,18 @@ double rd_sweep_score(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profi
     nab_score_rows(w->c, w->rows, w->nrows, w->only, prof, res);
     return res->score;
 }
+
+void rd_sweep_at(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t *const *prof,
+                 int nprof, nab_result_t *res, size_t *quiet)
+{
+    sweep_pos_t pos = {0, 0, 0};
+    sweep_rows(w, t, ep, &pos);
+    for (int p = 0; p < nprof; p++)
+        nab_score_rows(w->c, w->rows, w->nrows, w->only, prof[p], &res[p]);
+    *quiet = 0;
+    for (int k = 0; k < w->nser; k++) {
+        const nab_series_t *ns = &w->c->s[k];
+        if ((w->only && !w->only[k]) || ns->nw) continue;
+        for (size_t j = 0; j < w->nrows[k]; j++) *quiet += w->rows[k][j] >= ns->probation;
+    }
+}

@@ -97,6 +97,12 @@ void rd_sweep_best(const rd_sweep_t *w, rd_ep_t ep, const nab_profile_t *const *
 double rd_sweep_score(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t *prof,
                       nab_result_t *res);
 
+/* Threshold t's starts under rule ep on the swept series, scored under nprof profiles at
+ * once (res[p]), and *quiet: how many of them fall after probation on the series without
+ * any window (every one a false report there). */
+void rd_sweep_at(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t *const *prof,
+                 int nprof, nab_result_t *res, size_t *quiet);
+
 /* The score of the starts at threshold t under rule ep on the series with only[k] set. */
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
                        double *const *score, const unsigned char *only, double t, rd_ep_t ep,

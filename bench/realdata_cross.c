@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "realdata_bank.h"
+#include "realdata_bars.h"
 #include "nld_combine.h"
 #include "realdata_set.h"
 
@@ -145,12 +146,6 @@ typedef struct cross {
 
 static const nab_profile_t *const prof2[2] = {&nab_standard, &nab_low_fp};
 
-/* Issue 45's bars on one budget: false reports per 1,000 rows and windows found on each
- * set, and reports per 10 days on the series without anomalies of both. */
-#define BAR_FP_1K 1.0
-#define BAR_FOUND 0.75
-#define BAR_QUIET_10D 1.0
-
 /* The chosen configuration at one threshold for both sets, as the default must have one:
  * rate= budgets from 1 in 10 values to 1 in 10 million (finer above 1 in 100, where the
  * weighed defaults' best lie); each set's three profiles, windows found, false reports,
@@ -168,14 +163,14 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         if (per_day)
             for (int k = 0; k < sets[x].nser; k++) rd_per_day(&sets[x].ser[k], sc[x][k]);
     }
-    enum { NGRID = 31, NR = NGRID + 1 };
+    enum { NGRID = RD_LADDER, NR = NGRID + 1 };
     nab_result_t r[NR][2][3];
     double budget[NR], worse[NR][2], qday[NR][2], lg[NR];
     size_t quiet[NR][2];
     char bars[NR][4];
     int best[2] = {0, 0}, all = 0, nr = 0, marked = -1;
     for (int j = 0; j < NGRID; j++) { /* -log10 of the budgets, the mark in its place */
-        double s = j < 10 ? 1.0 + 0.1 * j : 2.0 + 0.25 * (j - 10);
+        double s = rd_ladder(j);
         if (mark > 0 && marked < 0 && -log10(mark) <= s) {
             marked = nr;
             lg[nr++] = -log10(mark);
@@ -205,11 +200,11 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         int f = 1, w = 1;
         for (int x = 0; x < 2; x++) {
             const nab_result_t *q = &r[j][x][0];
-            f &= rd_set_fp_per_1k(&sets[x], q->fp) <= BAR_FP_1K;
-            w &= (double)q->found >= BAR_FOUND * (double)q->windows;
+            f &= rd_set_fp_per_1k(&sets[x], q->fp) <= RD_BAR_FP_1K;
+            w &= (double)q->found >= RD_BAR_FOUND * (double)q->windows;
         }
         double qd = qday[j][0] + qday[j][1];
-        int qq = qd > 0 && 10.0 * (double)(quiet[j][0] + quiet[j][1]) / qd <= BAR_QUIET_10D;
+        int qq = qd > 0 && 10.0 * (double)(quiet[j][0] + quiet[j][1]) / qd <= RD_BAR_QUIET_10D;
         snprintf(bars[j], sizeof bars[j], "%s%s%s", f ? "F" : "", w ? "W" : "", qq ? "Q" : "");
         all += f && w && qq;
     }
@@ -217,8 +212,8 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
            "worse low-FP; bars met: F at most %.1f false reports per 1,000 rows on each set, W "
            "at least %.0f%% of windows found on each, Q at most %.0f report per 10 days on "
            "the series without anomalies of both):\n\n",
-           what, per_day ? "alarms" : "rate", per_day ? "day" : "value", BAR_FP_1K,
-           100 * BAR_FOUND, BAR_QUIET_10D);
+           what, per_day ? "alarms" : "rate", per_day ? "day" : "value", RD_BAR_FP_1K,
+           100 * RD_BAR_FOUND, RD_BAR_QUIET_10D);
     printf("| budget | bars |");
     for (int x = 0; x < 2; x++)
         printf(" %s: standard | low-FP | low-FN | found | false | FP/1k rows | FP/day | "
@@ -310,6 +305,12 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     double best_rank = -1e9;
     size_t ncfg = 0;
     rd_sweep_t sw[2] = {{0}};
+    rd_bars_t *bars = malloc(sizeof *bars);
+    if (!bars) {
+        fprintf(stderr, "bench-realdata: out of memory\n");
+        exit(1);
+    }
+    rd_bars_init(bars, sets);
     do {
         if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0 &&
             c.i[D_CONFIRM] == 0)
@@ -331,6 +332,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
         double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
         char d[200];
         describe(&c, d, sizeof d);
+        rd_bars_config(bars, sets, sw, ep, !strcmp(dims[D_BUDGET].v[c.i[D_BUDGET]], "day"), d);
         if (getenv("RD_VERBOSE"))
             fprintf(stderr,
                     "%-70s std: own %5.1f %5.1f held %5.1f %5.1f t %.4f %.4f | lowFP: own %5.1f "
@@ -360,6 +362,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
         for (int x = 0; x < 2; x++)
             printf("| %s | %s | %.4f | %.1f | %s | %.1f |\n", prof2[q]->name, sets[x].name,
                    bx.t[q][x], bx.own[q][x], sets[!x].name, bx.held[q][x]);
+    rd_bars_print(bars, sets);
+    free(bars);
     nld_params_t p;
     params_of(&best, &p);
     rates(sets, "The chosen configuration", &p, ep_of(&best),

@@ -91,7 +91,6 @@ size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, in
 {
     size_t fp = 0;
     *nq = 0;
-    *days = 0;
     for (int k = 0; k < set->nser; k++) {
         const nab_series_t *ns = &set->corpus.s[k];
         const rd_series_t *s = &set->ser[k];
@@ -102,10 +101,21 @@ size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, in
         if (who && getenv("RD_PER_SERIES"))
             fprintf(stderr, "quiet %s %s: %zu false reports in %zu rows after probation\n", who,
                     s->name, fp - f0, s->n - ns->probation);
-        if (s->n > ns->probation + 1)
-            *days += (double)(s->ts[s->n - 1] - s->ts[ns->probation]) / 86400e6;
     }
+    *days = rd_set_quiet_days(set);
     return fp;
+}
+
+double rd_set_quiet_days(const rd_set_t *set)
+{
+    double days = 0;
+    for (int k = 0; k < set->nser; k++) {
+        const nab_series_t *ns = &set->corpus.s[k];
+        const rd_series_t *s = &set->ser[k];
+        if (!ns->nw && s->n > ns->probation + 1)
+            days += (double)(s->ts[s->n - 1] - s->ts[ns->probation]) / 86400e6;
+    }
+    return days;
 }
 
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp)

@@ -45,6 +45,8 @@ void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w);
 size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, int *nq,
                     double *days);
 
+/* The days of rows after probation of the series without any labelled anomaly. */
+double rd_set_quiet_days(const rd_set_t *set);
 /* False reports per 1,000 scored rows, and per day of one stream. */
 double rd_set_fp_per_1k(const rd_set_t *set, size_t fp);
 double rd_set_fp_per_day(const rd_set_t *set, size_t fp);

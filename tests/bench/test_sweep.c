@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_sweep.c — bench-realdata's threshold sweep (bench/realdata_bank.c) gives what reading
  * every row gives: rd_sweep_score is rd_starts_score at every candidate, and rd_sweep_best
- * picks what trying each candidate with rd_starts_score picks (ties to the first), for
- * episode rules with hold-off in time and in values, fatigue, escalation and confirmation,
+ * picks what trying each candidate with rd_starts_score picks (ties to the first), and
+ * rd_sweep_at scores both profiles at once and counts the starts after probation on a
+ * series without labels as rd_starts_score's rows give them, for episode rules with hold-off in time and in values, fatigue, escalation and confirmation,
  * on series with bursts, long quiet runs and times that go back. */
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@ static double uniform(void)
 }
 
 /* Series k: rows 5 minutes apart (series 3's times go back once), scores mostly low with
- * bursts of high ones, a label run every 700 rows. */
+ * bursts of high ones, a label run every 700 rows (series 2 has none: every start there
+ * after probation is a false report on a quiet series). */
 static void make(rd_series_t *s, double **score, uint8_t **label)
 {
     for (int k = 0; k < NSER; k++) {
@@ -40,7 +42,7 @@ static void make(rd_series_t *s, double **score, uint8_t **label)
             if (uniform() < 0.01) burst = 1 + (int)(uniform() * 12);
             score[k][i] = burst ? 0.6 + 0.39 * uniform() : pow(uniform(), 6);
             if (burst) burst--;
-            if (i % 700 >= 400 && i % 700 < 405) label[k][i] = 1;
+            if (k != 2 && i % 700 >= 400 && i % 700 < 405) label[k][i] = 1;
         }
     }
 }
@@ -72,7 +74,11 @@ static void test_sweep_same(void **state)
         for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
             double bt[2], best[2], want_t[2] = {INFINITY, INFINITY};
             double want[2] = {-INFINITY, -INFINITY};
-            for (int j = 0; j < w.ncand; j++)
+            size_t quiet_seen = 0;
+            for (int j = 0; j < w.ncand; j++) {
+                nab_result_t at[2];
+                size_t quiet = 0, want_quiet = 0;
+                rd_sweep_at(&w, w.cand[j], eps[e], prof, 2, at, &quiet);
                 for (int p = 0; p < 2; p++) {
                     nab_result_t a, b;
                     double sa = rd_starts_score(&c, s, NSER, score, w.only, w.cand[j], eps[e],
@@ -81,11 +87,18 @@ static void test_sweep_same(void **state)
                     assert_true(sa == sb && a.raw == b.raw);
                     assert_int_equal(a.found, b.found);
                     assert_int_equal(a.fp, b.fp);
+                    assert_true(at[p].score == sa && at[p].raw == a.raw);
+                    assert_int_equal(at[p].fp, a.fp);
                     if (sa > want[p]) {
                         want[p] = sa;
                         want_t[p] = w.cand[j];
                     }
                 }
+                for (size_t i = c.s[2].probation; i < ROWS; i++) want_quiet += tmp[2][i] != 0;
+                assert_int_equal(quiet, want_quiet);
+                quiet_seen += quiet;
+            }
+            assert_true(quiet_seen > 0); /* the quiet series does get starts */
             rd_sweep_best(&w, eps[e], prof, 2, bt, best);
             for (int p = 0; p < 2; p++) assert_true(bt[p] == want_t[p] && best[p] == want[p]);
             double b1;
