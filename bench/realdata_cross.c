@@ -184,7 +184,7 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
     for (int j = 0; j < nr; j++) {
         double s = lg[j];
         budget[j] = pow(10, -s);
-        double t = per_day ? s : s / (s + 1);
+        double t = rd_ladder_threshold(s, per_day);
         for (int x = 0; x < 2; x++) {
             for (int q = 0; q < 3; q++)
                 rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], NULL, t, ep,
@@ -197,16 +197,18 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
             worse[j][q] = fmin(r[j][0][q].score, r[j][1][q].score);
             if (worse[j][q] > worse[best[q]][q]) best[q] = j;
         }
-        int f = 1, w = 1;
+        rd_bar_pt_t pt = {.lg = s, .per_day = per_day};
         for (int x = 0; x < 2; x++) {
             const nab_result_t *q = &r[j][x][0];
-            f &= rd_set_fp_per_1k(&sets[x], q->fp) <= RD_BAR_FP_1K;
-            w &= (double)q->found >= RD_BAR_FOUND * (double)q->windows;
+            pt.fp1k[x] = rd_set_fp_per_1k(&sets[x], q->fp);
+            pt.found[x] = q->windows ? (double)q->found / (double)q->windows : 1;
         }
         double qd = qday[j][0] + qday[j][1];
-        int qq = qd > 0 && 10.0 * (double)(quiet[j][0] + quiet[j][1]) / qd <= RD_BAR_QUIET_10D;
-        snprintf(bars[j], sizeof bars[j], "%s%s%s", f ? "F" : "", w ? "W" : "", qq ? "Q" : "");
-        all += f && w && qq;
+        pt.quiet10 = qd > 0 ? 10.0 * (double)(quiet[j][0] + quiet[j][1]) / qd : NAN;
+        int m = rd_bars_of(NULL, &pt);
+        snprintf(bars[j], sizeof bars[j], "%s%s%s", m & RD_BAR_F ? "F" : "",
+                 m & RD_BAR_W ? "W" : "", m & RD_BAR_Q ? "Q" : "");
+        all += (m & (RD_BAR_F | RD_BAR_W | RD_BAR_Q)) == (RD_BAR_F | RD_BAR_W | RD_BAR_Q);
     }
     printf("\n%s at one budget for both sets (%s per %s; * best worse standard score, + best "
            "worse low-FP; bars met: F at most %.1f false reports per 1,000 rows on each set, W "
@@ -305,12 +307,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
     double best_rank = -1e9;
     size_t ncfg = 0;
     rd_sweep_t sw[2] = {{0}};
-    rd_bars_t *bars = malloc(sizeof *bars);
-    if (!bars) {
-        fprintf(stderr, "bench-realdata: out of memory\n");
-        exit(1);
-    }
-    rd_bars_init(bars, sets);
+    rd_bars_t bars;
+    rd_bars_init(&bars, sets);
     do {
         if (c.i[D_HOLDOFF] == 0 && c.i[D_FATIGUE] == 0 && c.i[D_ESCALATE] == 0 &&
             c.i[D_CONFIRM] == 0)
@@ -332,7 +330,8 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
         double rank = fmin(r.held[0][0], r.held[0][1]) + fmin(r.held[1][0], r.held[1][1]);
         char d[200];
         describe(&c, d, sizeof d);
-        rd_bars_config(bars, sets, sw, ep, !strcmp(dims[D_BUDGET].v[c.i[D_BUDGET]], "day"), d);
+        rd_bars_config(&bars, sets, sw, ep, !strcmp(dims[D_BUDGET].v[c.i[D_BUDGET]], "day"),
+                       d);
         if (getenv("RD_VERBOSE"))
             fprintf(stderr,
                     "%-70s std: own %5.1f %5.1f held %5.1f %5.1f t %.4f %.4f | lowFP: own %5.1f "
@@ -362,8 +361,7 @@ void rd_cross_choice(rd_set_t *sets, int nsets)
         for (int x = 0; x < 2; x++)
             printf("| %s | %s | %.4f | %.1f | %s | %.1f |\n", prof2[q]->name, sets[x].name,
                    bx.t[q][x], bx.own[q][x], sets[!x].name, bx.held[q][x]);
-    rd_bars_print(bars, sets);
-    free(bars);
+    rd_bars_print(&bars, sets);
     nld_params_t p;
     params_of(&best, &p);
     rates(sets, "The chosen configuration", &p, ep_of(&best),

@@ -11,7 +11,7 @@
 #include "realdata_anchor.h"
 #include "realdata_bank.h"
 
-static void oom(void)
+void rd_oom(void)
 {
     fprintf(stderr, "bench-realdata: out of memory\n");
     exit(1);
@@ -32,7 +32,7 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
     set->wg = rd_set_scores(set);
     for (int k = 0; k < set->nser; k++) {
         rd_series_t *s = &set->ser[k];
-        if (nab_corpus_add(&set->corpus, s->label, s->n)) oom();
+        if (nab_corpus_add(&set->corpus, s->label, s->n)) rd_oom();
         const nab_series_t *ns = &set->corpus.s[k];
         set->rows += s->n;
         set->scored += s->n - ns->probation;
@@ -42,9 +42,9 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
                                 (double)(s->n - ns->probation) /
                                 (double)(s->n - ns->probation - 1);
         double *x = malloc((s->n ? s->n : 1) * sizeof *x), last = 0;
-        if (!x) oom();
+        if (!x) rd_oom();
         for (size_t i = 0; i < s->n; i++) x[i] = isnan(s->v[i]) ? last : (last = s->v[i]);
-        if (rd_windowed_gaussian(x, s->n, set->wg[k])) oom();
+        if (rd_windowed_gaussian(x, s->n, set->wg[k])) rd_oom();
         free(x);
     }
     nab_corpus_windows(&set->corpus, &set->scored_w);
@@ -63,9 +63,9 @@ void rd_set_free(rd_set_t *set)
 double **rd_set_scores(const rd_set_t *set)
 {
     double **sc = calloc((size_t)set->nser, sizeof *sc);
-    if (!sc) oom();
+    if (!sc) rd_oom();
     for (int k = 0; k < set->nser; k++)
-        if (!(sc[k] = calloc(set->ser[k].n ? set->ser[k].n : 1, sizeof(double)))) oom();
+        if (!(sc[k] = calloc(set->ser[k].n ? set->ser[k].n : 1, sizeof(double)))) rd_oom();
     return sc;
 }
 
@@ -78,12 +78,12 @@ void rd_set_scores_free(const rd_set_t *set, double **sc)
 void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc)
 {
     for (int k = 0; k < set->nser; k++)
-        if (rd_bank_scores(&set->ser[k], p, sc[k])) oom();
+        if (rd_bank_scores(&set->ser[k], p, sc[k])) rd_oom();
 }
 
 void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w)
 {
-    if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, NULL)) oom();
+    if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, NULL)) rd_oom();
 }
 
 size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, int *nq,

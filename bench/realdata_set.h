@@ -25,6 +25,9 @@ typedef struct rd_set {
     size_t empty;        /* rows with an empty value */
 } rd_set_t;
 
+/* Out of memory in bench-realdata: say so and exit 1 (a run that cannot hold a set's
+ * arrays has nothing to measure). */
+void rd_oom(void);
 /* Read dir's series and derive everything above. Returns 1, 0 when dir is absent or holds
  * no series, or -1 with a reason in err. */
 int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen);

@@ -3,8 +3,10 @@
  * every row gives: rd_sweep_score is rd_starts_score at every candidate, and rd_sweep_best
  * picks what trying each candidate with rd_starts_score picks (ties to the first), and
  * rd_sweep_at scores both profiles at once and counts the starts after probation on a
- * series without labels as rd_starts_score's rows give them, for episode rules with hold-off in time and in values, fatigue, escalation and confirmation,
- * on series with bursts, long quiet runs and times that go back. */
+ * series without labels as rd_starts_score's rows give them (at the candidates, between
+ * them and below them), for episode rules with hold-off in time and in values, fatigue,
+ * escalation and confirmation, on series with bursts, long quiet runs and times that go
+ * back. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,8 @@ static void test_sweep_same(void **state)
                     assert_int_equal(a.fp, b.fp);
                     assert_true(at[p].score == sa && at[p].raw == a.raw);
                     assert_int_equal(at[p].fp, a.fp);
+                    assert_int_equal(at[p].found, a.found);
+                    assert_int_equal(at[p].windows, a.windows);
                     if (sa > want[p]) {
                         want[p] = sa;
                         want_t[p] = w.cand[j];
@@ -99,6 +103,24 @@ static void test_sweep_same(void **state)
                 quiet_seen += quiet;
             }
             assert_true(quiet_seen > 0); /* the quiet series does get starts */
+            /* and between the candidates, and below the lowest, where bench-realdata's tally
+             * of bars asks (its ladder of budgets is not the candidates) */
+            for (int j = -1; j < w.ncand; j++) {
+                double t = j < 0 ? 0.5 * w.cand[0]
+                           : j + 1 < w.ncand ? 0.5 * (w.cand[j] + w.cand[j + 1])
+                                             : 1.01 * w.cand[j];
+                nab_result_t at[2], a;
+                size_t quiet = 0, want_quiet = 0;
+                rd_sweep_at(&w, t, eps[e], prof, 2, at, &quiet);
+                for (int p = 0; p < 2; p++) {
+                    rd_starts_score(&c, s, NSER, score, w.only, t, eps[e], prof[p], tmp, &a);
+                    assert_true(at[p].score == a.score && at[p].raw == a.raw);
+                    assert_int_equal(at[p].found, a.found);
+                    assert_int_equal(at[p].fp, a.fp);
+                }
+                for (size_t i = c.s[2].probation; i < ROWS; i++) want_quiet += tmp[2][i] != 0;
+                assert_int_equal(quiet, want_quiet);
+            }
             rd_sweep_best(&w, eps[e], prof, 2, bt, best);
             for (int p = 0; p < 2; p++) assert_true(bt[p] == want_t[p] && best[p] == want[p]);
             double b1;
