@@ -92,13 +92,17 @@ void rd_bars_config(rd_bars_t *b, const rd_set_t *sets, const rd_sweep_t *sw, rd
                     int per_day, const char *desc)
 {
     int last_w = -1;
+    rd_bar_pt_t edge = {0};
     b->configs++;
     for (int j = 0; j < RD_LADDER; j++) {
         rd_bar_pt_t p = point_at(b, sets, sw, ep, per_day, rd_ladder(j));
         int m = rd_bars_of(b, &p);
         b->points++;
         b->n[m]++;
-        if (m & RD_BAR_W) last_w = j;
+        if (m & RD_BAR_W) {
+            last_w = j;
+            edge = p;
+        }
         offer(b, &p, desc);
     }
     if (last_w < 0) return;
@@ -109,13 +113,14 @@ void rd_bars_config(rd_bars_t *b, const rd_set_t *sets, const rd_sweep_t *sw, rd
         for (int i = 0; i < EDGE_STEPS; i++) {
             double mid = 0.5 * (lo + hi);
             rd_bar_pt_t p = point_at(b, sets, sw, ep, per_day, mid);
-            if (rd_bars_of(b, &p) & RD_BAR_W)
+            if (rd_bars_of(b, &p) & RD_BAR_W) {
                 lo = mid;
-            else
+                edge = p;
+            } else {
                 hi = mid;
+            }
         }
     }
-    rd_bar_pt_t edge = point_at(b, sets, sw, ep, per_day, lo);
     int m = rd_bars_of(b, &edge);
     b->edges++;
     b->edge_f += (m & RD_BAR_F) != 0;
