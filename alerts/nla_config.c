@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_file.h"
 #include "nl_num.h"
 #include "nl_words.h"
 #include "nla.h"
@@ -127,8 +128,12 @@ static int do_receiver(pctx_t *x, nl__word_t *w, int n)
                                        : (r->retries = NLA_RETRY_FOREVER, 0);
         else if (!strcmp(o, "queue"))
             bad = u32_opt(v, &r->queue) || r->queue < 1;
-        else if (!strcmp(o, "ca"))
+        else if (!strcmp(o, "ca")) {
+            char why[512]; /* TLS opens it: a FIFO there would hang the receiver for ever */
             bad = !*v || strncmp(r->url, "https://", 8) || nl__cfg_set_str(&r->ca, v);
+            if (!bad && nl__check_regular(v, why, sizeof why))
+                return nl__cfg_fail(&x->at, w[k].col, "ca=%s", why);
+        }
         else
             return nl__cfg_fail(&x->at, w[k].col, "unknown receiver option '%s'", o);
         if (bad) return nl__cfg_fail(&x->at, w[k].col, "bad value for %s: '%s'", o, v);

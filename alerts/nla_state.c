@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nl_file.h"
 #include "nla_int.h"
 
 #define MAGIC "nlkit-alerts-state 2\n"
@@ -327,10 +328,17 @@ int nla__state_load(nla_t *a, const nla_restore_ops_t *ops, char *err, size_t er
 {
     const char *path = a->cfg->state;
     if (!path) return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT) return 0; /* a first run */
+    char why[512];
+    int fd;
+    FILE *f = NULL;
+    if (nl__open_regular(path, &fd, why, sizeof why)) { /* a FIFO would block us for ever */
+        if (errno == ENOENT) return 0;                  /* a first run */
+        snprintf(err, errlen, "state file %s", why);
+        return -1;
+    }
+    if (!(f = fdopen(fd, "r"))) {
         snprintf(err, errlen, "state file %s: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     char *text = NULL;

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "nl_file.h"
 #include "nlkit/nl.h"
 
 int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, int *bad_col)
@@ -46,14 +48,16 @@ int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, 
 int nl__read_text(const char *path, size_t max, char **text_out, char *err, size_t errlen)
 {
     *text_out = NULL;
-    FILE *f = fopen(path, "r");
+    int fd, rc = nl__open_regular(path, &fd, err, errlen);
+    if (rc) return rc;
+    FILE *f = fdopen(fd, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
         return NL_EIO;
     }
     char *text = NULL;
     size_t cap = 0, len = 0;
-    int rc = 0;
     for (;;) {
         if (len + 4096 + 1 > cap) {
             char *nt = realloc(text, cap = cap * 2 + 8192);

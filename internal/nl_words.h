@@ -24,9 +24,10 @@ typedef int (*nl_words_fn)(void *ctx, long line, nl__word_t *w, int n);
  * words (its number and column in *bad_line, *bad_col). */
 int nl__words_each(const char *text, nl_words_fn fn, void *ctx, long *bad_line, int *bad_col);
 
-/* Read a whole text file of at most `max` bytes into a NUL-terminated heap copy. Returns 0,
- * or NL_EIO / NL_ETOOBIG / NL_EINVAL (a NUL byte: not text) / NL_ENOMEM with
- * "PATH: why" in err. */
+/* Read a whole text file of at most `max` bytes into a NUL-terminated heap copy; it must be
+ * a regular file, opened without waiting (nl__open_regular: a FIFO is refused, not waited
+ * for). Returns 0, or NL_EIO / NL_ETOOBIG / NL_EINVAL (not a regular file; a NUL byte: not
+ * text) / NL_ENOMEM with "PATH: why" in err. */
 int nl__read_text(const char *path, size_t max, char **text, char *err, size_t errlen);
 
 /* A configuration error message "SRC:LINE:COL: ..." into err; returns NL_EINVAL. */

@@ -4,12 +4,12 @@
 #include "nl_watch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nl_file.h"
 #include "nlkit/nl.h"
 
 int nl__watch_set(nl_watch_t *w, const char *path)
@@ -43,19 +43,8 @@ int nl__read_small_file(const char *path, size_t max, char **text, size_t *len)
 {
     *text = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return NL_EIO;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return NL_EIO;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return NL_EINVAL;
-    }
+    int fd, rc = nl__open_regular(path, &fd, NULL, 0);
+    if (rc) return rc;
     char *buf = malloc(max + 2);
     if (!buf) {
         close(fd);

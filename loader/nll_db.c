@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nl_file.h"
 #include "nll_db_int.h"
 #include "nll_schema.h"
 
@@ -236,6 +237,12 @@ int nll_db_open(const char *path, unsigned flags, int upto, nll_db_t **out, nll_
     }
     d->backend = NLL_SQLITE;
     snprintf(d->name, sizeof d->name, "%s", path);
+    /* SQLite would open a FIFO (blocking for ever when reading) or a device as a database */
+    if (strncmp(path, "file:", 5) && nl__check_regular(path, err ? err->msg : NULL,
+                                                       err ? sizeof err->msg : 0)) {
+        free(d);
+        return NL_EINVAL;
+    }
     sqlite3 *db = NULL;
     int read_only = (flags & NLL_OPEN_READ) != 0;
     /* one connection per thread: SQLite's own locking would be pure overhead */
