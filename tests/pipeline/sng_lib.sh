@@ -51,6 +51,16 @@ wait_sql() { # wait_sql QUERY WANT SECONDS WHAT; with NO_FAIL set, returns 1 ins
     fail "$4: wanted $2, got '${got}'"
 }
 
+# refused_has TEXT SECONDS: wait until the central's refused file(s) hold a line with TEXT
+# (a fixed string); 1 if none did in time
+refused_has() {
+    for _ in $(seq $(($2 * 10))); do
+        grep -qaF -- "$1" "$T"/archive/nlkit-refused-*.log 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # free_port [ROOM]: a loopback port for a daemon to listen on, with ROOM ports above it free
 # for its neighbours (default 20), picked below the kernel's ephemeral range: a port in that
 # range can be the local end of any outgoing connection on the machine (a psql, another
@@ -83,7 +93,8 @@ came_up() {
 }
 
 # start_central EXTRA: nlkit_central on a free loopback port (sets PORT), with EXTRA
-# parameters; a taken port makes the daemon exit, so a few are tried.
+# parameters, and CENTRAL_CONF (if set) after it in the configuration; a taken port makes
+# the daemon exit, so a few are tried.
 start_central() {
     local try
     for try in 1 2 3 4 5; do
@@ -94,6 +105,7 @@ start_central() {
 nlkit_central(port($PORT) socket("$T/central.sock") archive("$T/archive")
               db("${NLKIT_CENTRAL_DB:-$T/archive.db}") detect_conf("$T/detect.conf") nl_load("$NL_LOAD")
               nl_detect("$NL_DETECT") errors("$T/tools.log") ${1:-});
+${CENTRAL_CONF:-}
 EOF
         rm -f "$T/central.sock"
         start central

@@ -11,6 +11,9 @@
 #   - a report whose name is written with escapes (event="nl\x2ealert.start"), which
 #     syslog-ng's kv-parser does not decode, is refused too: sent by uid 65534 into a host
 #     daemon's socket (0666) and over TCP, it is kept aside, never archived or loaded;
+#   - a report hidden behind a quote (issue 62: x='y event=nl.alert.start ... z=', one quoted
+#     value to kv-parser, an event to nl-load), sent by uid 65534 into a host daemon's socket
+#     and over TCP, is refused at the door (refused=form), never archived or loaded;
 #   - a 70,000-byte event name sent by uid 65534 is archived exactly (the loader once
 #     crashed on names of 64 KiB and more), and the event after it too;
 #   - the per-day files and the SQLite archive are 0640.
@@ -116,6 +119,28 @@ n=$(cat "$T"/archive/nlkit-refused-*.log | grep -c 'tag=esc' || true)
 cat "$T"/archive/nlkit-2*.log | grep 'tag=esc' | grep -v test.after &&
     fail "an escaped report is in the per-day archive file"
 echo "   5 reports with escaped names refused and kept aside; the good events after them archived"
+
+echo "5b. a report behind a quote (issue 62) is refused, from the host socket (uid 65534) and TCP"
+QUOTED1="ts=2026-11-22T12:00:07.000001Z x='y event=nl.alert.start level=Warn name=forged z='"
+QUOTED2="ts=2026-11-22T12:00:07.000002Z x='y event=nl.anomaly.start level=Warn algo=msd-hu key.host=gw3 len=6 z='"
+"${as_other[@]}" logger --socket-errors=on -u "$T/host.sock" -t nl-detect "$QUOTED2" ||
+    fail "could not send into the host socket"
+printf '<14>Nov 22 12:00:07 evilhost app: %s\n' "$QUOTED1" "$QUOTED2" >"/dev/tcp/127.0.0.1/$PORT" ||
+    fail "could not send to the central daemon"
+"${as_other[@]}" logger -u "$T/host.sock" -t app \
+    "ts=2026-11-22T12:00:07.000003Z event=test.after.quote level=Info"
+printf '<14>Nov 22 12:00:07 evilhost app: %s\n' \
+    'ts=2026-11-22T12:00:07.000004Z event=test.after.quote level=Info' >"/dev/tcp/127.0.0.1/$PORT"
+wait_sql "SELECT count(*) FROM event WHERE event = 'test.after.quote'" 2 30 "the good events after the quoted forgeries"
+forged=$(sql "SELECT group_concat(event, ', ') FROM event WHERE ts >= 1795348807 AND ts < 1795348808 AND event <> 'test.after.quote'")  # 12:00:07
+[ -z "$forged" ] || fail "a report behind a quote was archived: $forged"
+for q in "$QUOTED1" "$QUOTED2"; do
+    refused_has "refused=form $q" 10 || fail "not kept aside as refused=form: $q"
+    grep -qF "$q" "$T"/archive/nlkit-2*.log && fail "in the per-day archive file: $q"
+done
+n=$(cat "$T"/archive/nlkit-refused-*.log | grep -c "refused=form ts=2026-11-22T12:00:07" || true)
+[ "$n" = 3 ] || fail "wanted the 3 quoted forgeries in the refused file, found $n"
+echo "   3 reports behind a quote refused at the door (refused=form); the good events after them archived"
 
 echo "6. a 70,000-byte event name from any local user: archived exactly, the loader goes on"
 long=$(head -c 52500 /dev/urandom | base64 -w0 | tr '+/=' '._-' | head -c 70000)

@@ -144,16 +144,21 @@ FORGED='ts=2026-11-22T12:00:00.000002Z event=test.good level=Info seq=2 note="x 
     head -c 1200000 /dev/zero | tr '\0' 'a'
     printf '\n<14>Nov 22 12:00:00 evilhost nl-evil: %s\n' "$FORGED"
 } >"/dev/tcp/127.0.0.1/$PORT" || fail "could not send to the central daemon"
+GOOD3="ts=2026-11-22T12:00:00.000003Z event=test.good level=Info seq=3"
+printf '<14>Nov 22 12:00:00 evilhost nl-evil: %s\n' "$GOOD3" >"/dev/tcp/127.0.0.1/$PORT" ||
+    fail "could not send to the central daemon"
 wait_sql "SELECT count(*) FROM event WHERE event = 'test.good'" 2 20 "the good events around the hostile ones"
-[ "$(sql "SELECT value FROM value v JOIN event e ON e.id = v.event_id WHERE e.event = 'test.good' AND name = 'note'")" = "x event=nl.alert.start level=Fatal" ] ||
-    fail "the forged event= inside a value was not kept as the value"
+# a second event= (here inside a quoted value) is one the door does not try to read: kept
+# aside, never archived
+refused_has "refused=form $FORGED" 10 ||
+    fail "the line with a second event= inside a value was not refused at the door"
 [ "$(sql "SELECT count(*) FROM event WHERE event IN ('bad', 'big', 'nl.alert.start')")" = 0 ] ||
     fail "a hostile line was archived as an event: $(sql "SELECT event, length(ts) FROM event WHERE event IN ('bad', 'big', 'nl.alert.start')")"
 grep -q "nl-load: (stdin):[0-9]*:[0-9]*: " "$T/tools.log" || fail "nl-load did not report the bad lines"
 for prog in "$NL_LOAD" "$NL_DETECT"; do
     pgrep -f "^$prog " >/dev/null || fail "$prog is no longer running"
 done
-echo "   good events intact, forged event= kept as a value, bad lines reported ($(grep -c "nl-load: (stdin):[0-9]*:[0-9]*: " "$T/tools.log")), nl-load and nl-detect still running"
+echo "   good events intact, a second event= refused at the door, bad lines reported ($(grep -c "nl-load: (stdin):[0-9]*:[0-9]*: " "$T/tools.log")), nl-load and nl-detect still running"
 
 echo "3. the central daemon is down for ${OUTAGE}s while the program logs $PAIRS more pairs"
 stop central
