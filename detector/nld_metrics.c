@@ -29,6 +29,7 @@ nld_metrics_t *nld_metrics_new(const nld_metrics_opts_t *o, char *err, size_t er
     if (!m) goto oom;
     m->o = *o;
     m->o.keys = NULL;
+    if (!m->o.max_label_bytes) m->o.max_label_bytes = NLD_METRICS_LABEL_BYTES;
     m->now = INT64_MIN;
     pthread_mutex_init(&m->mu, NULL);
     nl__map_init(&m->ents, 0x6d65747269637301ULL);
@@ -74,6 +75,8 @@ static void ent_drop(nld_metrics_t *m, nldm_ent_t *e)
     }
     NL__DL_UNLINK(m->lru_head, m->lru_tail, e);
     m->nseries -= e->nseries;
+    m->lbytes -= e->llen * e->nseries;
+    m->nents[e->kind]--;
     nl__map_del(&m->ents, e->ment->key, e->ment->klen);
     free(e);
 }
@@ -210,7 +213,8 @@ nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, 
         return e;
     }
     size_t ns = series_of(kind, a);
-    if (m->nseries + ns > m->o.max_series) {
+    size_t lb = (b->len - 1) * ns; /* its labels, on each of its series */
+    if (m->nseries + ns > m->o.max_series || m->lbytes + lb > m->o.max_label_bytes) {
         m->refused++;
         return NULL;
     }
@@ -239,6 +243,8 @@ nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, 
         a->ents = e;
     }
     m->nseries += ns;
+    m->lbytes += lb;
+    m->nents[kind]++;
     NL__DL_APPEND(m->lru_head, m->lru_tail, e);
     return e;
 }
@@ -269,6 +275,14 @@ size_t nld_metrics_series(nld_metrics_t *m)
 {
     pthread_mutex_lock(&m->mu);
     size_t n = m->nseries;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
+size_t nld_metrics_label_bytes(nld_metrics_t *m)
+{
+    pthread_mutex_lock(&m->mu);
+    size_t n = m->lbytes;
     pthread_mutex_unlock(&m->mu);
     return n;
 }

@@ -121,6 +121,7 @@ static int act_cover(nld_metrics_t *m, nldm_act_t *a, int32_t gmin, int32_t gmax
         size_t more = nb + 1 - (a->nb ? a->nb + 1 : 0);
         e->nseries += more;
         m->nseries += more;
+        m->lbytes += more * e->llen;
     }
     free(c);
     a->glo = lo;

@@ -62,12 +62,14 @@ struct nld_metrics {
     nl__map_t acts; /* activity name -> nldm_act_t */
     nldm_ent_t *lru_head, *lru_tail;
     size_t nseries;
-    nl__hist_t h;   /* scratch: one summary's dur.h */
-    nl_rec_t rrec; /* scratch: a report line, parsed */
+    size_t lbytes;            /* label text as rendered: each entry's llen times its series */
+    size_t nents[NLDM_KINDS]; /* entries of each kind */
+    nl__hist_t h;             /* scratch: one summary's dur.h */
+    nl_rec_t rrec;            /* scratch: a report line, parsed */
     int rrec_init;
     nld_counts_t c; /* the engine's counters, last published */
     int64_t now;
-    uint64_t refused;     /* updates lost to the series bound */
+    uint64_t refused;     /* updates lost to the series or label text bound */
     uint64_t expired;     /* entries dropped for being idle */
     uint64_t bad_summary; /* summary lines whose n, dur.sum or dur.h could not be read */
     uint64_t oom;         /* updates lost for lack of memory */
@@ -92,11 +94,5 @@ void nldm__label_own(nl_buf_t *b, const char *name, const char *v, size_t vlen);
 /* The entry of (kind, labels in b), made if new and the bound allows, else NULL (counted:
  * refused, or out of memory); touched at event time `now` (INT64_MIN: not touched). */
 nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, int64_t now);
-
-/* Whether a request (its line and headers, NUL-terminated, len bytes; changed in place) is
- * well-formed HTTP/1.0 or 1.1 for GET or HEAD /metrics (nld_metrics_http.c): 0 with *head
- * (a HEAD) and *om (the client accepts OpenMetrics) set, or the status to answer: 400
- * malformed, 404 another path, 405 another method, 505 another version. */
-int nldm__http_check(char *req, size_t len, int *head, int *om);
 
 #endif

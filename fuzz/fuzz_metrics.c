@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fuzz_metrics.c — nl-detect's metrics endpoint (detector/nld_metrics*.c) on any bytes: as
- * an HTTP request (the check the server answers by), and as event lines fed to the store
- * (summaries with any n, dur.sum, dur.h, keys), whose exposition is then rendered in both
- * formats and must keep its histograms cumulative. */
+/* fuzz_metrics.c — nl-detect's metrics store (detector/nld_metrics*.c) on any bytes: as
+ * event lines fed to it (summaries with any n, dur.sum, dur.h, keys), whose exposition is
+ * then rendered in both formats and must keep its histograms cumulative, and streamed in
+ * pieces of sizes the input chooses, which must give the same bytes. (The endpoint's HTTP
+ * parsing is libmicrohttpd's.) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = fuzz_cstr(data, size);
     if (!s) return 0;
-    int head = 0, om = 0;
-    char *req = strdup(s);
-    if (req) nldm__http_check(req, strlen(req), &head, &om);
-    free(req);
     nld_metrics_opts_t o = {.max_series = 500, .expire = 60, .per_octave = 4, .keys = "host,x.id"};
     char err[128];
     nld_metrics_t *m = nld_metrics_new(&o, err, sizeof err);
@@ -40,6 +37,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *out;
         size_t len;
         if (nld_metrics_render(m, f, &out, &len)) continue;
+        nld_metrics_stream_t *st = nld_metrics_stream_open(m, f);
+        if (st) { /* streamed in pieces of 1 to 256 bytes: the same text */
+            char piece[256];
+            size_t at = 0, k = 0;
+            long r;
+            while ((r = nld_metrics_stream_read(st, piece, 1 + (size ? data[k++ % size] : 0))) >
+                   0) {
+                if (at + (size_t)r > len || memcmp(out + at, piece, (size_t)r)) abort();
+                at += (size_t)r;
+            }
+            if (r < 0 || at != len) abort();
+            nld_metrics_stream_close(st);
+        }
         char *z = realloc(out, len + 1); /* the exposition is bytes: a string to search */
         if (!z) abort();
         out = z;

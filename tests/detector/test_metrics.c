@@ -3,12 +3,19 @@
  * lines into counters that only grow (across intervals and a restarted source) and into
  * buckets whose cumulative counts are exact at every edge; label values escaped and field
  * names made label names; the series bound (refusals counted) and idle expiry; the report
- * hook's gauges; the engine's hooks end to end; and the HTTP server on hostile requests
- * (errors answered, the next client still served). The real Prometheus is in
- * test_metrics_prometheus.py. */
+ * hook's gauges; the engine's hooks end to end; the exposition streamed from a copy with
+ * the store's lock free meanwhile; the worst exposition and store within the limits (label
+ * text bounded in total, the documented sizes measured); and the HTTP server on hostile
+ * requests (errors answered, the next client still served), on slow clients and slow
+ * readers (each closed at its own deadline, capped per client, a scrape answered beside
+ * them). The real Prometheus is in test_metrics_prometheus.py. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,7 @@
 #include "nl_hist.h"
 #include "nl_test.h"
 #include "nld_metrics.h"
+#include "nld_metrics_int.h"
 
 static nld_metrics_t *store(size_t max_series, const char *keys)
 {
@@ -350,15 +358,41 @@ static void test_engine_hooks(void **state)
 
 /* ---- the endpoint -------------------------------------------------------------------------- */
 
-static int connect_to(const char *addr)
+/* A connection to addr from the loopback address src (127.0.0.x: another client). */
+static int connect_from(const char *src, const char *addr)
 {
     const char *c = strrchr(addr, ':');
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(c + 1))};
     inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     assert_true(fd >= 0);
+    struct sockaddr_in me = {.sin_family = AF_INET};
+    inet_pton(AF_INET, src, &me.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof me), 0);
     assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
     return fd;
+}
+
+static int connect_to(const char *addr) { return connect_from("127.0.0.1", addr); }
+
+/* An answer in chunked transfer coding (RFC 9112 7.1) made plain, in place: its head kept,
+ * its chunks' sizes taken out. */
+static void dechunk(char *ans)
+{
+    char *body = strstr(ans, "\r\n\r\n");
+    if (!body || !strstr(ans, "Transfer-Encoding: chunked")) return;
+    body += 4;
+    char *in = body, *out = body;
+    for (;;) {
+        char *end;
+        unsigned long n = strtoul(in, &end, 16);
+        if (end == in || strncmp(end, "\r\n", 2) || !n) break;
+        in = end + 2;
+        memmove(out, in, n);
+        out += n;
+        in += n + 2;
+    }
+    *out = 0;
 }
 
 /* Send req (len bytes), read the whole answer (the server closes) into a static buffer. */
@@ -373,7 +407,28 @@ static const char *ask(const char *addr, const char *req, size_t len)
     while (n < sizeof ans - 1 && (r = recv(fd, ans + n, sizeof ans - 1 - n, 0)) > 0) n += (size_t)r;
     ans[n] = 0;
     close(fd);
+    dechunk(ans);
     return ans;
+}
+
+/* The metrics' own sample `head` once it reaches `want` (counted when a connection
+ * closes, which the client may see first), or its value after ms. */
+static double counter_within(nld_metrics_t *m, const char *head, double want, int ms)
+{
+    double v = NAN;
+    for (int i = 0; i < ms / 10; i++) {
+        char *t = render(m, 0);
+        v = sample(t, head);
+        free(t);
+        if (v >= want) break;
+        usleep(10000);
+    }
+    return v;
+}
+
+static double counter_reaches(nld_metrics_t *m, const char *head, double want)
+{
+    return counter_within(m, head, want, 5000);
 }
 
 static void status_is(const char *addr, const char *req, const char *status)
@@ -414,12 +469,14 @@ static void test_http(void **state)
     status_is(addr, "GET /metricsx HTTP/1.1\r\n\r\n", "HTTP/1.1 404");
     status_is(addr, "GET /metrics HTTP/2.0\r\n\r\n", "HTTP/1.1 505");
     status_is(addr, "GET /metrics\r\n\r\n", "HTTP/1.1 400");
-    status_is(addr, "GET  /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 400");
+    /* libmicrohttpd parses the request line on runs of spaces (RFC 9112 3 allows it) */
+    status_is(addr, "GET  /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200");
     status_is(addr, "GET /metrics HTTP/1.1\r\nno colon here\r\n\r\n", "HTTP/1.1 400");
     status_is(addr, "GET /metrics HTTP/1.1\r\nBad Name: x\r\n\r\n", "HTTP/1.1 400");
     status_is(addr, "\x01\x02\x03 / HTTP/1.1\r\n\r\n", "HTTP/1.1 400");
+    /* a NUL ends the target for libmicrohttpd: /met, not found */
     a = ask(addr, "GET /met\0rics HTTP/1.1\r\n\r\n", sizeof "GET /met\0rics HTTP/1.1\r\n\r\n" - 1);
-    assert_memory_equal(a, "HTTP/1.1 400", 12);
+    assert_memory_equal(a, "HTTP/1.1 4", 10);
     /* a header that never ends */
     char *big = malloc(20000);
     assert_non_null(big);
@@ -437,11 +494,296 @@ static void test_http(void **state)
     ask(addr, "GET /metr", 9);
     ask(addr, "", 0);
     status_is(addr, "GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200");
-    char *t = render(m, 0);
-    assert_true(sample(t, "nlkit_metrics_scrapes_total") == 4);
-    assert_true(sample(t, "nlkit_metrics_http_errors_total") >= 11);
-    free(t);
+    assert_true(counter_reaches(m, "nlkit_metrics_scrapes_total", 5) == 5);
+    assert_true(counter_reaches(m, "nlkit_metrics_http_errors_total", 11) >= 11);
     nld_metrics_srv_stop(s);
+    nld_metrics_free(m);
+}
+
+
+/* ---- many clients at once ------------------------------------------------------------------ */
+
+static double ms_since(double t0) { return (t_now_s() - t0) * 1000; }
+
+/* Whether the server closed fd (EOF or reset) within ms, reading and dropping what comes;
+ * 0 if it is still open then. */
+static int closed_within(int fd, int ms)
+{
+    double t0 = t_now_s();
+    char buf[65536];
+    while (ms_since(t0) < ms) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0) continue;
+        ssize_t r = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            return 1;
+    }
+    return 0;
+}
+
+/* A scrape from src, which must be answered whole within ms: its status line and whether
+ * the body ended ("# EOF"). */
+static int scrape_within(const char *src, const char *addr, int ms)
+{
+    int fd = connect_from(src, addr);
+    struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const char *req = "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text\r\n\r\n";
+    assert_true(send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req));
+    double t0 = t_now_s();
+    char tail[16] = "", head[16] = "";
+    size_t got = 0;
+    char buf[65536];
+    ssize_t r;
+    while (ms_since(t0) < ms && (r = recv(fd, buf, sizeof buf, 0)) > 0) {
+        if (!got) memcpy(head, buf, r < 12 ? (size_t)r : 12);
+        got += (size_t)r;
+        if (r >= 15) memcpy(tail, buf + r - 15, 15);
+    }
+    close(fd);
+    int ok = !strncmp(head, "HTTP/1.1 200", 12) && strstr(tail, "EOF") != NULL;
+    if (!ok) print_message("scrape from %s: %zu bytes, head %s\n", src, got, head);
+    return ok && ms_since(t0) < ms;
+}
+
+/* The issue's slow clients: a client holding many connections, each dripping its request
+ * a byte at a time, delayed every scrape by 5 s each (one connection at a time). Now: the
+ * connections over the per-client cap are refused at once, a scrape from elsewhere is
+ * answered beside them, and each is closed at its own deadline (NLD_METRICS_REQ_MS from
+ * its connect), dripping or not. */
+static void test_http_slow_clients(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=1 dur.sum=1");
+    char err[256];
+    nld_metrics_srv_t *s = nld_metrics_serve(m, "127.0.0.1:0", err, sizeof err);
+    assert_non_null(s);
+    const char *addr = nld_metrics_srv_addr(s);
+    enum { N = NLD_METRICS_CONN_PER_CLIENT };
+    int slow[N];
+    double t0 = t_now_s();
+    for (int i = 0; i < N; i++) {
+        slow[i] = connect_from("127.0.0.2", addr);
+        assert_true(send(slow[i], "GET /metrics HTTP/1.1\r\nX: ", 26, MSG_NOSIGNAL) == 26);
+    }
+    /* one more from the same client: closed at once, unanswered */
+    int extra = connect_from("127.0.0.2", addr);
+    assert_true(closed_within(extra, 3000));
+    close(extra);
+    /* a scrape from another client, beside them: answered whole (old server: after 5 s
+     * for each slow connection ahead of it) */
+    assert_true(scrape_within("127.0.0.1", addr, 3000));
+    /* the slow ones: one drips a byte every 100 ms; all are closed at their deadline */
+    double closed[N];
+    int open = N;
+    for (int i = 0; i < N; i++) closed[i] = -1;
+    while (open && ms_since(t0) < 15000) {
+        send(slow[0], "a", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        for (int i = 0; i < N; i++)
+            if (closed[i] < 0 && closed_within(slow[i], 100 / N + 1)) {
+                closed[i] = ms_since(t0);
+                open--;
+            }
+    }
+    for (int i = 0; i < N; i++) {
+        if (closed[i] < NLD_METRICS_REQ_MS - 1000 || closed[i] > NLD_METRICS_REQ_MS + 4000)
+            print_message("slow connection %d closed after %.0f ms\n", i, closed[i]);
+        assert_true(closed[i] >= NLD_METRICS_REQ_MS - 1000);
+        assert_true(closed[i] <= NLD_METRICS_REQ_MS + 4000);
+        close(slow[i]);
+    }
+    assert_true(counter_reaches(m, "nlkit_metrics_http_refused_total", 1) == 1);
+    assert_true(counter_reaches(m, "nlkit_metrics_http_errors_total", N) == N);
+    assert_true(counter_reaches(m, "nlkit_metrics_scrapes_total", 1) == 1);
+    nld_metrics_srv_stop(s);
+    nld_metrics_free(m);
+}
+
+/* A summary of activity a on host h (a name of hlen bytes, made from i) with durations over
+ * 4 powers of two: its entry has 47 series. */
+static void feed_host(nld_metrics_t *m, const char *a, int i, size_t hlen)
+{
+    static char line[16384];
+    char host[4200];
+    int n = snprintf(host, sizeof host, "h%d.", i);
+    memset(host + n, 'x', hlen - (size_t)n);
+    host[hlen] = 0;
+    double d[4] = {0.01, 0.02, 0.04, 0.08};
+    summary_line(line, sizeof line, "2026-11-26T10:00:00.000000Z", a, host, "1", d, 4, 1);
+    feed(m, line);
+}
+
+/* Slow readers: a client that asks and never reads holds its answer (and a copy of the
+ * store) only until NLD_METRICS_SEND_MS; no more than NLD_METRICS_RENDER_PER_CLIENT of
+ * them from one client (503), and a scrape from another is answered beside them. */
+static void test_http_slow_readers(void **state)
+{
+    (void)state;
+    nld_metrics_opts_t o = {.max_series = 100000, .expire = 60, .per_octave = 4,
+                            .max_label_bytes = 64u << 20};
+    char err[256];
+    nld_metrics_t *m = nld_metrics_new(&o, err, sizeof err);
+    assert_non_null(m);
+    for (int i = 0; i < 500; i++) feed_host(m, "big", i, 1000); /* ~25 MB of exposition */
+    nld_metrics_srv_t *s = nld_metrics_serve(m, "127.0.0.1:0", err, sizeof err);
+    assert_non_null(s);
+    const char *addr = nld_metrics_srv_addr(s);
+    const char *req = "GET /metrics HTTP/1.1\r\n\r\n";
+    enum { N = NLD_METRICS_RENDER_PER_CLIENT };
+    int rd[N];
+    for (int i = 0; i < N; i++) {
+        rd[i] = connect_from("127.0.0.3", addr);
+        int small = 4096; /* so that the answer stays in the server's hands */
+        setsockopt(rd[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        assert_true(send(rd[i], req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req));
+    }
+    usleep(300000);
+    double t0 = t_now_s();
+    /* a third answer for the same client: 503 */
+    int fd = connect_from("127.0.0.3", addr);
+    assert_true(send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req));
+    char ans[64] = "";
+    struct timeval tv = {.tv_sec = 3};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    assert_true(recv(fd, ans, sizeof ans - 1, 0) > 12);
+    assert_memory_equal(ans, "HTTP/1.1 503", 12);
+    close(fd);
+    /* another client's scrape, beside them: whole */
+    assert_true(scrape_within("127.0.0.1", addr, 8000));
+    /* the slow readers' answers end at their deadline (counted): the client can ask again */
+    double e = counter_within(m, "nlkit_metrics_http_errors_total", N + 1,
+                              NLD_METRICS_SEND_MS + 4000);
+    if (e < N + 1) print_message("%.0f errors after %.0f ms\n", e, ms_since(t0));
+    assert_true(e >= N + 1); /* the 503, the slow readers */
+    assert_true(ms_since(t0) > NLD_METRICS_SEND_MS - 1500);
+    for (int i = 0; i < N; i++) close(rd[i]);
+    assert_true(scrape_within("127.0.0.3", addr, 8000));
+    nld_metrics_srv_stop(s);
+    nld_metrics_free(m);
+}
+
+/* ---- the worst exposition within the limits ------------------------------------------------ */
+
+static size_t heap_used(void) { return mallinfo2().uordblks; }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAP_MEASURED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HEAP_MEASURED 0
+#endif
+#endif
+#ifndef HEAP_MEASURED
+#define HEAP_MEASURED 1 /* mallinfo2 sees the sanitizers' allocations not at all */
+#endif
+
+/* The issue's scrape: 5,000 hosts with 4,000-byte names (within the 4,096 bytes of label
+ * text an entry may have) made 397 MB of text per scrape, 410 MB at its peak. Now the
+ * label text is bounded in total (refused beyond, counted): the exposition is at most
+ * max_label_bytes + NLD_METRICS_SERIES_BYTES a series (+ its fixed families), and a scrape
+ * takes a copy of the store and one piece at a time, never the whole text. */
+static void test_worst_exposition(void **state)
+{
+    (void)state;
+    size_t h0 = heap_used();
+    nld_metrics_t *m = store(100000, NULL);
+    for (int i = 0; i < 5000; i++) feed_host(m, "a", i, 4000);
+    size_t h1 = heap_used(), series = nld_metrics_series(m), lb = nld_metrics_label_bytes(m);
+    assert_true(lb <= NLD_METRICS_LABEL_BYTES);
+    assert_true(lb > NLD_METRICS_LABEL_BYTES - 47 * 4100); /* full: the next one was refused */
+    char *t = render(m, 1);
+    size_t len = strlen(t), bound = NLD_METRICS_LABEL_BYTES + series * NLD_METRICS_SERIES_BYTES + 16384;
+    double refused = sample(t, "nlkit_metrics_refused_total");
+    print_message("worst exposition: %zu series, %zu bytes of labels, %zu bytes (bound %zu), "
+                  "%.0f refused; store %zu bytes\n",
+                  series, lb, len, bound, refused, h1 - h0);
+    assert_true(len <= bound);
+    assert_true(refused > 4000);
+    assert_true(sample(t, "nlkit_metrics_label_bytes") == (double)lb);
+    assert_true(sample(t, "nlkit_metrics_label_bytes_limit") == NLD_METRICS_LABEL_BYTES);
+    free(t);
+    /* streamed: the copy plus a piece, not the text (the store's size again, at most) */
+    size_t before = heap_used(), peak = before, got = 0;
+    nld_metrics_stream_t *st = nld_metrics_stream_open(m, 1);
+    assert_non_null(st);
+    char buf[8192];
+    long r;
+    while ((r = nld_metrics_stream_read(st, buf, sizeof buf)) > 0) {
+        got += (size_t)r;
+        size_t h = heap_used();
+        if (h > peak) peak = h;
+    }
+    assert_true(r == 0);
+    nld_metrics_stream_close(st);
+    assert_int_equal(got, len);
+    print_message("a scrape's peak: %zu bytes beside the store's %zu\n", peak - before, h1 - h0);
+    if (HEAP_MEASURED) assert_true(peak - before <= (h1 - h0) + (256u << 10));
+    nld_metrics_free(m);
+}
+
+/* The store at its worst within the default limits: 100,000 one-series label sets (alerts)
+ * whose label text fills max_label_bytes. What nl-detect(1) and LIMITS.md say it takes. */
+static void test_worst_store(void **state)
+{
+    (void)state;
+    size_t h0 = heap_used();
+    nld_metrics_t *m = store(100000, NULL);
+    size_t klen = NLD_METRICS_LABEL_BYTES / 100000 - 40; /* alertname="nNNNNN",host="..." */
+    char host[256];
+    memset(host, 'y', klen);
+    host[klen] = 0;
+    for (int i = 0; i < 100000; i++) {
+        char line[512];
+        snprintf(line, sizeof line,
+                 "ts=2026-11-26T10:00:00.000000Z event=nl.alert.start level=Warn name=n%06d "
+                 "key.host=%s",
+                 i, host);
+        report(m, NLD_R_ALERT, NLD_R_START, NULL, line);
+    }
+    size_t h1 = heap_used();
+    assert_int_equal(nld_metrics_series(m), 100000);
+    size_t lb = nld_metrics_label_bytes(m), per = (h1 - h0 - lb) / 100000;
+    print_message("worst store: 100000 series, %zu bytes of labels, %zu bytes in all: %zu a "
+                  "series beside its labels\n",
+                  lb, h1 - h0, per);
+    if (HEAP_MEASURED) assert_true(h1 - h0 <= NLD_METRICS_LABEL_BYTES + 100000 * 320);
+    nld_metrics_free(m);
+}
+
+/* The engine is not held up by a scrape: the store's lock is held only while the stream
+ * copies it; while the text is rendered and sent it is free, and updates made meanwhile
+ * are in the next scrape, not this one. */
+static void test_render_unlocked(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    for (int i = 0; i < 200; i++) feed_host(m, "a", i, 100);
+    char *before = render(m, 0);
+    nld_metrics_stream_t *st = nld_metrics_stream_open(m, 0);
+    assert_non_null(st);
+    size_t len = strlen(before), got = 0;
+    char *txt = malloc(len + 1);
+    assert_non_null(txt);
+    long r;
+    int pieces = 0;
+    while ((r = nld_metrics_stream_read(st, txt + got, 1000)) > 0) {
+        got += (size_t)r;
+        pieces++;
+        assert_int_equal(pthread_mutex_trylock(&m->mu), 0); /* free between pieces */
+        pthread_mutex_unlock(&m->mu);
+        if (pieces == 3) /* the engine goes on: a new host, a new count */
+            feed(m, "ts=2026-11-26T10:00:01.000000Z event=a.summary level=Info host=new n=5");
+    }
+    assert_true(r == 0 && pieces > 100);
+    nld_metrics_stream_close(st);
+    txt[got] = 0;
+    assert_string_equal(txt, before); /* the copy, as it was */
+    char *after = render(m, 0);
+    assert_non_null(strstr(after, "host=\"new\""));
+    free(after);
+    free(txt);
+    free(before);
     nld_metrics_free(m);
 }
 
@@ -475,6 +817,17 @@ static void test_documented(void **state)
         n++;
     }
     assert_true(n >= 20);
+    /* OpenMetrics: a family's UNIT ends its name (Prometheus refuses the scrape otherwise) */
+    char *om = render(m, 1);
+    for (const char *p = strstr(om, "# UNIT "); p; p = strstr(p + 1, "# UNIT ")) {
+        char name[128], unit[64], suffix[80];
+        assert_int_equal(sscanf(p + 7, "%127s %63s", name, unit), 2);
+        snprintf(suffix, sizeof suffix, "_%s", unit);
+        size_t nl = strlen(name), sl = strlen(suffix);
+        if (nl < sl || strcmp(name + nl - sl, suffix)) print_message("UNIT of %s\n", name);
+        assert_true(nl >= sl && !strcmp(name + nl - sl, suffix));
+    }
+    free(om);
     static const char *const labels[] = {"\\fBactivity\\fR",  "\\fBstream\\fR", "\\fBalgo\\fR",
                                          "\\fBalertname\\fR", "\\fBreason\\fR", "\\fBle\\fR"};
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
@@ -494,7 +847,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_labels),        cmocka_unit_test(test_bound_and_expiry),
         cmocka_unit_test(test_bad_summaries), cmocka_unit_test(test_reports),
         cmocka_unit_test(test_engine_hooks),  cmocka_unit_test(test_http),
-        cmocka_unit_test(test_documented),
+        cmocka_unit_test(test_documented),    cmocka_unit_test(test_render_unlocked),
+        cmocka_unit_test(test_worst_exposition), cmocka_unit_test(test_worst_store),
+        cmocka_unit_test(test_http_slow_clients), cmocka_unit_test(test_http_slow_readers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
