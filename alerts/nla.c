@@ -14,6 +14,7 @@
 #include "nl_line.h"
 #include "nl_list.h"
 #include "nl_num.h"
+#include "nla_am.h"
 #include "nla_int.h"
 #include "nla_json.h"
 
@@ -379,44 +380,54 @@ static void group_flush(nla_t *a, nla_group_t *g)
         snprintf(idt, sizeof idt, "r%d/%s/%lld/%u", g->route + 1, g->key, (long long)g->first,
                  g->seq + 1);
         const char *status = firing ? "firing" : "resolved";
-        nl__putc(&b, '{');
-        nla__json_key(&b, "version", 1);
-        nl__putc(&b, '1');
-        nla__json_key(&b, "id", 0);
-        nla__json_str(&b, idt, strlen(idt));
-        nla__json_key(&b, "receiver", 0);
-        const char *rn = a->cfg->r[rt->recv].name;
-        nla__json_str(&b, rn, strlen(rn));
-        nla__json_key(&b, "route", 0);
-        char rnum[16];
-        nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%d", g->route + 1));
-        nla__json_key(&b, "status", 0);
-        nla__json_str(&b, status, strlen(status));
-        nla__json_key(&b, "group", 0);
-        nla__json_str(&b, g->key, strlen(g->key));
-        nla__json_key(&b, "seq", 0);
-        nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%u", g->seq + 1));
-        nla__json_key(&b, "count", 0);
-        nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%u", count));
-        nla__json_key(&b, "firing", 0);
-        nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%d", firing));
-        nla__json_key(&b, "alerts", 0);
-        nl__putc(&b, '[');
+        /* to an Alertmanager: its alerts only (it groups, and tells firing from resolved by
+         * endsAt); else nlkit's notification */
+        int am = nla__recv_is_am(a->recv[rt->recv]);
+        nl__putc(&b, am ? '[' : '{');
+        if (!am) {
+            nla__json_key(&b, "version", 1);
+            nl__putc(&b, '1');
+            nla__json_key(&b, "id", 0);
+            nla__json_str(&b, idt, strlen(idt));
+            nla__json_key(&b, "receiver", 0);
+            const char *rn = a->cfg->r[rt->recv].name;
+            nla__json_str(&b, rn, strlen(rn));
+            nla__json_key(&b, "route", 0);
+            char rnum[16];
+            nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%d", g->route + 1));
+            nla__json_key(&b, "status", 0);
+            nla__json_str(&b, status, strlen(status));
+            nla__json_key(&b, "group", 0);
+            nla__json_str(&b, g->key, strlen(g->key));
+            nla__json_key(&b, "seq", 0);
+            nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%u", g->seq + 1));
+            nla__json_key(&b, "count", 0);
+            nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%u", count));
+            nla__json_key(&b, "firing", 0);
+            nl__put(&b, rnum, (size_t)snprintf(rnum, sizeof rnum, "%d", firing));
+            nla__json_key(&b, "alerts", 0);
+            nl__putc(&b, '[');
+        }
         int first = 1;
         const char *first_key = "";
         for (nla_member_t *m = g->head; m; m = m->gnext) {
             int nw = is_news(rt, m);
             if (m->al->silenced || !(m->al->firing || nw)) continue;
+            if (first) first_key = m->al->key;
+            if (am) { /* every member listed, firing or ended: what Alertmanager should hold */
+                nla__am_alert(&b, &lb, m->al, rt->runbook, a->cfg->r[rt->recv].generator, first);
+                first = 0;
+                continue;
+            }
             /* "new": not in an earlier notification of the group; a resolve of a member
              * notified firing is news to send, but not a new member (nl-detect(1)) */
             json_member(&b, m->al, nw && !m->sent, first);
-            if (first) first_key = m->al->key;
             first = 0;
             if (!nw) continue;
             if (m->al->firing || !m->sent) nl__put(&lb, m->al->line, m->al->line_len);
             if (!m->al->firing && m->al->end_line) nl__put(&lb, m->al->end_line, m->al->end_len);
         }
-        nl__put(&b, "]}", 2);
+        nl__put(&b, "]}", am ? 1 : 2);
         n->id = strdup(idt);
         n->status = strdup(status);
         n->group = strdup(g->key);
@@ -481,6 +492,30 @@ static void flush_due(nla_t *a, int all, int idle)
     }
 }
 
+/* Alertmanager receivers learn the alerts the state file says were notified firing, and
+ * post them again at once: Alertmanager lets go of an alert that is not sent again within
+ * its resolve_timeout, as it may have while nl-detect was not running. */
+static void seed_am(nla_t *a)
+{
+    for (nla_group_t *g = a->g_head; g; g = g->next) {
+        const nla_route_t *rt = &a->cfg->rt[g->route];
+        if (!nla__recv_is_am(a->recv[rt->recv])) continue;
+        char st[2048], lt[2048];
+        nl_buf_t b, lb;
+        nl_buf_init(&b, st, sizeof st);
+        nl_buf_init(&lb, lt, sizeof lt);
+        int first = 1;
+        for (nla_member_t *m = g->head; m; m = m->gnext)
+            if (m->sent && m->al->firing && !m->al->silenced) {
+                nla__am_alert(&b, &lb, m->al, rt->runbook, a->cfg->r[rt->recv].generator, first);
+                first = 0;
+            }
+        if (!first && !lb.err) nla__recv_seed(a->recv[rt->recv], lb.p, lb.len);
+        nl_buf_free(&b);
+        nl_buf_free(&lb);
+    }
+}
+
 /* ---- the layer --------------------------------------------------------------------------- */
 
 static int curl_users; /* curl_global_init once for all layers in the process */
@@ -524,6 +559,7 @@ nla_t *nla_new(const nla_cfg_t *cfg, nl_log_t *out, FILE *diag, char *err, size_
         return NULL;
     }
     drop_empty_groups(a);
+    seed_am(a);
     a->last_check = nl__mono_s();
     return a;
 }

@@ -4,8 +4,10 @@
  * same way), and gets them to people, and only when it should:
  *
  *   - routes pick alerts by kind, name, key and level and name a receiver: an http:// or
- *     https:// webhook (a JSON body POSTed), exec:PROGRAM (the JSON on its stdin, the main
- *     facts in NL_ALERT_* variables), or any nlkit destination (the detector's own lines);
+ *     https:// webhook (a JSON body POSTed), an Alertmanager (alertmanager://HOST:PORT:
+ *     its API v2, firing alerts posted again every refresh), exec:PROGRAM (the JSON on its
+ *     stdin, the main facts in NL_ALERT_* variables), or any nlkit destination (the
+ *     detector's own lines);
  *   - alerts of one route with the same group key (group.by fields) that start within
  *     group.wait are one notification listing every member; later changes go out as an
  *     update of that group, at most every group.interval; a resolved notification follows;
@@ -22,9 +24,10 @@
  * Directives (in nl-detect's configuration file, beside stream/missing/when/set):
  *
  *   receiver NAME URL [timeout=10s] [retries=N|forever] [backoff=1s] [backoff.max=60s]
- *                     [queue=10000] [ca=PEMFILE]
+ *                     [queue=10000] [ca=PEMFILE] [refresh=1m] [generator=URL]
  *   route [kind=anomaly|missing|alert] [name=GLOB] [key=GLOB] [level=LEVEL] notify RECEIVER|URL
- *         [group.by=F1,F2] [group.wait=DUR] [group.interval=DUR] [resolve=0|1] [continue]
+ *         [group.by=F1,F2] [group.wait=DUR] [group.interval=DUR] [resolve=0|1] [runbook=URL]
+ *         [continue]
  *   silence KEYGLOB until TIME
  *   alerts [state=FILE] [silences=FILE] [drain=DUR]
  *
@@ -53,7 +56,8 @@ enum nla_phase { NLA_START = 1, NLA_END = 2 };
 
 typedef struct nla_recv_def {
     char *name;
-    char *url;          /* http://, https://, exec:PROGRAM, or an nlkit destination */
+    char *url;          /* http://, https://, alertmanager://, alertmanager+https://,
+                           exec:PROGRAM, or an nlkit destination */
     double timeout;     /* seconds per attempt (10; exec: the program's time limit) */
     double backoff;     /* seconds before the first retry, doubling (1) */
     double backoff_max; /* at most this between attempts (60) */
@@ -62,6 +66,8 @@ typedef struct nla_recv_def {
                            counted (10000) */
     char *ca;           /* https: the CA certificates to trust (PEM file), or NULL for the
                            system's */
+    double refresh;     /* Alertmanager: seconds between posts of the firing alerts again (60) */
+    char *generator;    /* Alertmanager: generatorURL ({name}, {kind} replaced), or NULL */
 } nla_recv_def_t;
 
 typedef struct nla_route {
@@ -75,6 +81,8 @@ typedef struct nla_route {
     double group_wait;     /* seconds of event time the first notification waits (0) */
     double group_interval; /* seconds between a group's notifications (group.wait) */
     int resolve;           /* also notify when the alerts end (1) */
+    char *runbook;         /* Alertmanager: the runbook_url annotation ({name}, {kind}
+                              replaced), or NULL */
     int cont;              /* continue: later routes may take the alert too */
 } nla_route_t;
 

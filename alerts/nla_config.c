@@ -9,6 +9,7 @@
 #include "nl_num.h"
 #include "nl_words.h"
 #include "nla.h"
+#include "nla_am.h"
 
 typedef struct pctx {
     nl__cfg_at_t at; /* where we are, for messages */
@@ -22,6 +23,7 @@ static void route_free(nla_route_t *r)
 {
     free(r->name_glob);
     free(r->key_glob);
+    free(r->runbook);
     for (int i = 0; i < r->ngroup; i++) free(r->group_by[i]);
 }
 
@@ -31,6 +33,7 @@ void nla_cfg_free(nla_cfg_t *c)
         free(c->r[i].name);
         free(c->r[i].url);
         free(c->r[i].ca);
+        free(c->r[i].generator);
     }
     for (int i = 0; i < c->nrt; i++) route_free(&c->rt[i]);
     for (int i = 0; i < c->ns; i++) free(c->s[i].glob);
@@ -61,7 +64,8 @@ static int receiver_add(nla_cfg_t *c, const char *name, const char *url)
                           .backoff = 1,
                           .backoff_max = 60,
                           .retries = NLA_RETRY_FOREVER,
-                          .queue = 10000};
+                          .queue = 10000,
+                          .refresh = 60};
     if (!(r->name = strdup(name)) || !(r->url = strdup(url))) {
         free(r->name);
         return NL_ENOMEM;
@@ -71,6 +75,17 @@ static int receiver_add(nla_cfg_t *c, const char *name, const char *url)
 
 static int url_like(const char *s) { return strchr(s, ':') || strchr(s, '/') || !strcmp(s, "-"); }
 
+/* An Alertmanager URL without a host is refused here, where it was written. */
+static int url_check(pctx_t *x, int col, const char *url)
+{
+    if (!nla__am_url(url)) return 0;
+    char err[300];
+    char *ep = nla__am_endpoint(url, err, sizeof err);
+    if (!ep) return nl__cfg_fail(&x->at, col, "%s", err);
+    free(ep);
+    return 0;
+}
+
 /* A receiver by name, or made for a URL (once per URL). */
 static int receiver_for(pctx_t *x, int col, const char *what)
 {
@@ -79,6 +94,7 @@ static int receiver_for(pctx_t *x, int col, const char *what)
     if (!url_like(what))
         return nl__cfg_fail(&x->at, col, "no receiver named '%s' (define it first, or give a URL)",
                             what);
+    if ((i = url_check(x, col, what))) return i;
     i = receiver_add(x->c, what, what);
     return i == NL_EINVAL ? nl__cfg_fail(&x->at, col, "more than %d receivers", NLA_DEFS_MAX) : i;
 }
@@ -105,7 +121,9 @@ static int do_receiver(pctx_t *x, nl__word_t *w, int n)
     if (receiver_find(x->c, w[0].s) >= 0)
         return nl__cfg_fail(&x->at, w[0].col, "receiver '%s' defined twice", w[0].s);
     if (strlen(w[1].s) > 2048) return nl__cfg_fail(&x->at, w[1].col, "URL too long");
-    int i = receiver_add(x->c, w[0].s, w[1].s);
+    int i = url_check(x, w[1].col, w[1].s);
+    if (i) return i;
+    i = receiver_add(x->c, w[0].s, w[1].s);
     if (i < 0)
         return i == NL_EINVAL
                    ? nl__cfg_fail(&x->at, w[0].col, "more than %d receivers", NLA_DEFS_MAX)
@@ -130,11 +148,21 @@ static int do_receiver(pctx_t *x, nl__word_t *w, int n)
             bad = u32_opt(v, &r->queue) || r->queue < 1;
         else if (!strcmp(o, "ca")) {
             char why[512]; /* TLS opens it: a FIFO there would hang the receiver for ever */
-            bad = !*v || strncmp(r->url, "https://", 8) || nl__cfg_set_str(&r->ca, v);
+            bad =
+                !*v ||
+                (strncmp(r->url, "https://", 8) && strncmp(r->url, "alertmanager+https://", 21)) ||
+                nl__cfg_set_str(&r->ca, v);
             if (!bad && nl__check_regular(v, why, sizeof why))
                 return nl__cfg_fail(&x->at, w[k].col, "ca=%s", why);
-        }
-        else
+        } else if (!strcmp(o, "refresh") || !strcmp(o, "generator")) {
+            if (!nla__am_url(r->url))
+                return nl__cfg_fail(&x->at, w[k].col,
+                                    "%s= is for Alertmanager receivers (alertmanager://)", o);
+            if (*o == 'r')
+                bad = !((r->refresh = dur_opt(v)) > 0);
+            else
+                bad = !*v || nl__cfg_set_str(&r->generator, v);
+        } else
             return nl__cfg_fail(&x->at, w[k].col, "unknown receiver option '%s'", o);
         if (bad) return nl__cfg_fail(&x->at, w[k].col, "bad value for %s: '%s'", o, v);
     }
@@ -198,6 +226,8 @@ static int do_route(pctx_t *x, nl__word_t *w, int n)
         } else if (!strcmp(o, "resolve")) {
             bad = strcmp(v, "0") && strcmp(v, "1");
             r->resolve = !strcmp(v, "1");
+        } else if (!strcmp(o, "runbook")) {
+            bad = !*v || nl__cfg_set_str(&r->runbook, v);
         } else {
             return nl__cfg_fail(&x->at, w[k].col, "unknown route option '%s'", o);
         }
@@ -205,6 +235,13 @@ static int do_route(pctx_t *x, nl__word_t *w, int n)
     }
     if (r->recv < 0)
         return nl__cfg_fail(&x->at, n ? w[n - 1].col : 1, "a route needs 'notify RECEIVER|URL'");
+    int am = nla__am_url(x->c->r[r->recv].url);
+    if (am && !r->resolve) /* else the alert would stay firing there until resolve_timeout */
+        return nl__cfg_fail(&x->at, 1,
+                            "resolve=0 does not go with an Alertmanager receiver: it must hear "
+                            "the end (its send_resolved decides who else does)");
+    if (!am && r->runbook)
+        return nl__cfg_fail(&x->at, 1, "runbook= is for routes to an Alertmanager receiver");
     if (r->group_interval < 0) r->group_interval = r->group_wait;
     return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nla_recv.c — a receiver's queue and delivery thread: webhooks through libcurl, exec:
- * programs through fork/execve, nlkit destinations through the library. */
+/* nla_recv.c — a receiver's queue and delivery thread: webhooks and Alertmanagers through
+ * libcurl, exec: programs through fork/execve, nlkit destinations through the library. */
 #include "nla_recv.h"
 
 #include <curl/curl.h>
@@ -20,10 +20,11 @@
 #include "nl_buf.h"
 #include "nl_clock.h"
 #include "nl_list.h"
+#include "nla_am.h"
 
 extern char **environ;
 
-enum { R_HTTP, R_EXEC, R_LOG };
+enum { R_HTTP, R_EXEC, R_LOG, R_AM };
 
 struct nla_recv {
     nla_recv_def_t def; /* the configuration's (strings borrowed) */
@@ -44,6 +45,9 @@ struct nla_recv {
     int changed;
     int failing; /* the last attempt failed (messages say so once per streak) */
     nla_recv_counts_t c;
+    char *post_url;    /* R_HTTP: the URL; R_AM: its /api/v2/alerts */
+    nla_am_set_t *am;  /* R_AM: the firing alerts, posted again every def.refresh */
+    double refresh_at; /* R_AM: when next (monotonic seconds) */
 };
 
 void nla__note_free(nla_note_t *n)
@@ -92,19 +96,34 @@ static long timeout_ms(double secs)
     return ms < 1 ? 1 : ms > (double)LONG_MAX ? LONG_MAX : (long)ms;
 }
 
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
+/* The start of an answer's body, to say why it was refused (Alertmanager says which alert
+ * and why in its 400's body). */
+typedef struct answer {
+    char text[160];
+    size_t len;
+} answer_t;
+
+static size_t keep_start(char *p, size_t size, size_t n, void *ctx)
 {
-    (void)p;
-    (void)ctx;
+    answer_t *a = ctx;
+    for (size_t i = 0; i < size * n && a->len < sizeof a->text - 1; i++) {
+        unsigned char c = (unsigned char)p[i];
+        a->text[a->len++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    a->text[a->len] = 0;
     return size * n;
 }
 
-static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, size_t errlen)
+/* POST a body: 0 delivered; -1 failed (retried); -2 refused for good (an Alertmanager's
+ * 4xx other than 408 and 429: the same body would be refused again). */
+static int deliver_http(nla_recv_t *r, CURL *h, const char *body, size_t len, const char *id,
+                        char *err, size_t errlen)
 {
     char ebuf[CURL_ERROR_SIZE] = "";
+    answer_t ans = {.len = 0};
     struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/json");
     char idh[600];
-    snprintf(idh, sizeof idh, "X-Nlkit-Notification: %s", n->id);
+    snprintf(idh, sizeof idh, "X-Nlkit-Notification: %s", id);
     struct curl_slist *hd2 = hd ? curl_slist_append(hd, idh) : NULL;
     if (!hd2) {
         curl_slist_free_all(hd);
@@ -113,17 +132,18 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
     }
     hd = hd2;
     curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_URL, r->def.url);
+    curl_easy_setopt(h, CURLOPT_URL, r->post_url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, n->json);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n->json_len);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms(r->def.timeout));
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_abort);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, r);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_start);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "nl-detect (nlkit)");
     if (r->def.ca) curl_easy_setopt(h, CURLOPT_CAINFO, r->def.ca);
@@ -136,8 +156,8 @@ static int deliver_http(nla_recv_t *r, CURL *h, const nla_note_t *n, char *err, 
         return -1;
     }
     if (code < 200 || code > 299) {
-        snprintf(err, errlen, "HTTP status %ld", code);
-        return -1;
+        snprintf(err, errlen, "HTTP status %ld%s%s", code, ans.len ? ": " : "", ans.text);
+        return r->type == R_AM && code >= 400 && code < 500 && code != 408 && code != 429 ? -2 : -1;
     }
     return 0;
 }
@@ -279,9 +299,23 @@ static int deliver_log(nla_recv_t *r, const nla_note_t *n, char *err, size_t err
     return 0;
 }
 
+/* A notification leaves the queue (delivered, given up or dropped): an Alertmanager
+ * receiver's firing set takes its alerts, so that the refresh posts what was last said of
+ * each. A set that was empty starts its refresh period now. Under the lock. */
+static void note_done(nla_recv_t *r, const nla_note_t *n)
+{
+    if (!r->am) return;
+    size_t was = nla__am_set_count(r->am);
+    if (nla__am_set_apply(r->am, n->lines, n->lines_len) && r->diag)
+        fprintf(r->diag, "nl-detect: receiver %s: out of memory keeping its firing alerts\n",
+                r->def.name);
+    if (!was && nla__am_set_count(r->am)) r->refresh_at = nl__mono_s() + r->def.refresh;
+}
+
 static void pop_head(nla_recv_t *r)
 {
     nla_note_t *n = r->head;
+    note_done(r, n);
     r->head = n->next;
     if (!r->head) r->tail = NULL;
     r->n--;
@@ -289,12 +323,57 @@ static void pop_head(nla_recv_t *r)
     if (!r->head) pthread_cond_broadcast(&r->idle);
 }
 
+/* Post an Alertmanager receiver's firing alerts again (the queue is empty: what the set
+ * holds is what was last sent). Called with the lock held; posts without it. A failure is
+ * counted and reported like a notification's, and tried again at the next refresh. */
+static void refresh(nla_recv_t *r, CURL *h)
+{
+    size_t len = 0;
+    char *body = nla__am_set_body(r->am, &len);
+    nla_note_t what = {
+        .id = "refresh", .status = "firing", .count = (uint32_t)nla__am_set_count(r->am)};
+    pthread_mutex_unlock(&r->mu);
+    char err[512] = "";
+    int rc = !body ? (snprintf(err, sizeof err, "out of memory"), -1)
+             : h   ? deliver_http(r, h, body, len, what.id, err, sizeof err)
+                   : (snprintf(err, sizeof err, "curl_easy_init failed"), -1);
+    free(body);
+    pthread_mutex_lock(&r->mu);
+    r->refresh_at = nl__mono_s() + r->def.refresh;
+    if (rc == 0) {
+        if (r->failing && r->diag)
+            fprintf(r->diag, "nl-detect: receiver %s: delivering again\n", r->def.name);
+        r->failing = 0;
+        r->c.refreshed++;
+        return;
+    }
+    if (r->abort) return;
+    r->c.failures++;
+    what.attempts = 1;
+    if (!r->failing && r->diag)
+        fprintf(r->diag,
+                "nl-detect: receiver %s (%s): %s; posting the firing alerts again in %g s\n",
+                r->def.name, r->def.url, err, r->def.refresh);
+    r->failing = 1;
+    note_line(r, "nl.notify.error", NL_LVL_WARN, &what, err, r->def.refresh);
+}
+
 static void *run(void *arg)
 {
     nla_recv_t *r = arg;
-    CURL *h = r->type == R_HTTP ? curl_easy_init() : NULL;
+    CURL *h = r->type == R_HTTP || r->type == R_AM ? curl_easy_init() : NULL;
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
+        if (!r->head && r->am && nla__am_set_count(r->am)) { /* firing alerts to keep */
+            double left = r->refresh_at - nl__mono_s();
+            if (left <= 0) {
+                refresh(r, h);
+            } else {
+                struct timespec dl = nl__deadline_s(CLOCK_REALTIME, left);
+                pthread_cond_timedwait(&r->cv, &r->mu, &dl);
+            }
+            continue;
+        }
         if (!r->head) {
             pthread_cond_wait(&r->cv, &r->mu);
             continue;
@@ -302,8 +381,9 @@ static void *run(void *arg)
         nla_note_t *n = r->busy = r->head;
         pthread_mutex_unlock(&r->mu);
         char err[512] = "";
-        int rc = r->type == R_HTTP   ? (h ? deliver_http(r, h, n, err, sizeof err)
-                                          : (snprintf(err, sizeof err, "curl_easy_init failed"), -1))
+        int rc = r->type == R_HTTP || r->type == R_AM
+                     ? (h ? deliver_http(r, h, n->json, n->json_len, n->id, err, sizeof err)
+                          : (snprintf(err, sizeof err, "curl_easy_init failed"), -1))
                  : r->type == R_EXEC ? deliver_exec(r, n, err, sizeof err)
                                      : deliver_log(r, n, err, sizeof err);
         pthread_mutex_lock(&r->mu);
@@ -320,7 +400,8 @@ static void *run(void *arg)
         }
         r->c.failures++;
         n->attempts++;
-        int give_up = r->def.retries != NLA_RETRY_FOREVER && n->attempts > r->def.retries;
+        int give_up =
+            rc == -2 || (r->def.retries != NLA_RETRY_FOREVER && n->attempts > r->def.retries);
         double wait = r->def.backoff * pow(2, n->attempts > 30 ? 30 : n->attempts - 1);
         if (wait > r->def.backoff_max) wait = r->def.backoff_max;
         if (!r->failing && r->diag)
@@ -356,6 +437,21 @@ nla_recv_t *nla__recv_new(const nla_recv_def_t *def, nl_log_t *out, FILE *diag, 
     r->diag = diag;
     if (!strncmp(def->url, "http://", 7) || !strncmp(def->url, "https://", 8)) {
         r->type = R_HTTP;
+        if (!(r->post_url = strdup(def->url))) {
+            snprintf(err, errlen, "out of memory");
+            free(r);
+            return NULL;
+        }
+    } else if (nla__am_url(def->url)) {
+        r->type = R_AM;
+        char e[300];
+        if (!(r->post_url = nla__am_endpoint(def->url, e, sizeof e)) ||
+            !(r->am = nla__am_set_new())) {
+            snprintf(err, errlen, "receiver %s: %s", def->name, r->post_url ? "out of memory" : e);
+            free(r->post_url);
+            free(r);
+            return NULL;
+        }
     } else if (!strncmp(def->url, "exec:", 5)) {
         r->type = R_EXEC;
         if (!def->url[5]) {
@@ -408,6 +504,9 @@ void nla__recv_push(nla_recv_t *r, nla_note_t *n)
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     if (dropped) {
+        pthread_mutex_lock(&r->mu);
+        note_done(r, dropped); /* its resolves still end the refresh of those alerts */
+        pthread_mutex_unlock(&r->mu);
         note_line(r, "nl.notify.dropped", NL_LVL_ERROR, dropped, "queue full", -1);
         nla__note_free(dropped);
     }
@@ -467,6 +566,20 @@ void nla__recv_counts(nla_recv_t *r, nla_recv_counts_t *c)
 
 const char *nla__recv_name(const nla_recv_t *r) { return r->def.name; }
 
+int nla__recv_is_am(const nla_recv_t *r) { return r->type == R_AM; }
+
+void nla__recv_seed(nla_recv_t *r, const char *entries, size_t len)
+{
+    if (!r->am) return;
+    pthread_mutex_lock(&r->mu);
+    if (nla__am_set_apply(r->am, entries, len) && r->diag)
+        fprintf(r->diag, "nl-detect: receiver %s: out of memory keeping its firing alerts\n",
+                r->def.name);
+    r->refresh_at = 0; /* now: Alertmanager may have let them go while nl-detect was down */
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 void nla__recv_free(nla_recv_t *r)
 {
     if (!r) return;
@@ -477,6 +590,8 @@ void nla__recv_free(nla_recv_t *r)
         q = nx;
     }
     if (r->log) nl_close(r->log);
+    nla__am_set_free(r->am);
+    free(r->post_url);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
     pthread_cond_destroy(&r->idle);

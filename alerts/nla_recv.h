@@ -19,10 +19,10 @@ typedef struct nla_note {
     char *group;    /* group key text */
     char *first;    /* the first member's key */
     uint32_t count; /* members listed */
-    char *json;     /* webhook and exec body */
+    char *json;     /* webhook and exec body; an Alertmanager's: its alerts, a JSON array */
     size_t json_len;
     char *lines; /* for an nlkit destination: the detector's lines of the members that
-                    changed */
+                    changed; for an Alertmanager: its alerts' entries (nla_am.h) */
     size_t lines_len;
     uint32_t attempts; /* failed attempts so far */
 } nla_note_t;
@@ -34,7 +34,8 @@ typedef struct nla_recv nla_recv_t;
 /* Counters a receiver keeps (read under its lock). */
 typedef struct nla_recv_counts {
     uint64_t delivered, failures, given_up, dropped;
-    uint64_t queued; /* waiting now (the one being tried included) */
+    uint64_t refreshed; /* Alertmanager: posts of the firing alerts again that it took */
+    uint64_t queued;    /* waiting now (the one being tried included) */
 } nla_recv_counts_t;
 
 /* Start a receiver's thread (an nlkit destination is opened here). `out` gets
@@ -56,6 +57,12 @@ void nla__recv_each(nla_recv_t *r, void (*fn)(void *ctx, const nla_note_t *n), v
 int nla__recv_changed(nla_recv_t *r);
 void nla__recv_counts(nla_recv_t *r, nla_recv_counts_t *c);
 const char *nla__recv_name(const nla_recv_t *r);
+/* Whether it is an Alertmanager receiver (nla_am.h): notifications made for it carry
+ * Alertmanager's alerts. */
+int nla__recv_is_am(const nla_recv_t *r);
+/* An Alertmanager receiver's firing alerts at start (from the state file: entries as
+ * nla__am_alert writes them), posted again at once, then every refresh. */
+void nla__recv_seed(nla_recv_t *r, const char *entries, size_t len);
 /* Free a stopped receiver. */
 void nla__recv_free(nla_recv_t *r);
 

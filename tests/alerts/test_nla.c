@@ -10,6 +10,7 @@
 #include "nl_buf.h"
 #include "nl_test.h"
 #include "nla.h"
+#include "nla_am.h"
 #include "nla_json.h"
 
 static void test_config(void **state)
@@ -73,6 +74,13 @@ static void test_config(void **state)
         {"alerts drain=-1\n", "e:1:8: bad value for drain"},
         {"route notify - group.by=a,b,c,d,e,f,g,h,i\n", "e:1:16: at most 8 group.by"},
         {"route notify - level=loud\n", "e:1:16: bad value for level"},
+        {"receiver am alertmanager:///p\n", "e:1:13: 'alertmanager:///p': no host"},
+        {"route notify alertmanager+https://\n", "e:1:14: 'alertmanager+https://': no host"},
+        {"receiver w http://x/ refresh=1s\n", "e:1:22: refresh= is for Alertmanager receivers"},
+        {"receiver am alertmanager://h:1 refresh=0\n", "e:1:32: bad value for refresh"},
+        {"receiver am alertmanager://h:1 ca=x.pem\n", "e:1:32: bad value for ca"},
+        {"route notify alertmanager://h:1 resolve=0\n", "e:1:1: resolve=0 does not go with an"},
+        {"route notify http://x/ runbook=http://w/\n", "e:1:1: runbook= is for routes to an"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         nla_cfg_init(&c);
@@ -321,13 +329,98 @@ static void test_silences_file(void **state)
     t_rmtree(dir);
 }
 
+/* Alertmanager's URL forms, its alerts' JSON (labels, annotations, times) and a receiver's
+ * firing set: what is posted again, and what a resolve takes out. */
+static void test_alertmanager(void **state)
+{
+    (void)state;
+    char err[256];
+    nla_cfg_t c;
+    nla_cfg_init(&c);
+    assert_int_equal(nla_cfg_parse(&c,
+                                   "receiver am alertmanager+https://am.example.org:9093/am/ "
+                                   "refresh=30s generator=http://r/{kind}/{name} ca=/etc/ca.pem\n"
+                                   "route name=dip notify am runbook=http://w/{name}\n"
+                                   "route notify alertmanager://127.0.0.1:9093\n",
+                                   "t", err, sizeof err),
+                     0);
+    assert_int_equal(c.nr, 2);
+    assert_true(c.r[0].refresh == 30 && c.r[1].refresh == 60);
+    assert_string_equal(c.r[0].generator, "http://r/{kind}/{name}");
+    assert_string_equal(c.rt[0].runbook, "http://w/{name}");
+    assert_null(c.rt[1].runbook);
+    char *ep = nla__am_endpoint(c.r[0].url, err, sizeof err);
+    assert_string_equal(ep, "https://am.example.org:9093/am/api/v2/alerts");
+    free(ep);
+    ep = nla__am_endpoint(c.r[1].url, err, sizeof err);
+    assert_string_equal(ep, "http://127.0.0.1:9093/api/v2/alerts");
+    free(ep);
+    assert_false(nla__am_url("http://127.0.0.1:9093/"));
+    nla_cfg_free(&c);
+
+    /* a missing end: its guid and *.id fields are labels (a field named like one of ours
+     * gets key_, a name Alertmanager would refuse is made one it takes) */
+    static char line[] = "ts=2026-11-22T12:00:05Z event=nl.missing level=Error guid=g1 "
+                         "activity=xfer req.id=7 key.alertname=x key.9x=\"a\\\"b\" "
+                         "start.ts=2026-11-22T12:00:00Z timeout=5\n";
+    nla_alert_t al = {.kind = NLA_MISSING,
+                      .level = NL_LVL_ERROR,
+                      .name = "xfer",
+                      .key = "xfer guid=g1 req.id=7",
+                      .line = line,
+                      .line_len = strlen(line),
+                      .firing = 1};
+    assert_int_equal(nl_ts_parse("2026-11-22T12:00:05Z", 20, &al.start), 0);
+    char bs[256], es[256];
+    nl_buf_t b, e;
+    nl_buf_init(&b, bs, sizeof bs);
+    nl_buf_init(&e, es, sizeof es);
+    nla__am_alert(&b, &e, &al, "http://w/{name}", "http://r/{kind}/{name}", 1);
+    nl__putc(&b, 0);
+    const char *want =
+        "{\"labels\":{\"alertname\":\"xfer\",\"kind\":\"missing\",\"severity\":\"error\","
+        "\"activity\":\"xfer\",\"guid\":\"g1\",\"req_id\":\"7\",\"key_alertname\":\"x\","
+        "\"_9x\":\"a\\\"b\"},\"annotations\":{\"summary\":\"xfer guid=g1 req.id=7: started at "
+        "2026-11-22T12:00:00Z, no end within 5 s\",\"description\":\"ts=2026-11-22T12:00:05Z";
+    if (strncmp(b.p, want, strlen(want))) fail_msg("got %s", b.p);
+    assert_non_null(strstr(b.p, "\"runbook_url\":\"http://w/xfer\"},"
+                                "\"startsAt\":\"2026-11-22T12:00:05.000000Z\","
+                                "\"generatorURL\":\"http://r/missing/xfer\"}"));
+    assert_null(strstr(b.p, "endsAt")); /* firing: Alertmanager's resolve_timeout runs */
+
+    /* the firing set: in, again (replaced, not twice), then out by the resolve */
+    nla_am_set_t *set = nla__am_set_new();
+    assert_int_equal(nla__am_set_apply(set, e.p, e.len), 0);
+    assert_int_equal(nla__am_set_apply(set, e.p, e.len), 0);
+    assert_int_equal(nla__am_set_count(set), 1);
+    size_t len;
+    char *body = nla__am_set_body(set, &len);
+    assert_true(len == b.len - 1 + 2 && body[0] == '[' && !memcmp(body + 1, b.p, b.len - 1));
+    free(body);
+    al.firing = 0;
+    al.end = al.start + 30000000;
+    b.len = e.len = 0;
+    nla__am_alert(&b, &e, &al, NULL, NULL, 1);
+    nl__putc(&b, 0);
+    assert_non_null(strstr(b.p, "\"endsAt\":\"2026-11-22T12:00:35.000000Z\"}"));
+    assert_null(strstr(b.p, "runbook_url"));
+    assert_int_equal(nla__am_set_apply(set, e.p, e.len), 0);
+    assert_int_equal(nla__am_set_count(set), 0);
+    body = nla__am_set_body(set, &len);
+    assert_string_equal(body, "[]");
+    free(body);
+    assert_int_equal(nla__am_set_apply(set, "x 1 {}\n", 7), -1); /* unreadable: said */
+    nla__am_set_free(set);
+    nl_buf_free(&b);
+    nl_buf_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config),
-        cmocka_unit_test(test_json_strings),
-        cmocka_unit_test(test_groups_and_state),
-        cmocka_unit_test(test_silences_file),
+        cmocka_unit_test(test_config),           cmocka_unit_test(test_json_strings),
+        cmocka_unit_test(test_groups_and_state), cmocka_unit_test(test_silences_file),
+        cmocka_unit_test(test_alertmanager),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
