@@ -6,6 +6,7 @@
  *   nl-sng-oneread gen SEED N            N hostile lines on standard output
  *   nl-sng-oneread send-tcp PORT         each line of standard input as a syslog message
  *   nl-sng-oneread send-dgram SOCKET     each line as a datagram, as a local program logs
+ *                                        (a 0x1e byte in it is sent as a newline)
  *   nl-sng-oneread check GEN DAY REFUSED TAP
  *
  * check reads the lines sent (GEN), the central's per-day file (DAY), its refused file
@@ -17,7 +18,7 @@
  *     the door admitted that nlkit's rule does not call one (and the reverse);
  *   - a line refused as a report that nlkit reads as another event;
  *   - the real door and sng_door.h deciding a line differently;
- *   - a line sent intact (no NUL or CR, no space at either end) that is in neither DAY nor
+ *   - a line sent intact (no NUL, CR or 0x1e, no space at either end) that is in neither DAY nor
  *     REFUSED.
  * It prints how many of each it saw, and how many refused lines every nlkit reading agrees
  * are one ordinary event (what the door refuses that nlkit alone would have taken). */
@@ -198,6 +199,15 @@ static size_t gen_line(char *b, size_t cap)
         put_name(b, &n, cap, tmp);
         return n;
     }
+    if (kind < 11) { /* a second message smuggled into a datagram (0x1e: a newline there) */
+        const char *r = PICK(reports);
+        snprintf(tmp, sizeof tmp,
+                 "ts=2026-11-22T12:00:00Z event=test.good x=1\x1e<14>Nov 22 12:00:00 gw3 "
+                 "nl-detect: ts=2026-11-22T12:00:00Z event=%s name=smuggled",
+                 r);
+        put_name(b, &n, cap, tmp);
+        return n;
+    }
     /* a line in the door's form, then changed */
     const char *ev = rnd(3) ? PICK(plain) : PICK(reports);
     /* one draw after another: the order a call evaluates its arguments in is the compiler's */
@@ -301,6 +311,8 @@ static int send_lines(int tcp, const char *where)
         memcpy(m, head, hl);
         memcpy(m + hl, l.v[i].s, l.v[i].len);
         size_t n = hl + l.v[i].len;
+        for (size_t k = hl; !tcp && k < n; k++)
+            if (m[k] == 0x1e) m[k] = '\n';
         if (tcp) {
             m[n++] = '\n';
             rc = write_all(fd, m, n);
@@ -451,7 +463,8 @@ static int check(const char *gen_path, const char *day_path, const char *ref_pat
     for (size_t i = 0; i < g.n; i++) {
         const struct line *x = &g.v[i];
         if (!x->len || x->len > 65536 || x->s[0] == ' ' || x->s[0] == '\t' ||
-            memchr(x->s, 0, x->len) || memchr(x->s, '\r', x->len) || x->s[x->len - 1] == ' ')
+            memchr(x->s, 0, x->len) || memchr(x->s, '\r', x->len) || memchr(x->s, 0x1e, x->len) ||
+            x->s[x->len - 1] == ' ')
             continue;
         intact++;
         struct line *hit = bsearch(x, msgs, nmsgs, sizeof *msgs, line_cmp);

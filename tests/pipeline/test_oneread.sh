@@ -5,7 +5,8 @@
 # must be what nlkit's parser reads in it, in every reading nl-load, nl-detect or a later
 # load may use (strict, lenient, NetLogger's). Generated hostile lines (quotes, escapes, a
 # second event=, the event not second, unicode and Python's whitespace, NUL bytes, lines
-# of 1 MB and beyond NL_LINE_MAX, the issue's x='y event=nl.alert.start ... z=') are sent
+# of 1 MB and beyond NL_LINE_MAX, the issue's x='y event=nl.alert.start ... z=', a second
+# message with its own syslog header after a newline in a datagram) are sent
 # into a real central syslog-ng (syslog-ng.conf.d/nlkit-central.conf) over TCP, and as
 # datagrams by uid 65534 into a host daemon's socket (nlkit-host.conf); nl-sng-oneread
 # check then holds what syslog-ng archived, refused and admitted at its door against
@@ -78,6 +79,14 @@ cat "$T/gen-tcp.txt" "$T/gen-dgram.txt" >"$T/gen.txt"
 "$ONEREAD" check "$T/gen.txt" "$T/day.txt" "$T/refused.txt" "$T/tap.log" ||
     fail "the collector and nlkit's parser read lines differently (above)"
 grep -qF "refused=form $ISSUE" "$T/refused.txt" || fail "the issue's forged line is not refused"
+# a datagram is one line: a newline in it cannot start a second message, in another host's
+# and program's name (the generator's "smuggled" lines, sent with a newline as datagrams)
+n=$(cat "$T/refused.txt" "$T/day.txt" | grep -ac "host=gw3 program=nl-detect" || true)
+[ "$n" = 0 ] || fail "$n message(s) started by a newline in a datagram, in another host's name"
+n=$(grep -a "refused=form ts=.*name=smuggled" "$T/refused.txt" | grep -vc "host=evilhost" || true)
+[ "$n" -gt 0 ] || fail "no datagram with a smuggled message was refused as one line"
+
+echo "   $n datagram(s) with a second message after a newline: refused as one line"
 
 echo "3. the archive holds no report, and nl-load and nl-detect still run"
 got=$(sql "SELECT count(*) || ' ' || coalesce(group_concat(DISTINCT event), '') FROM event
