@@ -17,7 +17,8 @@
  * Reports are made as nl-detect makes them (bench-realdata's fast path, which that benchmark
  * checks against the engine): the bank's scores, then the episode rule of the words'
  * threshold=, rate= or alarms= (nld_budget_threshold at the series' spacing), holdoff=,
- * fatigue=, escalate= and confirm=. The fast path knows episode.min=1 and one score per
+ * fatigue=, escalate= and confirm=. The fast path knows runs of one flag (episode.min=1, or
+ * episode.for= up to a minute, the fastest spacing here) and one score per
  * value (one algorithm, or combine=any or default), so other words are refused.
  *
  * Beside them, the anchor of bench-realdata, the windowed Gaussian, at the threshold that
@@ -121,8 +122,10 @@ static int qt_cfg_read(qt_cfg_t *c, const char *words)
     const nld_sdef_t *d = &cfg.s[0];
     const char *why = NULL;
     unsigned algos = d->p.algos;
-    if (d->episode_min != 1 || d->p.admit)
-        why = "measures episode.min=1 only (add it; admit= stays 0)";
+    /* one flag opens an episode at every spacing measured here (1 minute and slower) */
+    if (!(d->episode_min == 1 || (d->episode_for_s > 0 && d->episode_for_s <= 60)) || d->p.admit)
+        why = "measures runs of one flag only: episode.min=1, or episode.for= up to 60s "
+              "(admit= stays 0)";
     else if ((algos & (algos - 1)) &&
              !(d->comb.on && (!strcmp(d->comb.name, "any") || !strcmp(d->comb.name, "default"))))
         why = "measures one score a value: one algorithm, or several with combine=any";

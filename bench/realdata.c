@@ -361,7 +361,8 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     replay_all(DEFAULT_WORDS, cols, 2, both, tmp);
     printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%gs season=%gs "
            "floor=%g calib=%u calib.shrink=%g calib.record=%g jump=%g recur=%ud rate=%g "
-           "(threshold %.4f) holdoff=%gs fatigue=%gs escalate=%g confirm=%g episode.min=1), "
+           "(threshold %.4f) holdoff=%gs fatigue=%gs escalate=%g confirm=%g episode.min=10 "
+           "episode.for=10s clear=30s: one flag a run at these spacings), "
            "as nl-detect reports it, beside the anchor and the default before 2026-11-26 (`%s`) "
            "in the same run:\n\n",
            DEFAULT_WORDS, default_algos(), NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN_S,

@@ -38,7 +38,8 @@ static void take(rd_cols_t *c, nl_rec_t *rec, const char *line, size_t len, size
             double *col = rd_col(c, name), x;
             if (col && !nl_field_double(f, &x)) col[row] = x;
         }
-    } else if (nl_field_is(ev, "nl.anomaly.start")) {
+    } else if (nl_field_is(ev, "nl.anomaly.start") || nl_field_is(ev, "nl.anomaly.escalate")) {
+        /* both page: a start, and an open episode raised by a much rarer value */
         const nl_field_t *a = nl_rec_get(rec, "algo");
         if (!a) return;
         char name[40];
@@ -65,7 +66,7 @@ int rd_replay(const rd_series_t *s, const char *words, const char *const *want, 
     out->rows = s->n;
     char text[2048], path[4096];
     snprintf(text, sizeof text,
-             "stream m event=rd.sample value=value %s\nset scores=1 expire=3650d\n", words);
+             "stream m event=rd.sample value=value %s\nset scores=1\n", words);
     snprintf(path, sizeof path, "%s/replay-%ld.log", tmpdir, (long)getpid());
     nld_cfg_t cfg;
     nld_cfg_init(&cfg);

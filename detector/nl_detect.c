@@ -111,7 +111,7 @@ static void print_stats(const nld_counts_t *c)
         "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
         "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
         "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu fatigued=%llu "
-        "escalated=%llu unconfirmed=%llu\n",
+        "escalated=%llu unconfirmed=%llu held=%llu learning=%llu\n",
         (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
         (unsigned long long)c->values, (unsigned long long)c->novalue,
         (unsigned long long)c->nonfinite, (unsigned long long)c->clock_outliers,
@@ -124,7 +124,8 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->cleared, (unsigned long long)c->out_errors,
         (unsigned long long)c->oom, (unsigned long long)c->seeded,
         (unsigned long long)c->seed_errors, (unsigned long long)c->fatigued,
-        (unsigned long long)c->escalated, (unsigned long long)c->unconfirmed);
+        (unsigned long long)c->escalated, (unsigned long long)c->unconfirmed,
+        (unsigned long long)c->held, (unsigned long long)c->learning);
 }
 
 /* Who hears of the detector's starts and ends: the alert layer, the metrics, or both. */
@@ -411,7 +412,7 @@ int main(int argc, char **argv)
             snprintf(err, sizeof err, "--metrics: %s %s: %s", i < cfg.ns ? "stream" : "when",
                      i < cfg.ns ? cfg.s[i].name : cfg.w[i - cfg.ns].name, why);
     }
-    mo.expire = cfg.expire;
+    mo.expire = cfg.expire > 0 ? cfg.expire : 86400; /* idle series leave /metrics after a day */
     nld_metrics_t *metrics = NULL;
     nld_metrics_srv_t *srv = NULL;
     reports_t rs = {.alerts = alerts};

@@ -53,7 +53,10 @@ typedef struct nld_counts {
     uint64_t restored;       /* open episodes and alerts of a previous run taken up again */
     uint64_t fatigued;       /* flags that would have started an episode but did not clear
                                 the bar the stream's recent reports raised (fatigue=) */
-    uint64_t escalated;      /* episodes ended by a much rarer flag, which started another */
+    uint64_t escalated;      /* episodes raised by a much rarer flag (nl.anomaly.escalate), or
+                                paged through a hold-off by one */
+    uint64_t held;           /* episodes within the hold-off of one before: not paged */
+    uint64_t learning;       /* streams still learning now (too few values to judge) */
     uint64_t unconfirmed;    /* lone flags on a stream that spikes, which the next value did
                                 not confirm (confirm=) */
     uint64_t tracked;        /* streams and subscription keys held now */

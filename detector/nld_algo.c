@@ -422,8 +422,7 @@ double nld_budget_threshold(const nld_params_t *p, double spacing_s)
  * has had one gap, and for a value without event time, rate= or threshold= alone. */
 static void budget_threshold(nld_bank_t *b)
 {
-    if (!(b->p.alarms_per_s > 0)) return; /* rate= and threshold= are set at init */
-    double spacing = 0;
+    /* the spacing is kept on every stream: episodes read it too (nld_bank_spacing) */
     if (b->now != INT64_MIN) {
         if (b->t_prev != INT64_MIN && b->now > b->t_prev) {
             double gap = (double)(b->now - b->t_prev) / 1e6;
@@ -431,9 +430,14 @@ static void budget_threshold(nld_bank_t *b)
             b->gaps++;
         }
         b->t_prev = b->now;
-        if (b->gaps) spacing = exp(b->log_gaps / (double)b->gaps);
     }
-    b->thr = nld_budget_threshold(&b->p, spacing);
+    if (!(b->p.alarms_per_s > 0)) return; /* rate= and threshold= are set at init */
+    b->thr = nld_budget_threshold(&b->p, b->now != INT64_MIN ? nld_bank_spacing(b) : 0);
+}
+
+double nld_bank_spacing(const nld_bank_t *b)
+{
+    return b->gaps ? exp(b->log_gaps / (double)b->gaps) : 0;
 }
 
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
@@ -455,9 +459,9 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
     budget_threshold(b);
     /* with a seasonal baseline the algorithms judge the value less its slot's offset */
     double x_obs = x, off = nld_season_offset(&b->season, ts_usec);
-    double jw = b->p.jump > 0 ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump,
-                                               b->p.jump_halflife_s)
-                              : 1;
+    int jumps = b->p.jump > 0 && !(b->p.jump_spacing_s > 0 && b->gaps &&
+                                   nld_bank_spacing(b) < b->p.jump_spacing_s);
+    double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
     if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
     /* young=: a stream's first values are judged against little history (a cdf of a few
      * dozen values, a calibration barely begun), and their rarest look rarer than they

@@ -89,6 +89,9 @@ typedef struct nld_params {
                               least this share of the stream's largest recent jump, else
                               in proportion (nld_jump.h; 0: off) */
     double jump_halflife_s; /* ... the largest jump halves in this much event time (7 d) */
+    double jump_spacing_s;  /* ... on streams whose values come at least this far apart (0:
+                               all); faster ones are judged by runs that last (episode.for),
+                               whose later values a jump's discount would hide */
     uint32_t recur_days;   /* > 0: a value within the stream's range at the same time of day
                               on each of this many days before keeps only part of its
                               surprise (nld_recur.h; 0: off) */
@@ -174,6 +177,10 @@ double nld_rate_threshold(double rate);
  * the spacing, a rate held at 0.5); with alarms= alone and no spacing, 1 (nothing but an
  * infinite surprise reaches it). */
 double nld_budget_threshold(const nld_params_t *p, double spacing_s);
+/* The stream's typical spacing of values in seconds: the geometric mean of the gaps between
+ * values with event time (each held to 1 us .. 30 days, a gap backwards left out), so one
+ * wrong timestamp or one long silence moves it little; 0 until there has been a gap. */
+double nld_bank_spacing(const nld_bank_t *b);
 
 /* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
  * the EWMA value (with season=, of the values less their offsets, given back as observed:

@@ -15,7 +15,9 @@
  *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
  *              calib.shrink=10, calib.record=6, jump=0.5, recur=3d, young=300,
  *              rate=NLD_DEFAULT_RATE,
- *              holdoff=3h, fatigue=3d, escalate=3, confirm=2, episode.min=1 —
+ *              holdoff=3h, fatigue=3d, escalate=3, confirm=2, episode.min=10,
+ *              episode.for=10s, clear=30s, admit=0 (jump= only where values come 10 s
+ *              or more apart) —
  *              each unless given (a threshold= or alarms= replaces the rate). The episode
  *              rule is the best of the cross choice that keeps bench-eval free of false
  *              episodes (escalate=2 ranked higher but opened 5); the rate the one whose worse
@@ -37,6 +39,9 @@
 #define NLD_DEFAULT_RELEARN 0
 #define NLD_DEFAULT_RELEARN_S 600.0
 #define NLD_DEFAULT_HOLDOFF_S 10800.0
+#define NLD_DEFAULT_EPISODE_MIN 10u
+#define NLD_DEFAULT_EPISODE_FOR_S 10.0
+#define NLD_DEFAULT_CLEAR_S 30.0
 #define NLD_DEFAULT_SEASON_S 86400.0
 #define NLD_DEFAULT_CALIB 1000u
 #define NLD_DEFAULT_FLOOR 5.0
@@ -69,8 +74,10 @@ typedef struct nld_combine {
 
 /* The bank's parameters combine=default sets (algorithms, history, relearn, season,
  * calibration, jump, recur, resolution floor, alarm budget), on top of p's others; the stream's
- * hold-off, fatigue, escalation (NLD_DEFAULT_HOLDOFF_S, _FATIGUE_S, _ESCALATE) and
- * episode.min (1) are the engine's. */
+ * hold-off, fatigue, escalation (NLD_DEFAULT_HOLDOFF_S, _FATIGUE_S, _ESCALATE), episode.min,
+ * episode.for and clear (NLD_DEFAULT_EPISODE_MIN, _EPISODE_FOR_S, _CLEAR_S) are the
+ * engine's: at a row a minute or slower a run of one flag opens an episode, as on the
+ * labelled sets it was chosen on; 1-second summaries need 10 s of flags (bench-live). */
 void nld_default_params(nld_params_t *p);
 
 /* Set c from a combine= value; a preset also sets *algos unless algos_given. Returns 0

@@ -25,7 +25,7 @@ typedef struct cfg_walk {
 
 void nld_cfg_init(nld_cfg_t *c)
 {
-    *c = (nld_cfg_t){.expire = 86400, .max_streams = 100000, .max_pending = 100000};
+    *c = (nld_cfg_t){.expire = 0, .max_streams = 100000, .max_pending = 100000};
 }
 
 static void sel_free(nld_sel_t *s)
@@ -170,7 +170,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     int min_set = 0, admit_set = 0, algo_set = 0, hist_set = 0, relearn_set = 0, thr_set = 0,
         hold_set = 0, epmin_set = 0, season_set = 0, calib_set = 0, floor_set = 0,
         budget_set = 0, fatigue_set = 0, esc_set = 0, jump_set = 0, shrink_set = 0,
-        recur_set = 0, confirm_set = 0, young_set = 0, record_set = 0;
+        recur_set = 0, confirm_set = 0, young_set = 0, record_set = 0, epfor_set = 0,
+        clear_set = 0;
     const char *comb = NULL, *weights = NULL, *quorum = NULL;
     int comb_col = 0, weights_col = 0, quorum_col = 0;
     for (int i = 0; i < n; i++) {
@@ -300,6 +301,15 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         } else if (!strcmp(o, "episode.min")) {
             bad = parse_u32(v, &d->episode_min) || d->episode_min < 1;
             epmin_set = 1;
+        } else if (!strcmp(o, "episode.for")) {
+            /* event time a run of flags must span to open an episode, or off */
+            epfor_set = 1;
+            d->episode_for_s = 0;
+            if (strcmp(v, "off")) bad = (d->episode_for_s = nl__parse_dur(v)) <= 0;
+        } else if (!strcmp(o, "clear")) {
+            /* event time without a flag before an episode ends */
+            clear_set = 1;
+            bad = (d->clear_s = nl__parse_dur(v)) < 0;
         } else if (!strcmp(o, "combine")) {
             comb = v, comb_col = w[i].col;
         } else if (!strcmp(o, "weights")) {
@@ -358,7 +368,17 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
         }
         if (!thr_set && !budget_set) d->p.rate = NLD_DEFAULT_RATE;
         if (!hold_set) d->holdoff_s = NLD_DEFAULT_HOLDOFF_S;
-        if (!epmin_set) d->episode_min = 1;
+        /* live, a run must last: 10 values or 10 s, whichever is fewer (a row a minute or
+         * slower opens an episode at its first flag, as before); its history takes in no
+         * flagged run (admit=0), as when episode.min was 1 */
+        if (!epmin_set) d->episode_min = NLD_DEFAULT_EPISODE_MIN;
+        if (!epfor_set) d->episode_for_s = NLD_DEFAULT_EPISODE_FOR_S;
+        if (!jump_set) d->p.jump_spacing_s = d->episode_for_s;
+        if (!clear_set) d->clear_s = NLD_DEFAULT_CLEAR_S;
+        if (!admit_set) {
+            d->p.admit = 0;
+            admit_set = 1;
+        }
         if (!season_set) d->p.season_s = NLD_DEFAULT_SEASON_S;
         if (!calib_set) d->p.calib = NLD_DEFAULT_CALIB;
         if (!floor_set) d->p.res_floor = NLD_DEFAULT_FLOOR;
@@ -585,8 +605,8 @@ static int do_set(pctx_t *x, nld_cfg_t *c, word_t *w, int n)
             bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->each = d != 0;
         else if (!strcmp(o, "scores"))
             bad = parse_num(v, &d, 0) || (d != 0 && d != 1), c->scores = d != 0;
-        else if (!strcmp(o, "expire"))
-            bad = (c->expire = nl__parse_dur(v)) <= 0;
+        else if (!strcmp(o, "expire")) /* off (the default): idle streams keep their model */
+            bad = strcmp(v, "off") ? (c->expire = nl__parse_dur(v)) <= 0 : (c->expire = 0, 0);
         else if (!strcmp(o, "max-streams") || !strcmp(o, "max-pending")) {
             /* stored only once checked: converting -4 to size_t is undefined (found by
              * fuzz_detect_cfg) */

@@ -4,6 +4,7 @@
  *
  *   stream NAME event=GLOB [value=V] [key=F1,F2] [algo=LIST] [k=2] [p=5%] [alpha=0.5]
  *               [history=300] [min=30] [admit=EP-1] [side=both|below|above] [episode.min=EP=10]
+ *               [episode.for=DUR] [clear=DUR]
  *               [combine=any|majority|all|vote|shifts|transients|default [weights=A:W,...]
  *               [quorum=Q]] [holdoff=N|DUR] [threshold=T] [relearn=N|DUR]
  *               [rate=R | alarms=N/PERIOD] [calib=N] [floor=K] [fatigue=DUR] [escalate=D]
@@ -68,11 +69,17 @@ typedef struct nld_sdef { /* stream */
     nld_sel_t sel;
     nld_params_t p;
     uint32_t episode_min; /* consecutive flags before an episode is reported (10) */
+    double episode_for_s; /* episode.for=DUR: ... or fewer, once they span DUR of event time
+                             (each value counting for the stream's spacing); 0: off */
+    double clear_s;       /* clear=DUR: event time without a flag before an episode ends (0:
+                             the first unflagged value ends it) */
     nld_combine_t comb;   /* combine=: one verdict from the algorithms, instead of theirs */
-    uint32_t holdoff_n;   /* holdoff=N: unflagged values before an episode ends (0) */
+    uint32_t holdoff_n;   /* holdoff=N: unflagged values after an episode's last flag before
+                             a new one may be reported (0) */
     double holdoff_s;     /* holdoff=DUR: ... or event time, seconds (0) */
     double fatigue_s;     /* fatigue=DUR: the half-life of recent reports' weight (0: off) */
-    double escalate;      /* escalate=D: a new episode inside one D decades rarer (0: off) */
+    double escalate;      /* escalate=D: a flag D decades rarer than the episode's peak raises
+                             it (nl.anomaly.escalate), or pages through a hold-off (0: off) */
     double confirm;       /* confirm=F: a lone flag under F times the threshold waits (0: off) */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
@@ -115,13 +122,14 @@ typedef struct nld_cfg {
     int ns, nm, nw;
     int each;           /* also one nl.anomaly line per flagged value */
     int scores;         /* one nl.anomaly.score line per value, every algorithm's score */
-    double expire;      /* seconds of event time before an idle stream is dropped */
+    double expire;      /* seconds of event time before an idle stream is dropped (0: never;
+                           max-streams bounds them, least recently used first) */
     size_t max_streams; /* streams (plus subscription keys) held at once */
     size_t max_pending; /* pending starts tracked at once */
     char *db;           /* set db=FILE: the archive histories may start from (or NULL) */
 } nld_cfg_t;
 
-/* An empty configuration with the defaults (expire 1 day, 100000 streams, 100000 starts). */
+/* An empty configuration with the defaults (expire off, 100000 streams, 100000 starts). */
 void nld_cfg_init(nld_cfg_t *c);
 void nld_cfg_free(nld_cfg_t *c);
 /* Add the directives of `text`. `src` names it in messages. On error returns NL_EINVAL or

@@ -10,16 +10,29 @@
 #include "nl_map.h"
 #include "nlkit/nl_moments.h"
 
-/* An anomaly episode of one algorithm on one stream: consecutive flagged values. */
+/* An anomaly episode of one algorithm on one stream, as an operator reads it. A flag counts
+ * only as part of a run that lasts (episode.min values, or episode.for of event time; a run
+ * survives one unflagged value between flags): the first such run opens the episode, it
+ * ends once no flag has counted for clear= of event time, and until the hold-off has passed
+ * after it, a new run is held (followed and counted, not written) unless it escalates. The
+ * slot stays `active` through the hold-off, so its flags are told from a new stream's. */
 typedef struct nld_episode {
-    int active;
-    int reported;       /* nl.anomaly.start written (the run reached episode.min) */
-    int holding;        /* flags stopped; the end waits out the hold-off */
+    int active;         /* an episode is open, or its hold-off runs (ended) */
+    int reported;       /* nl.anomaly.start written, its nl.anomaly.end not yet */
+    int held;           /* the open episode came within the hold-off: never written */
+    int ended;          /* back to normal: the end written, the hold-off running */
+    int esc;            /* the run in the hold-off has a flag that escalates */
+    uint64_t run;       /* flags in the current run */
+    int run_counted;    /* ... which has lasted: it counted */
+    uint32_t gap;       /* unflagged values in a row since its last flag */
+    int64_t run_t0;     /* event time of the run's first flag */
+    int64_t t_cnt;      /* event time of the last flag that counted */
+    int holding;        /* no flag has counted since hold_t0 */
     uint32_t hold_n;    /* unflagged values since */
     int64_t hold_t0;    /* event time of the first of them */
     int dir;            /* NLD_LOW / NLD_HIGH of the first flag */
     int restored;       /* open when a previous run stopped: survives this run's warm-up */
-    uint64_t len;       /* flagged values */
+    uint64_t len;       /* flagged values in the episode */
     int64_t t0, t_last; /* first and last flag (event time, usec) */
     double xmin, xmax;  /* raw values during the episode */
     double peak;        /* the largest surprise in it (escalate=) */

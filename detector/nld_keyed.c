@@ -12,6 +12,7 @@
 #include "nld_tail.h"
 
 #define KEY_MAX 4096 /* longest key text; longer keys are cut (they still separate) */
+#define NLD_RUN_GAP 2 /* unflagged values in a row that end a run of flags */
 
 /* Who a line is about: stream and algorithm (slot >= 0: an algorithm, or NLD_ALGOS for the
  * combined verdict, named after its combine= mode) or the subscription's name, then the key
@@ -32,14 +33,10 @@ static void put_ident(nld_t *d, const nld_keyed_t *k, int slot, nl_buf_t *b)
     nld__out_raw(b, k->ment->key + 2 * sizeof(int), k->ment->klen - 2 * sizeof(int));
 }
 
+/* Write an episode's nl.anomaly.end (it must be reported); the slot waits out its hold-off. */
 static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const char *why)
 {
     nld_episode_t *e = &k->u.s.ep[algo];
-    if (!e->reported) { /* a run shorter than episode.min: counted, not written */
-        d->n.short_runs++;
-        e->active = 0;
-        return;
-    }
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
@@ -58,7 +55,20 @@ static void episode_end(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const ch
     nld__out_emit(d, d->out, NL_LVL_INFO, &b);
     nld__out_report(d, NLD_R_ANOMALY, NLD_R_END, &b, i0, i1, NULL, 0, ts, NL_LVL_INFO, why);
     nl_buf_free(&b);
-    e->active = 0;
+    e->reported = 0;
+    e->ended = 1;
+}
+
+/* Close a slot for good (input ended, state dropped): an open episode's end is written with
+ * the reason; a run too short to be one is counted. */
+static void episode_close(nld_t *d, nld_keyed_t *k, int algo, int64_t ts, const char *why)
+{
+    nld_episode_t *e = &k->u.s.ep[algo];
+    if (e->reported)
+        episode_end(d, k, algo, ts, why);
+    else if (e->run && !e->run_counted)
+        d->n.short_runs++;
+    *e = (nld_episode_t){0};
 }
 
 static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char *why);
@@ -76,7 +86,7 @@ static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
 {
     if (k->kind == NLD_K_STREAM) {
         for (int a = 0; a <= NLD_ALGOS; a++)
-            if (k->u.s.ep[a].active) episode_end(d, k, a, k->last, why);
+            if (k->u.s.ep[a].active || k->u.s.ep[a].run) episode_close(d, k, a, k->last, why);
         stream_free(k);
     } else if (k->u.w.alerted) {
         alert_end(d, k, k->last, NAN, why);
@@ -89,6 +99,7 @@ static void keyed_drop(nld_t *d, nld_keyed_t *k, const char *why)
 
 void nld__keyed_expire(nld_t *d)
 {
+    if (!(d->cfg->expire > 0)) return; /* off: only max-streams bounds them */
     int64_t limit = d->now - (int64_t)(d->cfg->expire * 1e6);
     while (d->lru_head && d->lru_head->last < limit) {
         keyed_drop(d, d->lru_head, "expired");
@@ -101,7 +112,7 @@ void nld__keyed_finish(nld_t *d)
     for (nld_keyed_t *k = d->lru_head; k; k = k->next) {
         if (k->kind == NLD_K_STREAM) {
             for (int a = 0; a <= NLD_ALGOS; a++)
-                if (k->u.s.ep[a].active) episode_end(d, k, a, d->now, "ongoing");
+                if (k->u.s.ep[a].active || k->u.s.ep[a].run) episode_close(d, k, a, d->now, "ongoing");
         } else if (k->u.w.alerted) {
             alert_end(d, k, d->now, NAN, "ongoing");
         }
@@ -186,6 +197,7 @@ static void restore(nld_t *d, nld_keyed_t *k)
                                                .dir = NLD_LOW,
                                                .t0 = t0,
                                                .t_last = t0,
+                                               .t_cnt = t0,
                                                .xmin = NAN,
                                                .xmax = NAN,
                                                .peak = INFINITY};
@@ -258,11 +270,12 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
                       double x, double s, const nld_verdict_t *v, const nld_episode_t *e,
                       unsigned agree)
 {
+    int level = strcmp(event, "nl.anomaly.escalate") ? NL_LVL_WARN : NL_LVL_ERROR;
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
     const nl_field_t *g = r->i_guid >= 0 ? &r->f[r->i_guid] : NULL;
-    nld__out_begin(&b, r->ts_usec, event, NL_LVL_WARN, g ? g->value : NULL, g ? g->value_len : 0);
+    nld__out_begin(&b, r->ts_usec, event, level, g ? g->value : NULL, g ? g->value_len : 0);
     size_t i0 = b.len;
     put_ident(d, k, algo, &b);
     size_t i1 = b.len;
@@ -299,8 +312,9 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
         nl_enc_ts(&b, "start.ts", e->t0);
         nl_enc_u64(&b, "len", e->len);
     }
-    nld__out_emit(d, d->out, NL_LVL_WARN, &b);
-    if (e) /* the episode's start (nl.anomaly lines of set each=1 are not alerts) */
+    nld__out_emit(d, d->out, level, &b);
+    if (e && level == NL_LVL_WARN) /* the start (nl.anomaly lines of set each=1 are not alerts,
+                                      nor is an escalation: the alert stays as it is) */
         nld__out_report(d, NLD_R_ANOMALY, NLD_R_START, &b, i0, i1, NULL, 0, r->ts_usec, NL_LVL_WARN,
                         NULL);
     nl_buf_free(&b);
@@ -390,12 +404,69 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     return 0;
 }
 
-/* One value's verdict for one episode slot (an algorithm, or the combined verdict): extend,
- * start or end its episode. With a hold-off an episode that was reported outlives a pause:
- * flags that resume within it continue the episode instead of starting another. With
- * fatigue=, a flag starts an episode only if it clears the raised bar (start_bar); with
- * escalate=D, a flag D decades rarer than the open episode's peak (and clearing the bar)
- * ends it and starts another: the anomaly got worse, which is news. */
+/* Flags a run needs before it is an episode: episode.min, or fewer once they span
+ * episode.for of event time at the stream's spacing (so a row a minute opens one at its first
+ * flag, 1-second summaries after 10 s). */
+static uint64_t run_needed(const nld_sdef_t *sd, const nld_keyed_t *k)
+{
+    uint64_t need = sd->episode_min;
+    double sp = nld_bank_spacing(&k->u.s.bank);
+    if (sd->episode_for_s > 0 && sp > 0) {
+        double n = ceil(sd->episode_for_s / sp - 1e-9);
+        if (n < (double)need) need = n < 1 ? 1 : (uint64_t)n;
+    }
+    return need;
+}
+
+/* Whether the hold-off after the last flag that counted has run out. */
+static int holdoff_over(const nld_sdef_t *sd, const nld_episode_t *e, int64_t ts)
+{
+    if (!sd->holdoff_n && !(sd->holdoff_s > 0)) return 1;
+    return (sd->holdoff_n && e->hold_n >= sd->holdoff_n) ||
+           (sd->holdoff_s > 0 && (double)(ts - e->hold_t0) >= sd->holdoff_s * 1e6);
+}
+
+/* A flag that counts (its run has lasted): the slot's episode opens, is held, or goes on. */
+static void episode_counts(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x,
+                           double s, const nld_verdict_t *v, unsigned agree)
+{
+    const nld_sdef_t *sd = &d->cfg->s[k->def];
+    nld_episode_t *e = &k->u.s.ep[slot];
+    if (!e->active || e->ended) { /* the run opens an episode, written unless held */
+        int held = e->ended && !e->esc;
+        if (e->ended && e->esc) d->n.escalated++;
+        e->active = 1;
+        e->ended = 0;
+        e->held = held;
+        e->len = e->run;
+        e->t0 = e->run_t0;
+        if (held) {
+            d->n.held++;
+        } else if (!e->restored) {
+            e->reported = 1;
+            d->n.episodes++;
+            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
+            k->u.s.fat_t[slot] = r->ts_usec;
+            flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
+        }
+    }
+    e->esc = 0;
+    e->holding = 0;
+    e->run_counted = 1;
+    e->t_cnt = r->ts_usec;
+}
+
+/* One value's verdict for one episode slot (an algorithm, or the combined verdict), in the
+ * order an operator reads an episode (nld_episode_t):
+ *   1. flags make runs; a run that lasts (run_needed) counts: it opens an episode, or keeps
+ *      the open one going; shorter runs are counted and forgotten;
+ *   2. escalate=D: a flag D decades rarer than the open episode's peak raises it (an
+ *      nl.anomaly.escalate line; the episode goes on, nothing says resolved);
+ *   3. it ends once no flag has counted for clear= of event time (at least one value);
+ *   4. until the hold-off has passed after its last counting flag, a new run is held:
+ *      followed and counted, not written, unless a flag in it escalates over the last peak.
+ * With fatigue=, a run starts only if its first flag clears the bar the stream's recent
+ * reports raised (start_bar). */
 static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
                          const nld_verdict_t *v, unsigned agree)
 {
@@ -407,67 +478,83 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
     v = &vc;
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
         double sv = nld_surprise_of(v->score), recent, bar = start_bar(sd, k, slot, r->ts_usec, &recent);
-        if (!e->active && sv < bar) { /* a stream that keeps alarming: not yet news */
+        if (!e->active && !e->run && sv < bar) { /* a stream that keeps alarming: not news */
             d->n.fatigued++;
             return;
         }
-        if (e->active && e->reported && sd->escalate > 0 && sv >= e->peak + sd->escalate &&
-            sv >= bar) {
+        int worse = sd->escalate > 0 && e->active && sv >= e->peak + sd->escalate && sv >= bar;
+        if (worse && e->reported) { /* 2: the open episode got worse */
             d->n.escalated++;
-            episode_end(d, k, slot, r->ts_usec, "escalated");
+            e->peak = sv;
+            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
+            k->u.s.fat_t[slot] = r->ts_usec;
+            flag_line(d, k, slot, r, "nl.anomaly.escalate", x, s, v, e, agree);
         }
-        if (e->restored && e->len == 0) { /* the restored episode goes on: its direction now */
-            e->dir = v->state;
-            e->xmin = e->xmax = x;
-        }
-        if (!e->active) {
-            *e = (nld_episode_t){.active = 1,
-                                 .dir = v->state,
-                                 .t0 = r->ts_usec,
-                                 .xmin = x,
-                                 .xmax = x,
-                                 .peak = sv,
-                                 .bar = bar > 0 ? nld_score_of(bar) : 0,
-                                 .recent = recent};
-            if (pend) { /* it began with the lone flag the value confirmed */
-                e->t0 = pend->pend_t;
-                e->len = 1;
-                if (pend->pend_x < e->xmin) e->xmin = pend->pend_x;
-                if (pend->pend_x > e->xmax) e->xmax = pend->pend_x;
-            }
-        }
-        if (sv > e->peak) e->peak = sv;
-        e->holding = 0;
-        e->len++;
-        e->t_last = r->ts_usec;
-        if (x < e->xmin) e->xmin = x;
-        if (x > e->xmax) e->xmax = x;
-        /* The start is written when the run is long enough to be an episode: at its
-         * episode.min-th flag, with start.ts telling when it began. */
-        if (!e->reported && e->len >= sd->episode_min) {
+        if (worse && e->ended) e->esc = 1;
+        if (worse && e->held && !e->ended) { /* a held episode got worse: it pages now */
+            d->n.escalated++;
+            e->held = 0;
             e->reported = 1;
+            e->peak = sv;
             d->n.episodes++;
             k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
             k->u.s.fat_t[slot] = r->ts_usec;
             flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
         }
+        if (!e->run) { /* a new run */
+            e->run_t0 = pend ? pend->pend_t : r->ts_usec;
+            if (!e->active || e->ended) { /* ... which may open an episode: its figures */
+                double peak = e->active ? e->peak : 0;
+                e->dir = v->state;
+                e->xmin = e->xmax = x;
+                e->bar = bar > 0 ? nld_score_of(bar) : 0;
+                e->recent = recent;
+                e->peak = e->ended && !e->esc ? peak : sv;
+                if (pend) {
+                    e->run = 1; /* it began with the lone flag the value confirmed */
+                    if (pend->pend_x < e->xmin) e->xmin = pend->pend_x;
+                    if (pend->pend_x > e->xmax) e->xmax = pend->pend_x;
+                }
+            }
+        }
+        if (e->restored && e->len == 0) { /* the restored episode goes on: its direction now */
+            e->dir = v->state;
+            e->xmin = e->xmax = x;
+        }
+        e->run++;
+        e->gap = 0;
+        if (sv > e->peak) e->peak = sv;
+        if (e->active && !e->ended) e->len++;
+        e->t_last = r->ts_usec;
+        if (x < e->xmin) e->xmin = x;
+        if (x > e->xmax) e->xmax = x;
+        if (e->run >= run_needed(sd, k)) episode_counts(d, k, slot, r, x, s, v, agree); /* 1 */
         if (d->cfg->each) flag_line(d, k, slot, r, "nl.anomaly", x, s, v, NULL, agree);
         return;
     }
+    if (e->run && ++e->gap >= NLD_RUN_GAP) { /* the run is over */
+        if (!e->run_counted) d->n.short_runs++;
+        e->run = 0;
+        e->run_counted = 0;
+        e->esc = 0;
+    }
     if (!e->active) return;
     if (e->restored && v->state == NLD_WARMUP) return; /* no verdict yet: it stays open */
-    if (e->reported && (sd->holdoff_n || sd->holdoff_s > 0)) {
-        if (!e->holding) {
-            e->holding = 1;
-            e->hold_n = 0;
-            e->hold_t0 = r->ts_usec;
-        }
-        e->hold_n++;
-        if (!(sd->holdoff_n && e->hold_n >= sd->holdoff_n) &&
-            !(sd->holdoff_s > 0 && (double)(r->ts_usec - e->hold_t0) >= sd->holdoff_s * 1e6))
-            return;
+    if (!e->holding) {
+        e->holding = 1;
+        e->hold_n = 0;
+        e->hold_t0 = r->ts_usec;
     }
-    episode_end(d, k, slot, r->ts_usec, NULL);
+    e->hold_n++;
+    if (!e->ended && (double)(r->ts_usec - e->t_cnt) >= sd->clear_s * 1e6) { /* 3 */
+        if (e->reported) episode_end(d, k, slot, r->ts_usec, NULL);
+        e->ended = 1;
+        e->held = 0;
+    }
+    if (e->ended && holdoff_over(sd, e, r->ts_usec)) { /* 4: over */
+        e->active = 0;
+        e->ended = 0;
+    }
 }
 
 /* Tell the value hook (nl-detect's metrics) of the scores of the slots episodes follow. */

@@ -164,6 +164,15 @@ void nld_counts(const nld_t *d, nld_counts_t *c)
     *c = d->n;
     c->tracked = d->nkeyed;
     c->pending = d->npend;
+    /* a stream still learning (fewer values than its history's min, or young=) does not
+     * page: say how many there are (O(streams), for --stats and tests) */
+    c->learning = 0;
+    for (const nld_keyed_t *k = d->lru_head; k; k = k->next) {
+        if (k->kind != NLD_K_STREAM) continue;
+        const nld_params_t *p = &k->u.s.bank.p;
+        uint64_t need = p->young > p->min ? p->young : p->min;
+        c->learning += k->u.s.bank.seen < need;
+    }
 }
 
 int64_t nld_now(const nld_t *d) { return d->now; }

@@ -640,15 +640,18 @@ static void test_default_episode_min(void **state)
     }
 }
 
-/* Hold-off: three flags, a pause of two values, three flags. Held for 3 values (or 3 s),
- * it is one incident of six flags whose end waits out the hold-off; held for 2, the pause
- * ends the first one and the second onset is reported on its own. */
+/* An episode ends when the stream is back (clear=), and a hold-off keeps the next one from
+ * paging: three flags, a pause of two values, three flags. With clear=0 the first unflagged
+ * value ends the first episode; held off for 3 values (or 3 s) the second run is followed
+ * but not written (one report, one end, one held); with a hold-off of 2 (over by the second
+ * onset) or none it is reported on its own. With clear=3s the pause does not end it: one
+ * episode of six flags, whose end comes 3 s after its last flag. */
 static void test_holdoff(void **state)
 {
     (void)state;
-    const char *hold[] = {"holdoff=3", "holdoff=3s", "holdoff=2", "holdoff=0"};
-    const int episodes[] = {1, 1, 2, 2};
-    for (int i = 0; i < 4; i++) {
+    const char *hold[] = {"holdoff=3", "holdoff=3s", "holdoff=2", "holdoff=0", "clear=3s"};
+    const int episodes[] = {1, 1, 2, 2, 1}, held[] = {1, 1, 0, 0, 0};
+    for (int i = 0; i < 5; i++) {
         run_t r;
         char conf[160];
         snprintf(conf, sizeof conf, "stream s event=m value=x history=20 min=20 episode.min=1 %s\n",
@@ -664,15 +667,15 @@ static void test_holdoff(void **state)
         run_end(&r, &c);
         assert_int_equal(c.flags, 6);
         assert_int_equal(c.episodes, episodes[i]);
+        assert_int_equal(c.held, held[i]);
         assert_int_equal(count_ev(&r, "nl.anomaly.end"), episodes[i]);
         nl_rec_t *e = nth_ev(&r, "nl.anomaly.end", 0);
-        if (episodes[i] == 1) {
+        if (i == 4) {
             assert_true(t_num(e, "len") == 6 && t_num(e, "dur") == 7); /* flags 25 .. 32 */
-            /* the end waits: three unflagged values (33, 34, 35), or 3 s from 33 */
-            assert_string_equal(t_field(e, "ts"), i == 1 ? "2026-11-22T12:00:36.000000Z"
-                                                         : "2026-11-22T12:00:35.000000Z");
+            assert_string_equal(t_field(e, "ts"), "2026-11-22T12:00:35.000000Z");
         } else {
-            assert_true(t_num(e, "len") == 3);
+            assert_true(t_num(e, "len") == 3); /* back at 28: it ends there */
+            assert_string_equal(t_field(e, "ts"), "2026-11-22T12:00:28.000000Z");
         }
         run_free(&r);
     }
@@ -680,10 +683,14 @@ static void test_holdoff(void **state)
 
 /* combine=default: the recommended setting as a whole (nld_combine.h: algorithm, history,
  * relearn, a daily season, calibration, resolution floor, an alarm budget, holdoff,
- * fatigue, escalation, episode.min 1), each part overridable; one report for a spike, with
- * the threshold its budget means and the combined score on nl.anomaly.score lines; a far
- * rarer value inside the hold-off escalates, its start held to the bar the first report
- * raised; ranking scores far into the tail. */
+ * fatigue, escalation, a run that lasts 10 values or 10 s, clear=30s), each part
+ * overridable. On a row a minute: one report for a spike (its first flag lasts a minute),
+ * with the threshold its budget means and the combined score on nl.anomaly.score lines; it
+ * ends when the stream is back; a far rarer value inside the hold-off pages again, its start
+ * held to the bar the first report raised, and a value as rare as the first one there does
+ * not page; ranking scores far into the tail. */
+static char *line_day(double sec, const char *rest);
+
 static void test_default_preset(void **state)
 {
     (void)state;
@@ -704,7 +711,10 @@ static void test_default_preset(void **state)
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
     assert_true(c.s[0].fatigue_s == NLD_DEFAULT_FATIGUE_S && c.s[0].escalate == NLD_DEFAULT_ESCALATE);
     assert_true(c.s[1].fatigue_s == NLD_DEFAULT_FATIGUE_S); /* kept with threshold= */
-    assert_int_equal(c.s[0].episode_min, 1);
+    assert_int_equal(c.s[0].episode_min, NLD_DEFAULT_EPISODE_MIN);
+    assert_true(c.s[0].episode_for_s == NLD_DEFAULT_EPISODE_FOR_S);
+    assert_true(c.s[0].clear_s == NLD_DEFAULT_CLEAR_S && c.s[0].p.admit == 0);
+    assert_true(c.s[0].p.jump_spacing_s == NLD_DEFAULT_EPISODE_FOR_S);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
     assert_true(c.s[0].p.season_s == NLD_DEFAULT_SEASON_S && NLD_DEFAULT_SEASON_S == 86400);
     assert_true(c.s[1].p.season_s == 0);                                         /* season=off */
@@ -722,11 +732,11 @@ static void test_default_preset(void **state)
     for (int t = 0; t < 300; t++) {
         double x = 100 + (t * 7 % 11) - 5;
         if (t == 250) x = 400; /* a spike: reported */
-        if (t == 251) x = 300; /* still high: the same episode */
-        if (t == 270) x = 1e9; /* within the hold-off, but far rarer: escalates */
-        if (t == 280) x = 400; /* as rare as the first: part of the open episode */
+        if (t == 251) x = 300; /* still high: the same episode, which ends at 252 */
+        if (t == 270) x = 1e9; /* within the hold-off, but far rarer: pages */
+        if (t == 280) x = 400; /* as rare as the first, within the hold-off: not paged */
         snprintf(ev, sizeof ev, "event=m level=Info x=%.17g", x);
-        feed(&r, line_at(t, ev));
+        feed(&r, line_day(60.0 * t, ev));
     }
     nld_counts_t n;
     run_end(&r, &n);
@@ -735,21 +745,21 @@ static void test_default_preset(void **state)
     nl_rec_t *e = nth_ev(&r, "nl.anomaly.start", 0);
     assert_non_null(e);
     assert_string_equal(t_field(e, "algo"), "default");
-    assert_string_equal(t_field(e, "ts"), "2026-11-22T12:04:10.000000Z");
+    assert_string_equal(t_field(e, "ts"), "2026-11-22T04:10:00.000000Z");
     /* the threshold the budget means, and the score reached it; no report before it */
     double thr = t_num(e, "threshold");
     assert_true(fabs(thr - nld_rate_threshold(NLD_DEFAULT_RATE)) < 1e-9);
     assert_true(t_num(e, "score") >= thr);
     assert_null(t_field(e, "recent"));
-    /* the first episode ends where the rarer value opens the next */
+    /* the first episode ends when the stream is back (clear=30s: its next value) */
     nl_rec_t *end = nth_ev(&r, "nl.anomaly.end", 0);
-    assert_string_equal(t_field(end, "ts"), "2026-11-22T12:04:30.000000Z");
-    assert_true(t_num(end, "escalated") == 1);
+    assert_string_equal(t_field(end, "ts"), "2026-11-22T04:12:00.000000Z");
+    assert_true(t_num(end, "len") == 2);
     nl_rec_t *e2 = nth_ev(&r, "nl.anomaly.start", 1);
-    assert_string_equal(t_field(e2, "ts"), "2026-11-22T12:04:30.000000Z");
-    /* its bar: the budget's surprise plus log10(1 + the one recent report, 20 s old) */
+    assert_string_equal(t_field(e2, "ts"), "2026-11-22T04:30:00.000000Z");
+    /* its bar: the budget's surprise plus log10(1 + the one recent report, 20 min old) */
     double recent = t_num(e2, "recent");
-    assert_true(recent > 0.999 && recent < 1);
+    assert_true(recent > 0.99 && recent < 1);
     double want = nld_score_of(nld_surprise_of(thr) + log10(1 + recent));
     assert_true(fabs(t_num(e2, "threshold") - want) < 1e-6);
     /* every value after warm-up has a combined score; the spike and the 1e9 rank apart */
@@ -763,9 +773,9 @@ static void test_default_preset(void **state)
         if (!v) continue;
         scored++;
         const char *ts = t_field(sl, "ts");
-        if (!strcmp(ts, "2026-11-22T12:04:10.000000Z")) s250 = atof(v);
-        if (!strcmp(ts, "2026-11-22T12:04:30.000000Z")) s270 = atof(v);
-        if (!strcmp(ts, "2026-11-22T12:01:40.000000Z")) s100 = atof(v);
+        if (!strcmp(ts, "2026-11-22T04:10:00.000000Z")) s250 = atof(v);
+        if (!strcmp(ts, "2026-11-22T04:30:00.000000Z")) s270 = atof(v);
+        if (!strcmp(ts, "2026-11-22T01:40:00.000000Z")) s100 = atof(v);
     }
     assert_int_equal(scored, 300 - 30);
     assert_true(s100 >= 0 && s100 < 0.5);
