@@ -365,7 +365,7 @@ static void test_same_bytes(void **state)
         snprintf(ev, sizeof ev, "%s", evs[ev_at]);
         event_both(log, &x, usec, level, ev, kept ? evs[ev_at] : ev, kept, t, args);
         /* the caller's strings change after the call: the record holds copies */
-        for (int k = 0; k < t->n; k++)
+        for (int k = 0; k < t->n && k < (int)(sizeof store / sizeof store[0]); k++)
             if (types[k] == 's' && args[k].s) store[k][0] = '#';
         taken++;
     }

@@ -929,7 +929,7 @@ static int full_file_child(const char *path, void (*room)(const char *), const c
 
 static void room_on_fs(const char *path)
 {
-    char filler[700];
+    char filler[800]; /* as its maker's below: a path of up to 699 bytes and ".filler" */
     snprintf(filler, sizeof filler, "%s.filler", path);
     unlink(filler);
 }
