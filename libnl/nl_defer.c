@@ -493,12 +493,14 @@ static inline void publish(nl__dring_t *r, uint64_t end)
     atomic_store_explicit(&r->head, end, memory_order_release);
 }
 
-/* Whether the destination takes lines now; if not, the thread's records go out first and
- * the caller writes synchronously (nl_write then returns the sink's verdict at once). */
+/* Whether the destination takes lines now, and the program is not exiting; if not, the
+ * thread's records go out first and the caller writes synchronously (nl_write then returns
+ * the sink's verdict at once; at exit, the line goes out at once). */
 static int sink_ok(nl__defer_t *d)
 {
     return atomic_load_explicit(&d->sink->active, memory_order_relaxed) &&
-           !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed);
+           !atomic_load_explicit(&d->sink->stalled, memory_order_relaxed) &&
+           !atomic_load_explicit(&d->sink->exiting, memory_order_relaxed);
 }
 
 /* Whether the event name's text may be pointed to rather than copied: a literal of the

@@ -106,6 +106,15 @@ void nl__fork_unregister(nl_log_t *log)
     pthread_mutex_unlock(&reg_mu);
 }
 
+int nl__fork_with_logs(int (*fn)(nl_log_t *head, void *arg), void *arg,
+                       const struct timespec *deadline)
+{
+    if (pthread_mutex_timedlock(&reg_mu, deadline) != 0) return -1;
+    int rc = fn(reg_head, arg);
+    pthread_mutex_unlock(&reg_mu);
+    return rc;
+}
+
 void nl__fork_resume(nl_log_t *log)
 {
     unsigned gen = atomic_load(&nl__fork_gen);

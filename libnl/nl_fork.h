@@ -19,7 +19,8 @@
  * The child has no flusher thread; its first call on a log starts one (nl__fork_resume),
  * so a child that only calls exec starts nothing.
  *
- * Global state: the list of open logs (under its own lock), the fork generation (bumped
+ * Global state: the list of open logs (under its own lock; the exit handler, nl_exit.h,
+ * walks it too), the fork generation (bumped
  * in every child) and a flag saying that a fork happened in this process, after which
  * pipe destinations are written in pieces of at most PIPE_BUF bytes cut at line ends (the
  * kernel keeps such writes whole when another process writes to the same pipe). */
@@ -27,6 +28,7 @@
 #define NLKIT_NL_FORK_H
 
 #include <stdatomic.h>
+#include <time.h>
 
 #include "nlkit/nl.h"
 
@@ -39,6 +41,13 @@ void nl__fork_register(nl_log_t *log);
 
 /* Take a log off the list: first thing in nl_close. */
 void nl__fork_unregister(nl_log_t *log);
+
+/* fn(head of the list of open logs, arg), holding the list's lock so that none of them is
+ * closed meanwhile (nl_close waits), linked by fork_next (nl_exit.c). The lock is waited
+ * for at most until deadline (CLOCK_REALTIME): -1 if it stayed busy (a fork stuck behind
+ * a thread that holds a log's lock), else fn's result. */
+int nl__fork_with_logs(int (*fn)(nl_log_t *head, void *arg), void *arg,
+                       const struct timespec *deadline);
 
 /* In a child, the first call on an inherited log: start its flusher thread again and
  * refresh the pid constant set by nl_const_std. Cheap to test for: the log's generation

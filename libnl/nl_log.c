@@ -14,6 +14,7 @@
 
 #include "nl_defer.h"
 #include "nl_enc.h"
+#include "nl_exit.h"
 #include "nl_fork.h"
 #include "nl_guid.h"
 #include "nl_log_int.h"
@@ -319,6 +320,7 @@ static nl_log_t *log_open(const char *url, int *rc)
         return *rc = NL_ESYS, NULL;
     }
     nl__fork_register(log);
+    nl__exit_arm();
     *rc = 0;
     return log;
 }
@@ -338,10 +340,27 @@ nl_log_t *nl__log_open(const char *url, int *err)
     return log;
 }
 
+void nl__log_exit_flush(nl_log_t *log)
+{
+    nl__sink_exiting(&log->sink);
+    void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
+    if (hook) log->hook.ops->tick(hook, 1, 1); /* as at nl_close: the run ends */
+    if (log->defer) nl__defer_drain(log->defer);
+    uint64_t lost = nl__sink_exit_flush(&log->sink);
+    if (lost)
+        fprintf(stderr,
+                "nlkit: at exit, %llu line(s) could not be delivered to the log destination "
+                "and are reported nowhere else\n",
+                (unsigned long long)lost);
+}
+
 void nl_close(nl_log_t *log)
 {
     if (!log) return;
     nl__fork_unregister(log);
+    /* the program is exiting and the exit handler's helper still holds this log (a thread
+     * stuck mid-write): freeing it under the helper would be worse than leaving it */
+    if (atomic_load(&log->exit_stuck)) return;
     pthread_mutex_lock(&log->fmu);
     log->stop = 1;
     int joinable = log->has_flusher; /* not in a forked child that never wrote */

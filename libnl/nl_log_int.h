@@ -42,6 +42,8 @@ struct nl_log {
     struct nl_log *fork_prev, *fork_next; /* the list of open logs (nl_fork.c) */
     char trace_flags[3]; /* under cfg_mu: the W3C trace flags handed on ("" until given) */
     struct nl__defer *defer; /* deferred mode (nl_defer.h); NULL: synchronous */
+    _Atomic int exit_stuck;  /* the exit handler's flush of it never finished (nl_exit.h):
+                                nl_close leaves it alone */
 };
 
 /* Build an event's line into b (begun empty): what nl_write writes, for the synchronous

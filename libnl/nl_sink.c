@@ -412,7 +412,9 @@ static int write_stream(nl_sink_t *s, const char *line, size_t len, uint32_t lin
     if (make_room(s, len, 1) == 0) {
         memcpy(s->buf + s->len, line, len);
         s->len += len;
-        if (s->write_through && !atomic_load(&s->stalled)) flush_all(s, 1);
+        if ((s->write_through || atomic_load_explicit(&s->exiting, memory_order_relaxed)) &&
+            !atomic_load(&s->stalled))
+            flush_all(s, 1);
         return 0;
     }
     count_drops(s, lines);
@@ -475,7 +477,8 @@ int nl__sink_write(nl_sink_t *s, const char *line, size_t len, int level)
     if (!st) return write_direct(s, line, len, level);
     int rc = 0;
     if (atomic_load_explicit(&s->active, memory_order_relaxed) &&
-        !atomic_load_explicit(&s->stalled, memory_order_relaxed)) {
+        !atomic_load_explicit(&s->stalled, memory_order_relaxed) &&
+        !atomic_load_explicit(&s->exiting, memory_order_relaxed)) {
         nl__stage_add(st, line, len);
     } else {
         nl__stage_handoff(st);
@@ -638,6 +641,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     nl__sink_set_guid(s, guid);
     atomic_init(&s->active, 0);
     atomic_init(&s->stalled, 0);
+    atomic_init(&s->exiting, 0);
     atomic_init(&s->unreported, 0);
     atomic_init(&s->dropped, 0);
     atomic_init(&s->reconnects, 0);
@@ -725,6 +729,24 @@ void nl__sink_drain(nl_sink_t *s)
     pthread_mutex_lock(&s->io_mu);
     drain_out(s);
     pthread_mutex_unlock(&s->io_mu);
+}
+
+void nl__sink_exiting(nl_sink_t *s) { atomic_store(&s->exiting, 1); }
+
+uint64_t nl__sink_exit_flush(nl_sink_t *s)
+{
+    if (!s->stream) return atomic_exchange(&s->unreported, 0);
+    nl__stages_drain(&s->stages);
+    pthread_mutex_lock(&s->mu);
+    uint64_t pending = 0;
+    if (flush_all(s, 0) != 0) { /* else what is there now came since, written through */
+        pthread_mutex_lock(&s->io_mu);
+        pending =
+            count_lines(s->out + s->out_off, s->out_len - s->out_off) + count_lines(s->buf, s->len);
+        pthread_mutex_unlock(&s->io_mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return pending + atomic_exchange(&s->unreported, 0);
 }
 
 void nl__sink_set_guid(nl_sink_t *s, const char *guid)

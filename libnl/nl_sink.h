@@ -64,6 +64,8 @@ typedef struct nl_sink {
     _Atomic int active;
     _Atomic int stalled; /* a write timed out: writers stop flushing until the flusher
                             thread gets through */
+    _Atomic int exiting; /* the program is exiting (nl_exit.c): every line goes out at
+                            once, past the stages and the deferred rings */
     char hot_pad1_[64];
     _Atomic uint64_t dropped;
     _Atomic uint64_t reconnects;
@@ -127,6 +129,18 @@ void nl__sink_set_handoff(nl_sink_t *s, int (*kick)(void *ctx), void *ctx);
 /* The flusher thread's side of a hand-off: write out the buffer a writer left, within
  * the timeout. */
 void nl__sink_drain(nl_sink_t *s);
+
+/* The program is exiting (nl_exit.c): from now on every line is written out at once, as
+ * with buffer=0 (the deferred path writes synchronously too), so a line another thread or
+ * a later exit handler writes after the exit's flush is not left in a buffer. */
+void nl__sink_exiting(nl_sink_t *s);
+
+/* At exit (nl_exit.c), after nl__sink_exiting: every thread's stage and the buffers out now,
+ * within the timeout. Returns the lines that will never be delivered: those the
+ * destination refused and the log has not reported in itself (taken off the count nl_close
+ * says, so it is said once), and those still pending (a destination that is down or
+ * stalled: the flusher thread, not this call, reconnects). */
+uint64_t nl__sink_exit_flush(nl_sink_t *s);
 
 /* Update the GUID used on drop reports. */
 void nl__sink_set_guid(nl_sink_t *s, const char *guid);

@@ -26,8 +26,18 @@
  * outlives or crosses a log), each thread's note of its staging buffers (up to four logs;
  * a buffer is shared with its log and freed by whichever lets go last), one pthread key,
  * created once per process, whose destructor hands an exiting thread's staged lines on,
- * and for fork(): the list of open logs (under its own lock) with handlers registered once
- * by pthread_atfork, a count of forks and a flag saying that one happened.
+ * for fork(): the list of open logs (under its own lock) with handlers registered once
+ * by pthread_atfork, a count of forks and a flag saying that one happened; and for exit():
+ * one handler registered with atexit(3), once per process, on the first nl_open (glibc ties
+ * it to the library, so a dlclose of libnlkit.so runs it too), which walks that list.
+ *
+ * exit() without nl_close: the handler writes every open log's buffered lines, deferred
+ * records and summaries out (as nl_close would, without freeing anything), each log on a
+ * helper thread waited for at most four of its timeouts and a second, so a thread stuck
+ * mid-write cannot make exit() hang; lines written after it (by other threads, or by a
+ * later exit handler) go out at once. What it cannot deliver is said on stderr. A crash
+ * (a fatal signal, abort, _exit) runs no handler: see nl_open(3) and LIMITS.md for what
+ * it loses.
  *
  * fork(): open logs keep working in parent and child, whatever other threads were doing.
  * The handlers take every log's locks before the fork and release them after; the child
@@ -154,7 +164,9 @@ int nl_write_line(nl_log_t *log, int level, const char *line, size_t len);
 int nl_flush(nl_log_t *log);
 
 /** Flush, stop the background thread, close the destination and free the log. NULL is
- *  allowed. No other call on the log may run concurrently with or after this one. */
+ *  allowed. No other call on the log may run concurrently with or after this one. A log
+ *  still open at exit() is flushed by the library's exit handler (above); closing it in an
+ *  exit handler of the program's own is fine too. */
 void nl_close(nl_log_t *log);
 
 /** Summarization modes (see nl_summarize). */
