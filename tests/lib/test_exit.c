@@ -3,6 +3,9 @@
  * mode, each in a child process whose file the test reads back:
  *   - exit(0) after short lines and after 4 KiB records: every line arrives (before the exit
  *     handler, 666 of 20,000 short lines were lost in sync mode, 2,780 in deferred mode);
+ *   - a crash (abort, SIGSEGV) after 4 KiB records: what is lost is a tail of the lines, no
+ *     more than LIMITS.md says (sync: the two buffers and a stage; deferred: that and a ring
+ *     per writing thread — the docs once promised deferred lost only the ring);
  *   - a thread that holds a log's lock for good while main calls exit: the exit ends within
  *     its bound, says which log it gave up on, and the other log's lines all arrive;
  *   - threads writing flat out while main calls exit: no deadlock, every thread's lines
@@ -220,6 +223,54 @@ static void test_exit_deferred_large(void **state)
 {
     (void)state;
     exit_all_arrive("deferred", 600, BIG);
+}
+
+/* A crash after 4 KiB records, buffer=BUF: the loss is a tail, at most what LIMITS.md says.
+ * Sync: the two buffers and a 4 KiB stage, in lines of this length. Deferred: that, and
+ * one ring (BUF bytes: it is at least 64 KiB, and BUF is) of records, each longer than its
+ * string. */
+static void crash_bounded(const char *mode, int end)
+{
+    const int n = 600;
+    spec_t sp = {.mode = mode, .n = n, .size = BIG, .end = end, .buffer = BUF};
+    int st;
+    size_t l;
+    long got = run_spec(&sp, "crash.log", &st, &l);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), end == END_ABORT ? SIGABRT : SIGSEGV);
+    assert_true(l > BIG);
+    long bound = (2 * BUF + 4096) / (long)l + 1;
+    if (!strcmp(mode, "deferred")) bound += BUF / BIG + 1;
+    long lost = n - got;
+    print_message("%s, %s: %ld of %d records lost (bound %ld)\n", mode,
+                  end == END_ABORT ? "abort" : "SIGSEGV", lost, n, bound);
+    if (lost > bound)
+        fail_msg("%s mode: a crash lost %ld lines of %zu bytes, more than the %ld documented", mode,
+                 lost, l, bound);
+}
+
+static void test_crash_sync_abort(void **state)
+{
+    (void)state;
+    crash_bounded("sync", END_ABORT);
+}
+
+static void test_crash_sync_segv(void **state)
+{
+    (void)state;
+    crash_bounded("sync", END_SEGV);
+}
+
+static void test_crash_deferred_abort(void **state)
+{
+    (void)state;
+    crash_bounded("deferred", END_ABORT);
+}
+
+static void test_crash_deferred_segv(void **state)
+{
+    (void)state;
+    crash_bounded("deferred", END_SEGV);
 }
 
 /* ---- a thread stuck holding a log while main exits ---- */
@@ -483,12 +534,22 @@ static void test_fork_deferred(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exit_sync_short),  cmocka_unit_test(test_exit_deferred_short),
-        cmocka_unit_test(test_exit_sync_large),  cmocka_unit_test(test_exit_deferred_large),
-        cmocka_unit_test(test_stuck_sync),       cmocka_unit_test(test_stuck_deferred),
-        cmocka_unit_test(test_runners_sync),     cmocka_unit_test(test_runners_deferred),
-        cmocka_unit_test(test_own_handler_sync), cmocka_unit_test(test_own_handler_deferred),
-        cmocka_unit_test(test_fork_sync),        cmocka_unit_test(test_fork_deferred),
+        cmocka_unit_test(test_exit_sync_short),
+        cmocka_unit_test(test_exit_deferred_short),
+        cmocka_unit_test(test_exit_sync_large),
+        cmocka_unit_test(test_exit_deferred_large),
+        cmocka_unit_test(test_crash_sync_abort),
+        cmocka_unit_test(test_crash_sync_segv),
+        cmocka_unit_test(test_crash_deferred_abort),
+        cmocka_unit_test(test_crash_deferred_segv),
+        cmocka_unit_test(test_stuck_sync),
+        cmocka_unit_test(test_stuck_deferred),
+        cmocka_unit_test(test_runners_sync),
+        cmocka_unit_test(test_runners_deferred),
+        cmocka_unit_test(test_own_handler_sync),
+        cmocka_unit_test(test_own_handler_deferred),
+        cmocka_unit_test(test_fork_sync),
+        cmocka_unit_test(test_fork_deferred),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
