@@ -34,14 +34,20 @@ typedef struct nll_db nll_db_t;
 #define NLL_OPEN_READ 1u
 
 /* Open `path` (see the flags above): a file path is a SQLite archive; a libpq connection
- * URI (postgresql://... or postgres://...) is a PostgreSQL one. `upto` > 0 stops the
+ * URI (postgresql://... or postgres://...) or keyword/value string ("host=db user=bob
+ * dbname=x": its first word is KEYWORD=) is a PostgreSQL one. `upto` > 0 stops the
  * upgrade at that version (tests make old databases with it); 0 means the newest. On
  * success *out is the connection. */
 int nll_db_open(const char *path, unsigned flags, int upto, nll_db_t **out, nll_err_t *err);
 /* The name for messages of the archive at `path` before (or without) opening it: a
- * PostgreSQL URI with its password hidden, in user:password@ and ?password= alike. */
+ * PostgreSQL connection string with its passwords as ***: a URI's user:password@ and
+ * ?password= (or ?sslpassword=), a keyword string's password= and sslpassword= (quoted or
+ * not); a keyword string that libpq could not read shows its pairs up to there, then "...".
+ * nll_conn.c. */
 void nll_db_display_name(const char *path, char *out, size_t cap);
-/* Whether `path` names a PostgreSQL archive (a connection URI). */
+/* Whether `path` names a PostgreSQL archive: a connection URI, or libpq's keyword/value
+ * form (its first word, after blanks, is KEYWORD= with KEYWORD of letters, digits and '_';
+ * a SQLite file whose name begins so is given as ./NAME). */
 int nll_db_is_pg(const char *path);
 /* The schema version of an open archive (0 for an empty database). */
 int nll_db_version(nll_db_t *db, int *version, nll_err_t *err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nl_file.h"
+#include "nll_conn.h"
 #include "nll_db_int.h"
 #include "nll_schema.h"
 
@@ -24,11 +25,6 @@ static int errf(nll_err_t *err, int code, const char *fmt, ...)
         va_end(ap);
     }
     return code;
-}
-
-int nll_db_is_pg(const char *path)
-{
-    return !strncmp(path, "postgresql://", 13) || !strncmp(path, "postgres://", 11);
 }
 
 sqlite3 *nll_db_sqlite(nll_db_t *db) { return db && db->backend == NLL_SQLITE ? db->lite : NULL; }
@@ -157,62 +153,22 @@ static int create_private(const char *path)
     return fd < 0 && errno != EEXIST ? errno : 0;
 }
 
-/* Append n bytes of s to out (cap bytes, *len used), cutting what does not fit. */
-static void add(char *out, size_t cap, size_t *len, const char *s, size_t n)
-{
-    if (*len + 1 >= cap) return;
-    if (n > cap - 1 - *len) n = cap - 1 - *len;
-    memcpy(out + *len, s, n);
-    *len += n;
-    out[*len] = 0;
-}
-
-void nll_db_display_name(const char *path, char *out, size_t cap)
-{
-    const char *scheme = nll_db_is_pg(path) ? strstr(path, "://") : NULL;
-    if (!cap) return;
-    if (!scheme) {
-        snprintf(out, cap, "%s", path);
-        return;
-    }
-    size_t len = 0;
-    out[0] = 0;
-    const char *auth = scheme + 3, *auth_end = auth + strcspn(auth, "/?");
-    const char *at = NULL, *q = strchr(path, '?'), *end = q ? q : path + strlen(path);
-    for (const char *p = auth; p < auth_end; p++)
-        if (*p == '@') at = p; /* the last: a password's own '@' should be %40, may not be */
-    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    if (colon) { /* user:password@ */
-        add(out, cap, &len, path, (size_t)(colon + 1 - path));
-        add(out, cap, &len, "***", 3);
-        add(out, cap, &len, at, (size_t)(end - at));
-    } else {
-        add(out, cap, &len, path, (size_t)(end - path));
-    }
-    for (const char *p = q; p && *p;) { /* ?k=v&k=v: password=*** */
-        size_t n = strcspn(p + 1, "&");
-        add(out, cap, &len, p, 1);
-        if (n >= 9 && !memcmp(p + 1, "password=", 9))
-            add(out, cap, &len, "password=***", 12);
-        else
-            add(out, cap, &len, p + 1, n);
-        p += 1 + n;
-    }
-}
-
 static int open_pg(const char *uri, unsigned flags, int upto, nll_db_t *db, nll_err_t *err)
 {
     db->backend = NLL_PG;
     nll_db_display_name(uri, db->name, sizeof db->name);
+    char m[512];
+    if (nll__conn_is_kv(uri) && nll__conn_kv_check(uri, m, sizeof m))
+        return errf(err, NL_EINVAL, "%s: not a connection string libpq can read: %s", db->name, m);
     /* named in pg_stat_activity unless the URI names itself: an operator (or a test) can
      * tell loaders from readers, and see a killed loader's session still finishing */
     const char *const keys[] = {"dbname", "fallback_application_name", NULL};
     const char *const vals[] = {uri, flags & NLL_OPEN_READ ? "nlkit-reader" : "nlkit-loader", NULL};
     db->pg = PQconnectdbParams(keys, vals, 1);
     if (PQstatus(db->pg) != CONNECTION_OK) {
-        char m[512];
         snprintf(m, sizeof m, "%s", PQerrorMessage(db->pg));
         m[strcspn(m, "\n")] = 0;
+        nll__conn_scrub(uri, m, sizeof m); /* libpq quotes a URI it cannot read, password too */
         return errf(err, NL_EIO, "%s: cannot connect: %s", db->name, m);
     }
     /* every session in UTC, numbers in full: what nl-load writes is read back the same */

@@ -4,7 +4,7 @@
  * split, a round trip of every field of every event, summary typing, baselines
  * (nll_base_get and the SQL views) against values computed here, merged percentiles,
  * retention, records stored from a batch; on SQLite also an in-place upgrade from schema
- * version 1, and value typing (no database). */
+ * version 1, and value typing and what -d names, passwords hidden (no database). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "nl_test.h"
 #include <libpq-fe.h>
 
+#include "nll_conn.h"
 #include "nll_db_lite.h"
 #include "nll_sql.h"
 
@@ -144,6 +145,52 @@ static void test_netlogger_split(void **state)
     assert_int_equal(q_int(db, "SELECT count(*) FROM summary"), 0);
     nll_db_close(db);
     t_rmtree(dir);
+}
+
+/* What -d names (nll_conn.c, no database): libpq's keyword form is PostgreSQL, a path is
+ * not; the name for messages hides every password, quoted, spaced, in a URI's userinfo or
+ * query (its key %-encoded too), sslpassword alike; a keyword string libpq could not read
+ * shows what came before, then "..."; a libpq message quoting the string, raw or decoded,
+ * loses the password. */
+static void test_conn_names(void **state)
+{
+    (void)state;
+    assert_true(nll_db_is_pg("host=db user=bob dbname=x"));
+    assert_true(nll_db_is_pg("  dbname = x"));
+    assert_true(nll_db_is_pg("service=nlkit"));
+    assert_true(nll_db_is_pg("postgres://h/x"));
+    assert_false(nll_db_is_pg("./host=db.sqlite"));
+    assert_false(nll_db_is_pg("/var/lib/nlkit/archive.db"));
+    assert_false(nll_db_is_pg("a b=c"));
+    assert_false(nll_db_is_pg("=x"));
+    static const char *const cases[][2] = {
+        {"host=db user=bob password=S3cretPW dbname=x", "host=db user=bob password=*** dbname=x"},
+        {" host = db  password = 'S3c\\'ret PW'  dbname=x", "host=db password=*** dbname=x"},
+        {"password=S3cret\\ PW sslpassword=S3cretKey", "password=*** sslpassword=***"},
+        {"host=db password=S3cretPW S3cretTail", "host=db password=*** ..."},
+        {"host=db password='S3cretPW", "host=db ..."},
+        {"S3cretPW", "S3cretPW"}, /* a file's name is its name */
+        {"postgresql://bob:S3cretPW@h/x?passwor%64=S3cretQ&sslpassword=S3cretK&port=5",
+         "postgresql://bob:***@h/x?passwor%64=***&sslpassword=***&port=5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256];
+        nll_db_display_name(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+    }
+    char why[256];
+    assert_int_equal(nll__conn_kv_check("host=db password='x y' dbname=x", why, sizeof why), 0);
+    assert_int_equal(nll__conn_kv_check("host=db password=S3cret PW=", why, sizeof why), -1);
+    assert_string_equal(why, "byte 25: not a libpq connection keyword (host, port, dbname, "
+                             "user, password, sslmode, ...)");
+    assert_int_equal(nll__conn_kv_check("host=db password=S3cret PW", why, sizeof why), -1);
+    assert_null(strstr(why, "PW"));
+    char msg[256] = "bad \"S3c'ret PW\" and 'S3c\\'ret PW' here";
+    nll__conn_scrub("host=db password='S3c\\'ret PW'", msg, sizeof msg);
+    assert_string_equal(msg, "bad \"***\" and *** here");
+    snprintf(msg, sizeof msg, "invalid token: \"S3c%%zz\" in postgresql://bob:S3c%%zz@h and S3c@t");
+    nll__conn_scrub("postgresql://bob:S3c%zz@h/x?password=S3c%40t", msg, sizeof msg);
+    assert_string_equal(msg, "invalid token: \"***\" in postgresql://bob:***@h and ***");
 }
 
 static void test_value_type(void **state)
@@ -865,6 +912,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_netlogger_split),
+        cmocka_unit_test(test_conn_names),
         cmocka_unit_test(test_value_type),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_summary_typing),

@@ -4,7 +4,8 @@
  * file:line and copied to the reject file, standard input committed while still open (and
  * no write lock held while it waits, so a prune or a second loader goes through), a
  * read-only and a full database failing with a clear message and nothing lost on re-run,
- * nl-baseline's lines, and nl-detect starting its histories from the archive. */
+ * nl-baseline's lines, nl-detect starting its histories from the archive, and a libpq
+ * keyword string taken as PostgreSQL with its password in no message. */
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -728,6 +729,80 @@ static void test_pg_password_hidden(void **state)
     t_rmtree(dir);
 }
 
+/* libpq's keyword/value form is a PostgreSQL archive, never a SQLite file of that name
+ * (nl-load made one and printed the password), and its password appears in no message of
+ * any program taking -d, nor does a password in a URI libpq cannot read (libpq quotes the
+ * URI) nor in a keyword string libpq cannot read (libpq quotes the word it stopped at).
+ * On PostgreSQL it loads: the same server reached by host=, user=, dbname=, options=. */
+static void test_pg_keyword_conninfo(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "k.log")), *err = keep(t_path(dir, "err"));
+    write_events(in, 0, 3);
+    char nosock[700], quoted[700], blank[700], uri[700], kv[900];
+    /* a socket directory with no server: nothing to connect to, quickly */
+    snprintf(nosock, sizeof nosock, "host=%s user=bob password=S3cretPW dbname=x",
+             t_path(dir, "nosock"));
+    snprintf(quoted, sizeof quoted, "  host=%s password = 'S3cret\\'PW q' dbname=x",
+             t_path(dir, "nosock"));
+    snprintf(blank, sizeof blank, "host=%s password=S3cretPW S3cretTail dbname=x",
+             t_path(dir, "nosock"));
+    snprintf(uri, sizeof uri, "postgresql://bob:S3cretPW@[::1/x?password=S3cretPW2");
+    struct {
+        const char *prog, *db, *want;
+    } runs[] = {
+        {load_prog, nosock, "user=bob password=*** dbname=x: cannot connect"},
+        {base_prog, nosock, "user=bob password=*** dbname=x: cannot connect"},
+        {load_prog, quoted, "password=*** dbname=x: cannot connect"},
+        {load_prog, blank, "password=*** ...: not a connection string libpq can read: byte"},
+        {load_prog, uri, "postgresql://bob:***@[::1/x?password=***: cannot connect"},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        const char *load[] = {"-d", runs[i].db, in, NULL};
+        const char *base[] = {"-d", runs[i].db, "-e", "xfer.block", NULL};
+        t_child_t c = {.err = err};
+        int rc = t_run(runs[i].prog, &c, runs[i].prog == load_prog ? load : base);
+        char *msg = t_slurp(err, NULL);
+        if (rc != 1 || strstr(msg, "S3cret") || !strstr(msg, runs[i].want))
+            fprintf(stderr, "run %zu (exit %d), want \"%s\":\n%s", i, rc, runs[i].want, msg);
+        assert_int_equal(rc, 1);
+        assert_null(strstr(msg, "S3cret"));
+        assert_non_null(strstr(msg, runs[i].want));
+        free(msg);
+        assert_int_equal(access(runs[i].db, F_OK), -1); /* no SQLite file of that name */
+        assert_int_equal(errno, ENOENT);
+    }
+    /* nl-detect's history.from=db, with --db */
+    const char *conf = keep(t_path(dir, "d.conf"));
+    FILE *f = fopen(conf, "w");
+    fputs("stream s event=xfer.block value=rate history.from=db\n", f);
+    fclose(f);
+    const char *det[] = {"-c", conf, "--db", nosock, in, NULL};
+    t_child_t c = {.err = err};
+    assert_int_equal(t_run(detect_prog, &c, det), 2);
+    char *msg = t_slurp(err, NULL);
+    assert_null(strstr(msg, "S3cret"));
+    assert_non_null(strstr(msg, "password=***"));
+    free(msg);
+    if (on_pg) { /* the test server, as keywords: loads, and says where without the password */
+        const char *db = archive(dir, "kv.db"), *host = strstr(pg_uri, "host=");
+        assert_non_null(host);
+        snprintf(kv, sizeof kv,
+                 "host=%.*s user=nlkit dbname=nlkit options='-csearch_path=t_kv' "
+                 "password=S3cretPW",
+                 (int)strcspn(host + 5, "&"), host + 5);
+        const char *args[] = {"-d", kv, in, NULL};
+        assert_int_equal(t_run(load_prog, &c, args), 0);
+        msg = t_slurp(err, NULL);
+        assert_null(strstr(msg, "S3cret"));
+        assert_non_null(strstr(msg, "password=***"));
+        free(msg);
+        expect_exactly(db, 3);
+    }
+    t_rmtree(dir);
+}
+
 static void test_stdin_commits_while_open(void **state)
 {
     (void)state;
@@ -1153,6 +1228,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_netlogger_reading_cli),
         cmocka_unit_test(test_netlogger_lines_named),
         cmocka_unit_test(test_missing_input_creates_nothing),
+        cmocka_unit_test(test_pg_keyword_conninfo),
         cmocka_unit_test(test_trace_across_programs),
         cmocka_unit_test(test_bad_lines_reported_and_rejected),
         cmocka_unit_test(test_escaped_report_names_refused),
@@ -1176,6 +1252,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_escaped_report_names_refused),
         cmocka_unit_test(test_long_names_exact_or_refused),
         cmocka_unit_test(test_pg_password_hidden),
+        cmocka_unit_test(test_pg_keyword_conninfo),
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_detect_starts_from_archive),
     };
