@@ -76,6 +76,8 @@ static void ent_drop(nld_metrics_t *m, nldm_ent_t *e)
     NL__DL_UNLINK(m->lru_head, m->lru_tail, e);
     m->nseries -= e->nseries;
     m->lbytes -= e->llen * e->nseries;
+    m->ltext -= e->llen;
+    if (e->kind == NLDM_ACT) m->ncnt -= e->u.a.act->nb;
     m->nents[e->kind]--;
     nl__map_del(&m->ents, e->ment->key, e->ment->klen);
     free(e);
@@ -244,6 +246,8 @@ nldm_ent_t *nldm__entry(nld_metrics_t *m, int kind, nl_buf_t *b, nldm_act_t *a, 
     }
     m->nseries += ns;
     m->lbytes += lb;
+    m->ltext += e->llen;
+    if (kind == NLDM_ACT) m->ncnt += a->nb;
     m->nents[kind]++;
     NL__DL_APPEND(m->lru_head, m->lru_tail, e);
     return e;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nl_buf.h"
+#include "nl_clock.h"
 #include "nl_num.h"
 #include "nld_metrics_int.h"
 
@@ -123,6 +124,7 @@ typedef struct nldm_snap {
     nld_metrics_opts_t o;
     uint64_t refused, expired, bad_summary, oom;
     nld_metrics_http_counts_t http;
+    double copy_s;
 } nldm_snap_t;
 
 static void snap_free(nldm_snap_t *s)
@@ -152,26 +154,73 @@ static void snap_ent(nldm_snap_t *s, size_t i, const nldm_ent_t *e, nldm_act_t *
     }
 }
 
-/* Take the copy; 0, or -1 out of memory. Holds m->mu for two passes over the entries. */
+/* The sizes of a copy: entries, label text, buckets, activities. */
+typedef struct snap_size {
+    size_t ne, nt, nc, na;
+} snap_size_t;
+
+static snap_size_t snap_size(const nld_metrics_t *m)
+{
+    snap_size_t z = {0, m->ltext + 1, m->ncnt + 1, m->acts.n + 1};
+    for (int k = 0; k < NLDM_KINDS; k++) z.ne += m->nents[k];
+    return z;
+}
+
+/* Make room for a copy of size z (each array at least as large as asked, with a margin for
+ * what the store gains meanwhile, in *have), its pages touched: taken without the lock, so
+ * that the engine does not wait for the allocation. 0, or -1 out of memory. */
+static int snap_room(nldm_snap_t *s, snap_size_t z, snap_size_t *have)
+{
+    snap_size_t w = {z.ne + z.ne / 8 + 16, z.nt + z.nt / 8 + 4096, z.nc + z.nc / 8 + 256,
+                     z.na + z.na / 8 + 16};
+    if (w.ne > have->ne) {
+        free(s->e);
+        if (!(s->e = malloc(w.ne * sizeof *s->e))) return -1;
+        memset(s->e, 0, w.ne * sizeof *s->e);
+        have->ne = w.ne;
+    }
+    if (w.nt > have->nt) {
+        free(s->text);
+        if (!(s->text = malloc(w.nt))) return -1;
+        memset(s->text, 0, w.nt);
+        have->nt = w.nt;
+    }
+    if (w.nc > have->nc) {
+        free(s->cnt);
+        if (!(s->cnt = malloc(w.nc * sizeof *s->cnt))) return -1;
+        memset(s->cnt, 0, w.nc * sizeof *s->cnt);
+        have->nc = w.nc;
+    }
+    if (w.na > have->na) {
+        free(s->acts);
+        if (!(s->acts = malloc(w.na * sizeof *s->acts))) return -1;
+        have->na = w.na;
+    }
+    return 0;
+}
+
+static int snap_fits(snap_size_t z, snap_size_t have)
+{
+    return z.ne <= have.ne && z.nt <= have.nt && z.nc <= have.nc && z.na <= have.na;
+}
+
+/* Take the copy; 0, or -1 out of memory. The store's lock is held only for one pass over
+ * its entries: the room is made before, without it (again if the store outgrew it). */
 static int snap_take(nld_metrics_t *m, nldm_snap_t *s)
 {
     memset(s, 0, sizeof *s);
+    snap_size_t have = {0, 0, 0, 0};
     pthread_mutex_lock(&m->mu);
-    size_t ne = 0, nt = 1, nc = 1, na = m->acts.n + 1;
-    for (int k = 0; k < NLDM_KINDS; k++) ne += m->nents[k];
-    for (const nldm_ent_t *e = m->lru_head; e; e = e->next) {
-        nt += e->llen;
-        if (e->kind == NLDM_ACT) nc += e->u.a.act->nb;
-    }
-    s->e = malloc((ne ? ne : 1) * sizeof *s->e);
-    s->acts = malloc(na * sizeof *s->acts);
-    s->text = malloc(nt);
-    s->cnt = malloc(nc * sizeof *s->cnt);
-    if (!s->e || !s->acts || !s->text || !s->cnt) {
+    for (int tries = 0; !snap_fits(snap_size(m), have); tries++) {
+        snap_size_t z = snap_size(m);
         pthread_mutex_unlock(&m->mu);
-        snap_free(s);
-        return -1;
+        if (tries == 8 || snap_room(s, z, &have)) {
+            snap_free(s);
+            return -1;
+        }
+        pthread_mutex_lock(&m->mu);
     }
+    double t0 = nl__mono_s();
     char *tp = s->text;
     uint64_t *cp = s->cnt;
     size_t i = 0, ai = 0;
@@ -190,7 +239,8 @@ static int snap_take(nld_metrics_t *m, nldm_snap_t *s)
         s->first[k + 1] = s->first[k] + m->nents[k];
         at[k] = s->first[k];
     }
-    for (const nldm_ent_t *e = m->lru_head; e; e = e->next)
+    for (const nldm_ent_t *e = s->first[NLDM_KINDS] > s->first[NLDM_STREAM] ? m->lru_head : NULL; e;
+         e = e->next)
         if (e->kind != NLDM_ACT) snap_ent(s, at[e->kind]++, e, NULL, &tp, &cp);
     s->c = m->c;
     s->now = m->now;
@@ -202,6 +252,8 @@ static int snap_take(nld_metrics_t *m, nldm_snap_t *s)
     s->bad_summary = m->bad_summary;
     s->oom = m->oom;
     s->http = m->http;
+    s->copy_s = m->copy_s; /* the one before this: this one is not over */
+    m->copy_s = nl__mono_s() - t0;
     pthread_mutex_unlock(&m->mu);
     return 0;
 }
@@ -384,6 +436,10 @@ static void health(out_t *o, const nldm_snap_t *m)
             "+Inf only).",
             m->bad_summary);
     counter(o, "nlkit_metrics_out_of_memory", "Metric updates lost for lack of memory.", m->oom);
+    gauge(o, "nlkit_metrics_copy_seconds", "seconds",
+          "How long the scrape before this one held the store's lock (the engine waiting) to "
+          "copy it.",
+          m->copy_s);
     counter(o, "nlkit_metrics_scrapes", "Scrapes answered.", m->http.scrapes);
     counter(o, "nlkit_metrics_http_errors",
             "Connections answered with an error, left without a whole request or closed for "

@@ -122,6 +122,7 @@ static int act_cover(nld_metrics_t *m, nldm_act_t *a, int32_t gmin, int32_t gmax
         e->nseries += more;
         m->nseries += more;
         m->lbytes += more * e->llen;
+        m->ncnt += nb - a->nb;
     }
     free(c);
     a->glo = lo;

@@ -63,6 +63,8 @@ struct nld_metrics {
     nldm_ent_t *lru_head, *lru_tail;
     size_t nseries;
     size_t lbytes;            /* label text as rendered: each entry's llen times its series */
+    size_t ltext, ncnt;       /* label text held (each entry's once), buckets held */
+    double copy_s;            /* how long the last scrape held the lock to copy the store */
     size_t nents[NLDM_KINDS]; /* entries of each kind */
     nl__hist_t h;             /* scratch: one summary's dur.h */
     nl_rec_t rrec;            /* scratch: a report line, parsed */
