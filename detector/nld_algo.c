@@ -358,6 +358,17 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
     if (run_outlasts(b, &b->held[i].run, &b->held[i].run_t0, state))
         return nld_hist_add(&b->heur[i], v);
     if (state == NLD_WARMUP || state == NLD_NORMAL) {
+        /* on a fast stream a run survives one unflagged value, as the engine's runs do: a
+         * fault's values do not all cross the bound, and must not be learnt piecemeal */
+        if (b->admit > b->p.admit && b->held[i].n && !b->held[i].gap) {
+            b->held[i].gap = 1;
+            if (b->held[i].n < b->admit)
+                b->held[i].v[b->held[i].n++] = v;
+            else
+                b->held[i].long_run = 1;
+            return 0;
+        }
+        b->held[i].gap = 0;
         if (!b->held[i].long_run)
             for (uint32_t j = 0; j < b->held[i].n && !rc; j++)
                 rc = nld_hist_add(&b->heur[i], b->held[i].v[j]);
@@ -365,7 +376,8 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
         b->held[i].long_run = 0;
         return rc ? rc : nld_hist_add(&b->heur[i], v);
     }
-    if (b->held[i].n < b->p.admit)
+    b->held[i].gap = 0;
+    if (b->held[i].n < b->admit)
         b->held[i].v[b->held[i].n++] = v;
     else
         b->held[i].long_run = 1;
@@ -459,8 +471,14 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
     budget_threshold(b);
     /* with a seasonal baseline the algorithms judge the value less its slot's offset */
     double x_obs = x, off = nld_season_offset(&b->season, ts_usec);
-    int jumps = b->p.jump > 0 && !(b->p.jump_spacing_s > 0 && b->gaps &&
-                                   nld_bank_spacing(b) < b->p.jump_spacing_s);
+    int fast = b->p.runs_s > 0 && b->gaps && nld_bank_spacing(b) < b->p.runs_s;
+    int jumps = b->p.jump > 0 && !fast;
+    b->admit = b->p.admit;
+    if (fast) { /* a run shorter than one that counts is normal variation: admitted */
+        double n = ceil(b->p.runs_s / nld_bank_spacing(b) - 1e-9);
+        if (b->p.runs_n && n > b->p.runs_n) n = b->p.runs_n;
+        if (n - 1 > b->admit) b->admit = n - 1 < NLD_ADMIT_MAX ? (uint32_t)(n - 1) : NLD_ADMIT_MAX;
+    }
     double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
     if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
     /* young=: a stream's first values are judged against little history (a cdf of a few

@@ -89,9 +89,11 @@ typedef struct nld_params {
                               least this share of the stream's largest recent jump, else
                               in proportion (nld_jump.h; 0: off) */
     double jump_halflife_s; /* ... the largest jump halves in this much event time (7 d) */
-    double jump_spacing_s;  /* ... on streams whose values come at least this far apart (0:
-                               all); faster ones are judged by runs that last (episode.for),
-                               whose later values a jump's discount would hide */
+    double runs_s;          /* > 0: the event time a run of flags must span to count
+                               (episode.for); on streams faster than that, jump= is off (a
+                               jump's discount would hide a lasting fault's later values) and
+                               the histories admit runs too short to count (below) */
+    uint32_t runs_n;        /* ... or this many flags (episode.min), whichever is fewer */
     uint32_t recur_days;   /* > 0: a value within the stream's range at the same time of day
                               on each of this many days before keeps only part of its
                               surprise (nld_recur.h; 0: off) */
@@ -133,6 +135,8 @@ typedef struct nld_bank {
     double log_gaps;            /* sum of the logs of the gaps between values, in seconds */
     uint64_t gaps;              /* ... and how many */
     double thr;                 /* the threshold in force for this value (threshold= or a budget) */
+    uint32_t admit;             /* flagged values a run may hold and still be learnt, now
+                                   (admit=, raised on fast streams by runs_s) */
     int64_t now;                /* event time of the value being judged (INT64_MIN: unknown) */
     nld_hist_t cal[2];          /* cusum's and relent's recent statistics, to score against */
     int cal_err;
@@ -146,6 +150,7 @@ typedef struct nld_bank {
         double v[NLD_ADMIT_MAX];
         uint32_t n;
         int long_run;   /* it outgrew admit: a sustained anomaly, kept out */
+        int gap;        /* an unflagged value followed its last flag (fast streams) */
         uint32_t run;   /* its length so far */
         int64_t run_t0; /* event time of its first flag */
     } held[NLD_ALGOS];

@@ -373,7 +373,8 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
          * flagged run (admit=0), as when episode.min was 1 */
         if (!epmin_set) d->episode_min = NLD_DEFAULT_EPISODE_MIN;
         if (!epfor_set) d->episode_for_s = NLD_DEFAULT_EPISODE_FOR_S;
-        if (!jump_set) d->p.jump_spacing_s = d->episode_for_s;
+        d->p.runs_s = d->episode_for_s;
+        d->p.runs_n = d->episode_min;
         if (!clear_set) d->clear_s = NLD_DEFAULT_CLEAR_S;
         if (!admit_set) {
             d->p.admit = 0;

@@ -18,6 +18,8 @@ typedef struct live_ctx {
     int open;                 /* episodes open now */
     int open_at_fault_end;    /* ... when the fault ended (counted at the first report after) */
     int fault_end_seen;
+    char first[512]; /* the id of the episode that reported the fault first */
+    size_t first_len;
 } live_ctx_t;
 
 static void on_report(void *ctx, const nld_report_t *rep)
@@ -35,7 +37,11 @@ static void on_report(void *ctx, const nld_report_t *rep)
         if (rep->ts < c->onset)
             r->before++;
         else if (rep->ts < c->fault_end + 120 * 1000000LL) {
-            if (r->first_after < 0) r->first_after = (double)(rep->ts - c->onset) / 1e6;
+            if (r->first_after < 0 && rep->id_len <= sizeof c->first) {
+                r->first_after = (double)(rep->ts - c->onset) / 1e6;
+                memcpy(c->first, rep->id, rep->id_len);
+                c->first_len = rep->id_len;
+            }
         } else {
             r->after++;
         }
@@ -47,7 +53,8 @@ static void on_report(void *ctx, const nld_report_t *rep)
         r->open_at_end++;
         return;
     }
-    if (rep->ts >= c->onset && rep->ts < c->fault_end && r->first_after >= 0)
+    if (rep->ts >= c->onset && rep->ts < c->fault_end && r->first_after >= 0 &&
+        rep->id_len == c->first_len && !memcmp(rep->id, c->first, c->first_len))
         r->ended_during = 1;
     if (rep->ts >= c->fault_end && c->fault_end_seen && c->open_at_fault_end > 0) {
         c->open_at_fault_end--;

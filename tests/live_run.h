@@ -19,7 +19,8 @@
 typedef struct live_result {
     int before;       /* episodes started before the fault's onset (or in a run without one) */
     double first_after;  /* seconds from onset to the first start at or after it, -1: none */
-    int ended_during;    /* an episode that reported the fault ended while it lasted */
+    int ended_during;    /* the episode that reported the fault first ended while it lasted
+                            (another stream's, on weaker evidence, may) */
     double end_after;    /* seconds from the fault's end to the end of the episodes open then
                             (the last of them), -1: none ended (or none open) */
     int after;           /* episodes started 2 minutes or more after the fault's end */

@@ -714,7 +714,8 @@ static void test_default_preset(void **state)
     assert_int_equal(c.s[0].episode_min, NLD_DEFAULT_EPISODE_MIN);
     assert_true(c.s[0].episode_for_s == NLD_DEFAULT_EPISODE_FOR_S);
     assert_true(c.s[0].clear_s == NLD_DEFAULT_CLEAR_S && c.s[0].p.admit == 0);
-    assert_true(c.s[0].p.jump_spacing_s == NLD_DEFAULT_EPISODE_FOR_S);
+    assert_true(c.s[0].p.runs_s == NLD_DEFAULT_EPISODE_FOR_S);
+    assert_int_equal(c.s[0].p.runs_n, NLD_DEFAULT_EPISODE_MIN);
     assert_int_equal(c.s[0].p.relearn, NLD_DEFAULT_RELEARN);
     assert_true(c.s[0].p.season_s == NLD_DEFAULT_SEASON_S && NLD_DEFAULT_SEASON_S == 86400);
     assert_true(c.s[1].p.season_s == 0);                                         /* season=off */
