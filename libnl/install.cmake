@@ -39,10 +39,13 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/nlkitConfigVersion.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/nlkitConfigVersion.cmake DESTINATION ${NLKIT_CMAKE_DIR})
 
-# pkg-config: relocatable, the prefix found from where nlkit.pc lies
-file(RELATIVE_PATH NLKIT_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
-configure_file(${NLKIT_DIR}/nlkit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nlkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# pkg-config: written at install time (nlkit_pc.cmake) with the prefix installed to, so
+# that `cmake --install --prefix P` and cpack's /usr both give plain absolute paths
+install(CODE "set(NLKIT_PC_IN \"${NLKIT_DIR}/nlkit.pc.in\")
+  set(NLKIT_PC_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  set(NLKIT_PC_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+  include(\"${NLKIT_DIR}/nlkit_pc.cmake\")")
 
 # lnav (a log viewer many already use): the nlkit format and the views for lnav 0.11;
 # `lnav -i` installs them for a user (lnav/README.md)
