@@ -13,8 +13,9 @@
  *                                    with logging off, in full and summarized every second,
  *                                    interleaved ROUNDS times (default 7); prints MB/s
  *
- * The log goes where NL_DEST says (default: stdout), summarized every second unless
- * NL_SUMMARY or NL_SUMMARY_FILE says otherwise. Competing load (a dd, another TCP stream,
+ * The log goes where NL_DEST says (default: stdout), summarized every second, one summary
+ * per transfer (NL_SUMMARY='*=summary:1:key=guid'), unless NL_SUMMARY or NL_SUMMARY_FILE
+ * says otherwise. Competing load (a dd, another TCP stream,
  * a CPU hog) shows in the summaries' rates; see bench/README.md and bottleneck/README.md.
  *
  * NL_XFER_LIMIT="STAGE=MBPS,..." makes a stage slow on purpose, for trying nl-bottleneck:
@@ -50,15 +51,18 @@ static double now_s(void)
 /* The program's log: NL_DEST (or stdout), summaries every second unless configured. */
 static nl_log_t *open_log(const char *url, int summarized)
 {
+    /* one summary per transfer (key=guid), so nl-bottleneck can join both ends' by it */
+    static int ours; /* NL_SUMMARY is the default set here, not the operator's */
+    if (ours && !summarized) unsetenv("NL_SUMMARY"), ours = 0;
+    const char *env = getenv("NL_SUMMARY"), *file = getenv("NL_SUMMARY_FILE");
+    if (summarized && !(env && *env) && !(file && *file))
+        setenv("NL_SUMMARY", "*=summary:1:key=guid", 1), ours = 1;
     nl_log_t *log = nl_open(url);
     if (!log) {
         fprintf(stderr, "nl-xfer: cannot open the log %s: %s\n", url, strerror(errno));
         return NULL;
     }
     nl_const_std(log);
-    const char *env = getenv("NL_SUMMARY"), *file = getenv("NL_SUMMARY_FILE");
-    if (summarized && !(env && *env) && !(file && *file))
-        nl_summarize(log, "*", NL_SUMM_SUMMARY, 1.0, NULL);
     return log;
 }
 

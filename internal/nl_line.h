@@ -76,13 +76,17 @@ static inline int nl__is_id_field(const char *name, size_t len)
  * counts written only when fewer pairs than n carried a value) are kept in `value`.
  *
  *   n          completed start/end pairs in the interval
+ *   err.n      those whose end's result field (status=, or the rule's result=) says an
+ *              error (summarizer/README.md); written whenever an end carried one
+ *   res.n      pairs whose end carried a result field (when fewer than n)
+ *   res.2xx ... res.5xx  results that were HTTP statuses, by class (when not 0)
  *   dur.*      their durations, seconds: min max sum sd, and the 50th, 90th and 99th
  *              percentiles from the interval's histogram (internal/nl_hist.h: within 1.6 %)
  *   v.*        the end events' value field: n (if not every pair had one) min max sum sd,
  *              and percentiles as for durations (of the values >= 0)
  *   r.*        value / duration, per pair: likewise
  *   span       last end - first start, seconds
- *   open       an activity was started and not ended at the interval's close
+ *   open       pairs started and not ended at the interval's close (as the flusher counted)
  *   int        the interval's length, seconds
  *   orphan.*   starts restarted before their end; ends without a start (when not 0)
  *   v.refused  values that could not enter v.* and r.*: not finite, or beyond
@@ -93,6 +97,12 @@ static inline int nl__is_id_field(const char *name, size_t len)
  * `value`: dur.h, and v.h when values were counted. */
 #define NL_SUMMARY_FIELDS(X)                                                                       \
     X(N, "n", INT, "n")                                                                            \
+    X(ERR_N, "err.n", INT, "err_n")                                                                \
+    X(RES_N, "res.n", NONE, "")                                                                    \
+    X(RES_2XX, "res.2xx", NONE, "")                                                                \
+    X(RES_3XX, "res.3xx", NONE, "")                                                                \
+    X(RES_4XX, "res.4xx", NONE, "")                                                                \
+    X(RES_5XX, "res.5xx", NONE, "")                                                                \
     X(DUR_MIN, "dur.min", REAL, "dur_min")                                                         \
     X(DUR_MAX, "dur.max", REAL, "dur_max")                                                         \
     X(DUR_SUM, "dur.sum", REAL, "dur_sum")                                                         \

@@ -24,8 +24,8 @@ static void usage(FILE *f)
           "  -e, --event NAME     the activity (gridftp.disk.write), as nl-detect and nl-report\n"
           "                       take it, or its summary event (gridftp.disk.write.summary)\n"
           "  -H, --host H         only this host\n"
-          "  -m, --metric LIST    rate, avgrate, busy, mean.dur or summary fields such as\n"
-          "                       dur.sum, v.max, n (default: rate,busy,mean.dur)\n"
+          "  -m, --metric LIST    rate, avgrate, busy, mean.dur, err.ratio or summary fields\n"
+          "                       such as dur.sum, v.max, n, err.n (default: rate,busy,mean.dur)\n"
           "  -s, --since T        from T: a date, ISO-8601 time, Unix seconds, or an age such\n"
           "                       as 30d (default: everything)\n"
           "  -u, --until T        before T\n"
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
         } else if (!o.pct && !nll_base_column(m)) {
             fprintf(stderr,
                     "nl-baseline: --metric: unknown '%s' (rate, avgrate, busy, "
-                    "mean.dur, or a summary field such as dur.sum, v.max, n)\n",
+                    "mean.dur, err.ratio, or a summary field such as dur.sum, v.max, n)\n",
                     m);
             free(list);
             return 2;

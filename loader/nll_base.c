@@ -25,8 +25,11 @@ void nll_base_q_init(nll_base_q_t *q, const char *event, const char *metric)
 
 const char *nll_base_column(const char *metric)
 {
-    static const char *const derived[][2] = {
-        {"rate", "rate"}, {"avgrate", "avgrate"}, {"busy", "busy"}, {"mean.dur", "mean_dur"}};
+    static const char *const derived[][2] = {{"rate", "rate"},
+                                             {"avgrate", "avgrate"},
+                                             {"busy", "busy"},
+                                             {"mean.dur", "mean_dur"},
+                                             {"err.ratio", "err_ratio"}};
     if (!metric) return NULL;
     for (size_t i = 0; i < sizeof derived / sizeof derived[0]; i++)
         if (!strcmp(metric, derived[i][0])) return derived[i][1];
@@ -92,8 +95,8 @@ static int prepare(nll_db_t *db, const nll_base_q_t *q, int64_t limit, nll_stmt_
     const char *col = nll_base_column(q->metric);
     if (!col) {
         snprintf(err->msg, sizeof err->msg,
-                 "unknown baseline metric '%s' (rate, avgrate, busy, mean.dur or a summary "
-                 "field such as dur.sum, v.max, n)",
+                 "unknown baseline metric '%s' (rate, avgrate, busy, mean.dur, err.ratio or a "
+                 "summary field such as dur.sum, v.max, n)",
                  q->metric ? q->metric : "");
         return NL_EINVAL;
     }

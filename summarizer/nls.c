@@ -101,24 +101,43 @@ void nls_free(nls_t *s)
 
 /* ---- the hot path ----------------------------------------------------------------------- */
 
-/* The event value from the end event's value field; 0 if it has none or it is not a
- * number (the pair still counts for durations). */
-static int event_value(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t *r, double *v)
+/* A field's value as a number: 1 and *v, or 0 if it has none (a string that is no number). */
+static inline int arg_num(const nl_tmpl_t *t, int k, const nl_arg_t *args, double *v)
 {
-    for (int k = 0; k < t->n; k++) {
+    switch (t->f[k].type) {
+    case 'd':
+    case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls__fold_end */
+    case 'i':
+    case 'l': *v = (double)args[k].l; return 1;
+    case 'u': *v = (double)args[k].u; return 1;
+    }
+    return args[k].s && nl__strtod(args[k].s, strlen(args[k].s), v) == 0;
+}
+
+/* The end event's value (its value field's; 0 if it has none or it is not a number: the
+ * pair still counts for durations) and its outcome (its result field's, NLS_OUT_NONE
+ * without one), in one pass over its fields. */
+static inline int end_fields(const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t *r,
+                             double *v, int *outcome)
+{
+    int has = 0, seen = 0;
+    *outcome = NLS_OUT_NONE;
+    for (int k = 0; k < t->n && seen < 2; k++) {
         size_t nl;
         const char *name = nl__tmpl_name(t, k, &nl);
-        if (nl != r->vf_len || !nl__key_eq(name, r->vf, nl)) continue;
-        switch (t->f[k].type) {
-        case 'd':
-        case 't': *v = args[k].d; return 1; /* NaN too: refused and counted by nls__fold_end */
-        case 'i':
-        case 'l': *v = (double)args[k].l; return 1;
-        case 'u': *v = (double)args[k].u; return 1;
-        case 's': return args[k].s && nl__strtod(args[k].s, strlen(args[k].s), v) == 0;
+        if (nl == r->vf_len && nl__key_eq(name, r->vf, nl)) {
+            has = arg_num(t, k, args, v);
+            seen++;
+        }
+        if (nl == r->rf_len && nl__key_eq(name, r->rf, nl)) {
+            double x;
+            const char *str = t->f[k].type == 's' && args[k].s ? args[k].s : "";
+            *outcome = arg_num(t, k, args, &x) ? nls__outcome(1, x, NULL, 0)
+                                               : nls__outcome(0, 0, str, strlen(str));
+            seen++;
         }
     }
-    return 0;
+    return has;
 }
 
 /* The start of every identity key, " guid=" and the guid's gl raw bytes; 0 if they do not
@@ -134,9 +153,36 @@ static inline int guid_key(char *key, const char *guid, size_t gl)
     return 1;
 }
 
-/* The identity key: " guid=" and the guid's raw bytes (encoded only when written, so the
- * hot path just copies them; guid_len marks where they end), then every *.id field as it
- * will be written. Returns the length, or 0 if the key does not fit in NLS_KEY_MAX. */
+/* The event's guid: a guid=s field's, else the log's (NL_GUID_LEN bytes). */
+static inline const char *guid_of(const nl_tmpl_t *t, const nl_arg_t *args, const char *guid)
+{
+    return t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : guid;
+}
+
+static inline size_t guid_len_of(const nl_tmpl_t *t, const nl_arg_t *args, const char *guid)
+{
+    const char *g = guid_of(t, args, guid);
+    return g == guid ? NL_GUID_LEN : strlen(g);
+}
+
+/* One field of the event as it will be written: " name=value". */
+static void put_arg(nl_buf_t *b, const nl_tmpl_t *t, int k, const nl_arg_t *args)
+{
+    nl__put(b, t->f[k].enc, t->f[k].enc_len);
+    switch (t->f[k].type) {
+    case 's':
+        nl__enc_value(b, args[k].s ? args[k].s : "", args[k].s ? strlen(args[k].s) : 0);
+        break;
+    case 'i':
+    case 'l': nl__enc_i64v(b, args[k].l); break;
+    case 'u': nl__enc_u64v(b, args[k].u); break;
+    default: nl__enc_dblv(b, args[k].d); break;
+    }
+}
+
+/* The pair identity key: " guid=" and the guid's raw bytes (encoded only when written, so
+ * the hot path just copies them; guid_len marks where they end), then every *.id field as
+ * it will be written. Returns the length, or 0 if the key does not fit in NLS_KEY_MAX. */
 static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, const char *guid,
                         size_t *guid_len)
 {
@@ -150,21 +196,68 @@ static size_t build_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, con
     if (!t->id_mask) return 6 + gl;
     nl_buf_t b;
     nl_buf_init(&b, key + 6 + gl, NLS_KEY_MAX - 6 - gl);
-    for (uint64_t m = t->id_mask; m; m &= m - 1) {
-        int k = __builtin_ctzll(m);
-        nl__put(&b, t->f[k].enc, t->f[k].enc_len);
-        switch (t->f[k].type) {
-        case 's':
-            nl__enc_value(&b, args[k].s ? args[k].s : "", args[k].s ? strlen(args[k].s) : 0);
-            break;
-        case 'i':
-        case 'l': nl__enc_i64v(&b, args[k].l); break;
-        case 'u': nl__enc_u64v(&b, args[k].u); break;
-        default: nl__enc_dblv(&b, args[k].d); break;
-        }
-    }
+    for (uint64_t m = t->id_mask; m; m &= m - 1) put_arg(&b, t, __builtin_ctzll(m), args);
     size_t len = b.err || b.p != key + 6 + gl ? 0 : 6 + gl + b.len;
     nl_buf_free(&b); /* only if it outgrew the key: then the identity is too long */
+    return len;
+}
+
+/* 1 for the fields that name one request, never a summary's key: parent.guid and the W3C
+ * trace's (nl_traceparent). */
+static int trace_field(const char *n, size_t l)
+{
+    return (l == 11 && !memcmp(n, "parent.guid", 11)) || (l == 8 && !memcmp(n, "trace.id", 8)) ||
+           (l == 7 && !memcmp(n, "span.id", 7)) || (l == 14 && !memcmp(n, "parent.span.id", 14));
+}
+
+/* The template's field of that name, or -1. */
+static int tmpl_find(const nl_tmpl_t *t, const char *name, size_t len)
+{
+    for (int k = 0; k < t->n; k++) {
+        size_t nl;
+        const char *n = nl__tmpl_name(t, k, &nl);
+        if (nl == len && nl__key_eq(n, name, len)) return k;
+    }
+    return -1;
+}
+
+/* A summary's key from an event: NLS_SUM_MARK, then with key= fields each from the event
+ * (key=guid: its guid g, gl bytes, always first), else from its start's key sk (segments at
+ * sk_off; sk NULL: none), else left out; without key= fields, the event's *.id fields less
+ * the trace's. off (may be NULL) gets where each
+ * key= field begins. Returns the length, 0 if it does not fit in NLS_KEY_MAX. */
+static size_t sum_key(char *key, const nl_tmpl_t *t, const nl_arg_t *args, const nls_res_t *r,
+                      const char *g, size_t gl, const char *sk, const uint16_t *sk_off,
+                      uint16_t *off)
+{
+    key[0] = NLS_SUM_MARK;
+    if (!r->nkeys && !t->id_mask) return 1;
+    nl_buf_t b;
+    nl_buf_init(&b, key + 1, NLS_KEY_MAX - 1);
+    if (!r->nkeys) {
+        for (uint64_t m = t->id_mask; m; m &= m - 1) {
+            int k = __builtin_ctzll(m);
+            size_t nl;
+            const char *n = nl__tmpl_name(t, k, &nl);
+            if (!trace_field(n, nl)) put_arg(&b, t, k, args);
+        }
+    }
+    for (int i = 0; i < r->nkeys; i++) {
+        if (off) off[i] = (uint16_t)(1 + b.len);
+        if (r->key_len[i] == 4 && !memcmp(r->key[i], "guid", 4)) { /* key=guid: first */
+            nl__put(&b, " guid=", 6);
+            nl__enc_value(&b, g, gl);
+            continue;
+        }
+        int k = tmpl_find(t, r->key[i], r->key_len[i]);
+        if (k >= 0)
+            put_arg(&b, t, k, args);
+        else if (sk)
+            nl__put(&b, sk + sk_off[i], (size_t)(sk_off[i + 1] - sk_off[i]));
+    }
+    size_t len = b.err || b.p != key + 1 ? 0 : 1 + b.len;
+    if (off) off[r->nkeys] = (uint16_t)len;
+    nl_buf_free(&b);
     return len;
 }
 
@@ -184,9 +277,13 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
                                                  const nl_arg_t *args, const char *guid)
 {
     char key[NLS_KEY_MAX], stack[512];
-    size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
+    size_t guid_len = 1, key_len = r->mode == NLS_COUNT /* a count is a summary: no guid */
+                                       ? sum_key(key, t, args, r, guid_of(t, args, guid),
+                                                 guid_len_of(t, args, guid), NULL, NULL, NULL)
+                                       : build_key(key, t, args, guid, &guid_len);
     int64_t now = nls__now(s);
-    nls_ident_t *e = key_len ? nls__ident_get_cached(s, act, key, key_len, guid_len, 0, now) : NULL;
+    nls_ident_t *e =
+        key_len ? nls__ident_get_cached(s, act, key, key_len, guid_len, 0, 1, now) : NULL;
     if (!e) {
         atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
         return NL_HOOK_WRITE;
@@ -246,21 +343,177 @@ __attribute__((noinline)) static int point_event(nls_t *s, nls_act_t *act, const
     return NL_HOOK_WRITE;
 }
 
-/* A start or an end, at `now`, into its identity e (locked; NULL: no room, or an identity
- * too long, so written in full and counted). Returns the event's nl_hook_verdict. */
-static inline int fold(nls_t *s, nls_ident_t *e, const nls_res_t *r, int kind, int64_t now, int has,
-                       double v)
+/* Count an event written in full because it could not be folded (no room, a key too
+ * long). */
+static int overflowed(nls_t *s)
 {
-    if (!e) {
-        atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
-        return NL_HOOK_WRITE;
+    atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+    return NL_HOOK_WRITE;
+}
+
+/* The summary of key sk (sk_len bytes; 0: too long), locked, or NULL. */
+static inline nls_ident_t *sum_get(nls_t *s, nls_act_t *act, const char *sk, size_t sk_len,
+                                   int64_t now)
+{
+    if (!sk_len) return NULL;
+    nls_ident_t *e = sk_len == 1 ? nls__sum_hot(s, act) : NULL;
+    return e ? e : nls__ident_get_cached(s, act, sk, sk_len, 1, sk_len == 1, 1, now);
+}
+
+/* A start at `now`. Its pair p, if the thread's cache found it (locked), is live, so its
+ * summary (key sk, sk_len bytes; 0: too long) was touched by the pair's earlier start and
+ * is left alone: the common loop of one guid's pairs costs one lock per start. Otherwise
+ * the summary is touched first, so it runs from its first start (interval 0) and no pair
+ * is kept open for a summary there is no room for, and then the pair is found or made by
+ * find_pair (locked; NULL: no room). The pair remembers the time and the key (with key=
+ * fields, each beginning at off[i]). A start restarted before its end is counted in the
+ * summary as an orphan. No two identities are locked at once (the table's insertions lock
+ * one under ins_mu). */
+static inline __attribute__((always_inline)) int
+fold_start(nls_t *s, nls_act_t *act, const nls_res_t *r, int64_t now, const char *sk, size_t sk_len,
+           const uint16_t *off, nls_ident_t *p, nls_ident_t *(*find_pair)(void *), void *arg)
+{
+    nls_ident_t *e;
+    if (!p) {
+        e = sum_get(s, act, sk, sk_len, now);
+        if (!e) return overflowed(s);
+        nls__fold_touch(e, now, r->interval_ns, 0);
+        nls__unlock(&e->lock);
+        p = find_pair(arg);
+        if (!p) return overflowed(s);
+    } else if (!sk_len) {
+        nls__unlock(&p->lock);
+        return overflowed(s);
     }
-    if (kind == NL_KIND_START)
-        nls__fold_start(e, now, r->interval_ns);
+    int orphan = p->open;
+    p->open = 1;
+    p->open_t = now;
+    p->idle = 0;
+    if (sk_len == 1)
+        p->sk[0] = NLS_SUM_MARK;
     else
-        nls__fold_end(e, now, r->interval_ns, has, v);
+        memcpy(p->sk, sk, sk_len);
+    p->sk_len = (uint16_t)sk_len;
+    if (r->nkeys) memcpy(p->sk_off, off, (size_t)(r->nkeys + 1) * sizeof *off);
+    nls__unlock(&p->lock);
+    if (orphan && (e = sum_get(s, act, sk, sk_len, now)) != NULL) {
+        nls__fold_touch(e, now, r->interval_ns, 1);
+        nls__unlock(&e->lock);
+    }
+    return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
+}
+
+/* The end of the pair p (locked; NULL: never started, or let go): its start's time
+ * (INT64_MIN: none) and its start's summary key into sk, off. p is unlocked; under pressure
+ * a closed pair is let go at once rather than at the next tick. */
+static inline int64_t take_start(nls_t *s, nls_ident_t *p, const nls_res_t *r, char *sk,
+                                 size_t *sk_len, uint16_t *off)
+{
+    if (!p) return INT64_MIN;
+    int64_t start_t = INT64_MIN;
+    p->idle = 0;
+    if (p->open) {
+        start_t = p->open_t;
+        p->open = 0;
+        *sk_len = p->sk_len;
+        if (p->sk_len == 1)
+            sk[0] = NLS_SUM_MARK;
+        else
+            memcpy(sk, p->sk, p->sk_len);
+        if (r->nkeys) memcpy(off, p->sk_off, (size_t)(r->nkeys + 1) * sizeof *off);
+    }
+    nls__unlock(&p->lock);
+    if (atomic_load_explicit(&s->live, memory_order_relaxed) > NLS_IDENT_MAX / 2)
+        nls__ident_evict(s, p->slot, p);
+    return start_t;
+}
+
+/* An end at `now` into the summary of key sk (its start's when the end's own fields do not
+ * change it), with its value and outcome. */
+static inline int fold_end(nls_t *s, nls_act_t *act, const nls_res_t *r, int64_t now,
+                           int64_t start_t, const char *sk, size_t sk_len, int has, double v,
+                           int outcome)
+{
+    nls_ident_t *e = sum_get(s, act, sk, sk_len, now);
+    if (!e) return overflowed(s);
+    nls__fold_end(e, now, r->interval_ns, start_t, has, v, outcome);
     nls__unlock(&e->lock);
     return r->mode == NLS_BOTH ? NL_HOOK_WRITE : NL_HOOK_FOLDED;
+}
+
+/* 1 if the identity table has no room: a start may have been written in full for it. */
+static int table_full(nls_t *s)
+{
+    return atomic_load_explicit(&s->live, memory_order_relaxed) >= NLS_IDENT_MAX;
+}
+
+/* What finds an event's pair identity: its guid (a guid=s field, else the log's) and its
+ * *.id fields. */
+typedef struct pair_find {
+    nls_t *s;
+    nls_act_t *act;
+    const nl_tmpl_t *t;
+    const nl_arg_t *args;
+    const char *guid;
+    int create; /* a start makes it; an end only finds it */
+    int64_t now;
+    int lost;      /* set: no pair, and none could have been kept (a key too long, a full table) */
+    int hot_tried; /* the thread's cache was looked at already (pair_hot_event) */
+} pair_find_t;
+
+static inline __attribute__((always_inline)) nls_ident_t *pair_of_event(void *arg)
+{
+    pair_find_t *f = arg;
+    const nl_tmpl_t *t = f->t;
+    nls_ident_t *p = NULL;
+    if (!t->id_mask && !f->hot_tried) {
+        const char *g =
+            t->guid_idx >= 0 && f->args[t->guid_idx].s ? f->args[t->guid_idx].s : f->guid;
+        p = nls__ident_hot(f->s, f->act, g, g == f->guid ? NL_GUID_LEN : strlen(g));
+    }
+    if (p) return p;
+    char key[NLS_KEY_MAX];
+    size_t guid_len, key_len = build_key(key, t, f->args, f->guid, &guid_len);
+    p = key_len ? nls__ident_get_cached(f->s, f->act, key, key_len, guid_len, !t->id_mask,
+                                        f->create, f->now)
+                : NULL;
+    f->lost = !p && (!key_len || table_full(f->s));
+    return p;
+}
+
+/* The pair of an event without *.id fields as the thread's cache has it (locked), or NULL
+ * (then pair_of_event, which does not look there again). */
+static inline __attribute__((always_inline)) nls_ident_t *pair_hot_event(pair_find_t *f)
+{
+    f->hot_tried = 1;
+    if (f->t->id_mask) return NULL;
+    const char *g = guid_of(f->t, f->args, f->guid);
+    return nls__ident_hot(f->s, f->act, g, g == f->guid ? NL_GUID_LEN : strlen(g));
+}
+
+/* A pair handle's identity: the guid alone. */
+typedef struct pair_find_g {
+    nls_t *s;
+    nls_act_t *act;
+    const char *g;
+    size_t gl;
+    int create;
+    int64_t now;
+    int lost;      /* as pair_find_t's */
+    int hot_tried; /* the thread's cache was looked at already */
+} pair_find_g_t;
+
+static inline __attribute__((always_inline)) nls_ident_t *pair_of_guid(void *arg)
+{
+    pair_find_g_t *f = arg;
+    nls_ident_t *p = f->hot_tried ? NULL : nls__ident_hot(f->s, f->act, f->g, f->gl);
+    if (p) return p;
+    char key[NLS_KEY_MAX];
+    int fits = guid_key(key, f->g, f->gl);
+    p = fits ? nls__ident_get_cached(f->s, f->act, key, 6 + f->gl, 6 + f->gl, 1, f->create, f->now)
+             : NULL;
+    f->lost = !p && (!fits || table_full(f->s));
+    return p;
 }
 
 int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const nl_arg_t *args,
@@ -277,20 +530,50 @@ int nls_event(nls_t *s, const char *event, int level, const nl_tmpl_t *t, const 
                                      : NL_HOOK_WRITE; /* pairs are not point events */
     if (kind == NL_KIND_OTHER) return NL_HOOK_WRITE;  /* nothing to pair: written as it is */
     int64_t now = now_ns(s);
-    nls_ident_t *e = NULL;
-    if (!t->id_mask) {
-        const char *g = t->guid_idx >= 0 && args[t->guid_idx].s ? args[t->guid_idx].s : guid;
-        e = nls__ident_hot(s, act, g, g == guid ? NL_GUID_LEN : strlen(g));
+    pair_find_t pf = {s, act, t, args, guid, kind == NL_KIND_START, now, 0, 0};
+    char sk[NLS_KEY_MAX];
+    uint16_t off[NLS_KEYS_MAX + 1];
+    if (pf.create) {
+        nls_ident_t *p = pair_hot_event(&pf);
+        size_t sk_len = 1;
+        if (r->nkeys || t->id_mask)
+            sk_len = sum_key(sk, t, args, r, guid_of(t, args, guid), guid_len_of(t, args, guid),
+                             NULL, NULL, off);
+        else
+            sk[0] = NLS_SUM_MARK;
+        return fold_start(s, act, r, now, sk, sk_len, off, p, pair_of_event, &pf);
     }
-    if (!e) {
-        char key[NLS_KEY_MAX];
-        size_t guid_len, key_len = build_key(key, t, args, guid, &guid_len);
-        e = key_len ? nls__ident_get_cached(s, act, key, key_len, guid_len, !t->id_mask, now)
-                    : NULL;
-    }
+    nls_ident_t *p = pair_of_event(&pf);
+    if (pf.lost) return overflowed(s); /* its start may have been written in full */
+    char st[NLS_KEY_MAX];              /* the start's */
+    size_t st_len = 0, sk_len;
+    int64_t start_t = take_start(s, p, r, st, &st_len, off);
+    const char *key = sk;
+    if (start_t != INT64_MIN && !r->nkeys) /* the start's *.id fields are the end's */
+        key = st, sk_len = st_len;
+    else /* an orphan's own key; or key= fields, from the end or else its start */
+        sk_len = sum_key(sk, t, args, r, guid_of(t, args, guid), guid_len_of(t, args, guid),
+                         start_t == INT64_MIN ? NULL : st, off, NULL);
     double v = 0;
-    int has = kind == NL_KIND_END && event_value(t, args, r, &v);
-    return fold(s, e, r, kind, now, has, v);
+    int outcome, has = end_fields(t, args, r, &v, &outcome);
+    return fold_end(s, act, r, now, start_t, key, sk_len, has, v, outcome);
+}
+
+/* A pair handle's summary key (nls_pair_event): the mark, and with key=guid its guid g;
+ * every other key= field is missing (off: where each begins). 0 if it does not fit. */
+static size_t handle_key(char *key, const nls_res_t *r, const char *g, size_t gl, uint16_t *off)
+{
+    key[0] = NLS_SUM_MARK;
+    for (int i = 0; i <= r->nkeys; i++) off[i] = 1;
+    if (!r->nkeys || r->key_len[0] != 4 || memcmp(r->key[0], "guid", 4)) return 1;
+    nl_buf_t b;
+    nl_buf_init(&b, key + 1, NLS_KEY_MAX - 1);
+    nl__put(&b, " guid=", 6);
+    nl__enc_value(&b, g, gl);
+    size_t len = b.err || b.p != key + 1 ? 0 : 1 + b.len;
+    nl_buf_free(&b);
+    for (int i = 1; i <= r->nkeys; i++) off[i] = (uint16_t)len;
+    return len;
 }
 
 int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, const char *vf, size_t vf_len,
@@ -299,16 +582,26 @@ int nls_pair_event(nls_t *s, nls_act_t *act, int kind, const char *g, const char
     const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
     if (r->mode == NLS_FULL) return NL_HOOK_WRITE; /* as nls_event says for it */
     if (r->mode != NLS_SUMMARY && r->mode != NLS_BOTH) return NLS_PAIR_GENERAL;
-    size_t gl = strlen(g);
     int64_t now = now_ns(s);
-    nls_ident_t *e = nls__ident_hot(s, act, g, gl);
-    if (!e) {
-        char key[NLS_KEY_MAX];
-        e = guid_key(key, g, gl) ? nls__ident_get_cached(s, act, key, 6 + gl, 6 + gl, 1, now)
-                                 : NULL;
+    pair_find_g_t pf = {s, act, g, strlen(g), kind == NL_KIND_START, now, 0, 0};
+    /* a handle's events have no fields but the guid and the value: every key= field but
+     * guid is missing, so the summary's key is the mark alone, or the guid (key=guid) */
+    char mark[NLS_KEY_MAX];
+    uint16_t off[NLS_KEYS_MAX + 1];
+    size_t mark_len = handle_key(mark, r, g, pf.gl, off);
+    if (pf.create) {
+        nls_ident_t *p = nls__ident_hot(s, act, g, pf.gl);
+        pf.hot_tried = 1;
+        return fold_start(s, act, r, now, mark, mark_len, off, p, pair_of_guid, &pf);
     }
-    int has = kind == NL_KIND_END && vf_len == r->vf_len && nl__key_eq(vf, r->vf, vf_len);
-    return fold(s, e, r, kind, now, has, v);
+    nls_ident_t *p = pair_of_guid(&pf);
+    if (pf.lost) return overflowed(s); /* its start may have been written in full */
+    char st[NLS_KEY_MAX]; /* the start's key (another call site's start may have had one) */
+    size_t st_len = 1;
+    int64_t start_t = take_start(s, p, r, st, &st_len, off);
+    int has = vf_len == r->vf_len && nl__key_eq(vf, r->vf, vf_len);
+    return fold_end(s, act, r, now, start_t, start_t == INT64_MIN ? mark : st,
+                    start_t == INT64_MIN ? mark_len : st_len, has, v, NLS_OUT_NONE);
 }
 
 /* ---- the flusher's work ---------------------------------------------------------------- */
@@ -322,11 +615,39 @@ void nls_clock_update(nls_t *s, const uint64_t *tsc, int64_t ns)
                        "the CPU counter left the kernel's clock: clock_gettime from here on");
 }
 
+static int pairs_fold(int mode) { return mode == NLS_SUMMARY || mode == NLS_BOTH; }
+
+/* Count each open pair into the summary of its start's key (open_now), made if need be, so
+ * a stalled activity shows as n=0 open=N. */
+static void count_open(nls_t *s, int64_t now)
+{
+    char sk[NLS_KEY_MAX];
+    for (size_t i = 0; i < NLS_SLOTS; i++) {
+        uint64_t tag = atomic_load_explicit(&s->tag[i], memory_order_acquire);
+        if (tag == NLS_TAG_EMPTY || tag == NLS_TAG_FREE) continue;
+        nls_ident_t *e = atomic_load_explicit(&s->ent[i], memory_order_acquire);
+        nls__lock(&e->lock);
+        nls_act_t *act = e->act;
+        const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
+        size_t sk_len = e->sk_len;
+        int open = atomic_load_explicit(&s->tag[i], memory_order_acquire) == tag &&
+                   e->key[0] != NLS_SUM_MARK && e->open && pairs_fold(r->mode) && sk_len;
+        if (open) memcpy(sk, e->sk, sk_len);
+        nls__unlock(&e->lock);
+        if (!open) continue;
+        nls_ident_t *sum = nls__ident_get_cached(s, act, sk, sk_len, 1, 0, 1, now);
+        if (!sum) continue; /* no room: the pair is still counted when it ends */
+        sum->open_now++;
+        nls__unlock(&sum->lock);
+    }
+}
+
 void nls_tick(nls_t *s, int partial, int final)
 {
     pthread_mutex_lock(&s->emit_mu);
     nls_clock_update(s, NULL, 0);
     int64_t now = nls__now(s);
+    count_open(s, now);
     int pressure = atomic_load(&s->live) > NLS_IDENT_MAX / 4 * 3;
     nls_out_t out[NLS_OUT_MAX + 2];
     char key[NLS_KEY_MAX];
@@ -343,8 +664,16 @@ void nls_tick(nls_t *s, int partial, int final)
         const nls_res_t *r = atomic_load_explicit(&act->res, memory_order_acquire);
         /* Under pressure, a once-per-run identity with nothing open is written early and
          * let go, so the table makes room; it is counted in nl_stats.evicted. */
-        int early = pressure && r->interval_ns == 0 && !e->open;
-        int n = nls__fold_close(e, now, r->interval_ns, partial, final || early, out);
+        int sum = e->key[0] == NLS_SUM_MARK, n = 0, early = 0;
+        if (sum) {
+            e->open = (int)e->open_now;
+            e->open_now = 0;
+            early = pressure && r->interval_ns == 0 && !e->open;
+            n = nls__fold_close(e, now, r->interval_ns, partial, final || early, out);
+        } else { /* a pair (its summary is written above) or a de-duplicated event */
+            if (!pairs_fold(r->mode)) e->open = 0; /* the rules changed: its end is not folded */
+            e->idle = e->open || e->dd_repeats ? 0 : e->idle + 1;
+        }
         size_t key_len = e->key_len, guid_len = e->guid_len;
         memcpy(key, e->key, key_len);
         /* a run of identical events that has gone on for an interval (or the log is being
@@ -364,7 +693,10 @@ void nls_tick(nls_t *s, int partial, int final)
                 e->dd_repeats = 0;
             }
         }
-        int evict = (early || e->idle >= 2) && nls__fold_idle(e);
+        /* a closed pair is let go at the next tick; a summary (and a de-duplicated event,
+         * which remembers the last one) after two quiet intervals */
+        int evict =
+            (early || e->idle >= (sum || r->mode == NLS_DEDUP ? 2 : 1)) && nls__fold_idle(e);
         nls__unlock(&e->lock);
         for (int k = 0; k < n; k++) {
             if (out[k].acc.counted)

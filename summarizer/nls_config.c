@@ -16,8 +16,7 @@
 static int copy_rules(nls_rules_t *into, const nls_rules_t *from)
 {
     for (int i = 0; i < from->n; i++) {
-        const nls_rule_t *r = &from->r[i];
-        int rc = nls_rules_add(into, r->glob, r->mode, r->interval, r->value_field);
+        int rc = nls_rules_append(into, &from->r[i]);
         if (rc) return rc;
     }
     return 0;

@@ -24,28 +24,28 @@
  * `is_u` those written as integers. Filled first, then written in the table's order, so
  * the names and their order come from the table alone. */
 typedef struct sline {
-    uint32_t has, is_u;
+    uint64_t has, is_u;
     uint64_t u[NL_SF_COUNT];
     double d[NL_SF_COUNT];
 } sline_t;
 
-_Static_assert(NL_SF_COUNT <= 32, "a summary line's fields fit a 32-bit mask");
-_Static_assert(NL_SF_DUR_SD == NL_SF_DUR_MIN + 3 && NL_SF_V_MIN == NL_SF_V_N + 1 &&
-                   NL_SF_V_SD == NL_SF_V_MIN + 3 && NL_SF_R_MIN == NL_SF_R_N + 1 &&
-                   NL_SF_R_SD == NL_SF_R_MIN + 3 && NL_SF_DUR_P99 == NL_SF_DUR_P50 + 2 &&
-                   NL_SF_V_P99 == NL_SF_V_P50 + 2,
+_Static_assert(NL_SF_COUNT <= 64, "a summary line's fields fit a 64-bit mask");
+_Static_assert(NL_SF_RES_5XX == NL_SF_RES_2XX + 3 && NL_SF_DUR_SD == NL_SF_DUR_MIN + 3 &&
+                   NL_SF_V_MIN == NL_SF_V_N + 1 && NL_SF_V_SD == NL_SF_V_MIN + 3 &&
+                   NL_SF_R_MIN == NL_SF_R_N + 1 && NL_SF_R_SD == NL_SF_R_MIN + 3 &&
+                   NL_SF_DUR_P99 == NL_SF_DUR_P50 + 2 && NL_SF_V_P99 == NL_SF_V_P50 + 2,
                "each series is count?, min, max, sum, sd in a row; p50, p90, p99 in a row");
 
 static void set_u(sline_t *l, int f, uint64_t v)
 {
-    l->has |= 1u << f;
-    l->is_u |= 1u << f;
+    l->has |= 1ull << f;
+    l->is_u |= 1ull << f;
     l->u[f] = v;
 }
 
 static void set_d(sline_t *l, int f, double v)
 {
-    l->has |= 1u << f;
+    l->has |= 1ull << f;
     l->d[f] = v;
 }
 
@@ -92,9 +92,9 @@ static void put_hist(nl_buf_t *b, const char *name, const nl__hist_t *h)
 static void put_fields(nl_buf_t *b, const sline_t *l)
 {
     for (int f = 0; f < NL_SF_COUNT; f++) {
-        if (!(l->has & 1u << f)) continue;
+        if (!(l->has & 1ull << f)) continue;
         nl__enc_name(b, nl__summary_fields[f].name, nl__summary_fields[f].len);
-        if (l->is_u & 1u << f)
+        if (l->is_u & 1ull << f)
             nl__enc_u64v(b, l->u[f]);
         else
             nl__enc_dblv(b, l->d[f]);
@@ -114,6 +114,45 @@ static void put_constants(nl_buf_t *b, const nl_head_t *h, const char *ids, size
     }
 }
 
+/* The line's start for an identity: ts, event, level, the guid (a pair's; the log's for a
+ * summary, which folds many), the log's constants and the identity's fields. */
+static void begin_ident(nl_buf_t *b, nls_t *s, int64_t ts_ns, const char *event, int level,
+                        const char *key, size_t key_len, size_t guid_len)
+{
+    const nl_head_t *h = nl__log_head(s->log);
+    if (key[0] == NLS_SUM_MARK && key_len > 7 && !memcmp(key + 1, " guid=", 6)) {
+        /* key=guid: the guid is the key's first field, written in its place */
+        size_t gl = 7;
+        int q = key[gl] == '"'; /* quoted: up to the closing quote (escapes inside skipped) */
+        for (gl += (size_t)q; gl < key_len; gl++) {
+            if (q && key[gl] == '\\') {
+                gl++;
+                continue;
+            }
+            if (q && key[gl] == '"') {
+                gl++;
+                break;
+            }
+            if (!q && key[gl] == ' ') break;
+        }
+        if (gl > key_len) gl = key_len;
+        nl_enc_begin(b, ts_ns / 1000, event, level, NULL);
+        nl__put(b, key + 1, gl - 1);
+        put_constants(b, h, key + gl, key_len - gl);
+        nl__put(b, key + gl, key_len - gl);
+        return;
+    }
+    if (key[0] == NLS_SUM_MARK) {
+        nl_enc_begin(b, ts_ns / 1000, event, level, h->guid);
+    } else {
+        nl_enc_begin(b, ts_ns / 1000, event, level, NULL);
+        nl__put(b, " guid=", 6);
+        nl__enc_value(b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
+    }
+    put_constants(b, h, key + guid_len, key_len - guid_len);
+    nl__put(b, key + guid_len, key_len - guid_len);
+}
+
 void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, size_t guid_len,
                const nls_out_t *o)
 {
@@ -122,15 +161,16 @@ void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, 
     memcpy(event + act->len, ".summary", 9);
     nl_buf_t b;
     nl_buf_init(&b, stack, sizeof stack);
-    nl_enc_begin(&b, o->end / 1000, event, NL_LVL_INFO, NULL);
-    nl__put(&b, " guid=", 6);
-    nl__enc_value(&b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
-    const nl_head_t *h = nl__log_head(s->log);
-    put_constants(&b, h, key + guid_len, key_len - guid_len);
-    nl__put(&b, key + guid_len, key_len - guid_len);
+    begin_ident(&b, s, o->end, event, NL_LVL_INFO, key, key_len, guid_len);
     const nls_acc_t *a = &o->acc;
     sline_t l = {0};
     set_u(&l, NL_SF_N, a->n);
+    if (a->res_n) { /* outcomes: errors, and HTTP classes */
+        set_u(&l, NL_SF_ERR_N, a->err_n);
+        if (a->res_n != a->n) set_u(&l, NL_SF_RES_N, a->res_n);
+        for (int c = 0; c < 4; c++)
+            if (a->cls[c]) set_u(&l, NL_SF_RES_2XX + c, a->cls[c]);
+    }
     if (a->n > 0) {
         set_series(&l, -1, NL_SF_DUR_MIN, &a->dur, a->n);
         set_pct(&l, NL_SF_DUR_P50, &a->dur_h, &a->dur, NL_SF_DUR_H_REFUSED);
@@ -154,19 +194,6 @@ void nls__emit(nls_t *s, const nls_act_t *act, const char *key, size_t key_len, 
     nl__log_emit(s->log, &b, NL_LVL_INFO);
     nl_buf_free(&b);
     atomic_fetch_add_explicit(&s->summaries, 1, memory_order_relaxed);
-}
-
-/* The line's start for an identity: ts, event, level, its guid, the log's constants and
- * the identity's *.id fields. */
-static void begin_ident(nl_buf_t *b, nls_t *s, int64_t ts_ns, const char *event, int level,
-                        const char *key, size_t key_len, size_t guid_len)
-{
-    nl_enc_begin(b, ts_ns / 1000, event, level, NULL);
-    nl__put(b, " guid=", 6);
-    nl__enc_value(b, key + 6, guid_len - 6); /* the key holds the guid's raw bytes */
-    const nl_head_t *h = nl__log_head(s->log);
-    put_constants(b, h, key + guid_len, key_len - guid_len);
-    nl__put(b, key + guid_len, key_len - guid_len);
 }
 
 void nls__emit_count(nls_t *s, const nls_act_t *act, const char *key, size_t key_len,

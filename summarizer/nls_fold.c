@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nls_int.h"
 
@@ -57,6 +58,8 @@ void nls__fold_init(nls_ident_t *e, int64_t t, int64_t iv)
     e->dd_repeats = 0;
     e->open = 0;
     e->open_t = 0;
+    e->open_now = 0;
+    e->sk_len = 0;
     e->done_full = 0;
     e->idle = 0;
     nls__acc_reset(&e->cur);
@@ -89,30 +92,46 @@ static inline void roll(nls_ident_t *e, int64_t t, int64_t iv)
     if (iv > 0 && t >= e->iv_end && !e->done_full) roll_over(e, t, iv);
 }
 
-int nls__fold_start(nls_ident_t *e, int64_t t, int64_t iv)
+void nls__fold_touch(nls_ident_t *e, int64_t t, int64_t iv, int orphan)
 {
     roll(e, t, iv);
-    e->cur.events++;
     e->idle = 0;
-    int orphan = e->open;
-    if (orphan) e->cur.orphan_start++; /* the earlier start never ended: not a pair */
-    e->open = 1;
-    e->open_t = t;
-    return orphan;
+    if (!orphan) return;
+    e->cur.events++;
+    e->cur.orphan_start++; /* the earlier start never ended: not a pair */
 }
 
-int nls__fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double value)
+/* An HTTP status (100 to 599): its class; an error from 500 on. Another number: an error
+ * unless 0 (an exit status, an errno). A word: an error unless ok, success or true (any
+ * case), so status=failed counts and status=ok does not. */
+int nls__outcome(int is_num, double x, const char *str, size_t len)
+{
+    if (!is_num) {
+        static const char *const fine[] = {"ok", "success", "true"};
+        for (size_t k = 0; k < sizeof fine / sizeof fine[0]; k++)
+            if (strlen(fine[k]) == len && !strncasecmp(fine[k], str, len)) return 0;
+        return NLS_OUT_ERR;
+    }
+    if (x >= 100 && x < 600) {
+        int cls = (int)(x / 100);
+        return cls << 1 | (cls == 5 ? NLS_OUT_ERR : 0);
+    }
+    return x != 0 ? NLS_OUT_ERR : 0; /* NaN too is no success */
+}
+
+int nls__fold_end(nls_ident_t *e, int64_t t, int64_t iv, int64_t start_t, int has_value,
+                  double value, int outcome)
 {
     roll(e, t, iv);
     nls_acc_t *a = &e->cur;
     a->events++;
     e->idle = 0;
-    if (!e->open) {
+    if (start_t == INT64_MIN) {
         a->orphan_end++;
         return 1;
     }
-    e->open = 0;
-    int64_t d_ns = t - e->open_t;
+    a->events++; /* its start, counted with the pair */
+    int64_t d_ns = t - start_t;
     if (d_ns < 0) d_ns = 0;        /* only an injected clock can run backwards */
     double d = (double)d_ns / 1e9; /* division rounds correctly: 1 ns prints as 1e-09 */
     a->n++;
@@ -125,7 +144,13 @@ int nls__fold_end(nls_ident_t *e, int64_t t, int64_t iv, int has_value, double v
         nl__hist_add(&a->v_h, value);
         if (d_ns > 0 && nl_mom_usable(value / d)) nl_mom_add(&a->r, value / d);
     }
-    if (e->open_t < a->first_start) a->first_start = e->open_t;
+    if (outcome != NLS_OUT_NONE) {
+        a->res_n++;
+        a->err_n += (unsigned)outcome & NLS_OUT_ERR;
+        int cls = outcome >> 1;
+        if (cls >= 2) a->cls[cls - 2]++;
+    }
+    if (start_t < a->first_start) a->first_start = start_t;
     if (t > a->last_end) a->last_end = t;
     return 0;
 }

@@ -11,8 +11,9 @@
 
 /* An entry is trusted only for the log it was made for (same address and same random seed,
  * so a log freed and another opened at its address misses), and only after the identity is
- * locked and found still live with the same activity and key. Indexed by activity id. */
-#define NLS_HOT 8
+ * locked and found still live with the same activity and key. Indexed by activity id and
+ * kind (an activity's pair and its summary each have their own). */
+#define NLS_HOT 16
 typedef struct {
     const nls_t *s;
     uint64_t seed;
@@ -21,12 +22,18 @@ typedef struct {
 } nls_hot_t;
 extern _Thread_local nls_hot_t nls__hot[NLS_HOT] __attribute__((visibility("hidden")));
 
-/* The thread's last identity for act, locked, if its key from byte `off` on is k (len
- * bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
-static inline __attribute__((always_inline)) nls_ident_t *
-nls__hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t len)
+/* The cache entry of act's pairs (sum 0) or summaries (sum 1). */
+static inline nls_hot_t *nls__hot_at(const nls_act_t *act, int sum)
 {
-    nls_hot_t *h = &nls__hot[act->id & (NLS_HOT - 1)];
+    return &nls__hot[(act->id << 1 | (unsigned)sum) & (NLS_HOT - 1)];
+}
+
+/* The thread's last identity of this kind for act, locked, if its key from byte `off` on is
+ * k (len bytes) and, from off 6 (past " guid="), holds no *.id fields after the guid. */
+static inline __attribute__((always_inline)) nls_ident_t *
+nls__hot_match(nls_t *s, const nls_act_t *act, int sum, size_t off, const char *k, size_t len)
+{
+    nls_hot_t *h = nls__hot_at(act, sum);
     if (h->s != s || h->seed != s->seed || h->act != act) return NULL;
     nls_ident_t *e = h->e;
     nls__lock(&e->lock);
@@ -43,8 +50,16 @@ nls__hot_match(nls_t *s, const nls_act_t *act, size_t off, const char *k, size_t
 static inline nls_ident_t *nls__ident_hot(nls_t *s, const nls_act_t *act, const char *g, size_t gl)
 {
     if (gl == NL_GUID_LEN) /* a constant length */
-        return nls__hot_match(s, act, 6, g, NL_GUID_LEN);
-    return nls__hot_match(s, act, 6, g, gl);
+        return nls__hot_match(s, act, 0, 6, g, NL_GUID_LEN);
+    return nls__hot_match(s, act, 0, 6, g, gl);
+}
+
+/* The summary this thread used last for act, if its key is "#" alone (no key fields):
+ * locked, or NULL. */
+static inline nls_ident_t *nls__sum_hot(nls_t *s, const nls_act_t *act)
+{
+    static const char mark[1] = {NLS_SUM_MARK};
+    return nls__hot_match(s, act, 1, 0, mark, 1);
 }
 
 #endif

@@ -30,9 +30,13 @@
 typedef struct nls_res {
     int mode;            /* enum nls_mode */
     int64_t interval_ns; /* 0 = once per run */
-    size_t vf_len;
+    size_t vf_len, rf_len;
     char vf[NL_NAME_MAX + 1]; /* the end event's value field */
-    struct nls_res *older;    /* every resolution ever made, for freeing */
+    char rf[NL_NAME_MAX + 1]; /* the end event's result field (outcomes) */
+    int nkeys;                /* key fields (key=); 0: the *.id fields less the trace's */
+    size_t key_len[NLS_KEYS_MAX];
+    char key[NLS_KEYS_MAX][NL_NAME_MAX + 1];
+    struct nls_res *older; /* every resolution ever made, for freeing */
 } nls_res_t;
 
 /* One activity name ("disk.read"). Lives until the log closes. */
@@ -61,6 +65,8 @@ typedef struct nls_acc {
     uint64_t orphan_start;  /* starts restarted before their end */
     uint64_t orphan_end;    /* ends without a start */
     uint64_t v_refused;     /* values not finite or too large for a statistic */
+    uint64_t res_n, err_n;  /* pairs whose end carried the result field; errors among them */
+    uint64_t cls[4];        /* results of HTTP class 2xx, 3xx, 4xx, 5xx */
     /* Histograms of the durations and the values, for percentiles. Their storage moves
      * with the accumulator: copying one into a closed interval (nls_out_t) hands it over,
      * nls__acc_reset forgets it, and whoever writes the closed interval frees it
@@ -78,10 +84,24 @@ typedef struct nls_acc {
 typedef struct nls_out {
     nls_acc_t acc;
     int64_t start, end; /* ns on the log clock */
-    int open;           /* an activity was open at `end` */
+    int open;           /* pairs open at `end` (as the flusher last counted them) */
 } nls_out_t;
 
-/* One identity: an activity, a guid and the values of the event's *.id fields.
+/* An outcome of an end event's result field (nls__outcome): none, or a class and an error
+ * bit. */
+#define NLS_OUT_NONE (-1)
+#define NLS_OUT_ERR 1 /* | (class << 1): class 2..5 for an HTTP status, 0 for other results */
+
+/* A summary's key begins with it; a pair's (and a de-duplicated event's) with " guid=". */
+#define NLS_SUM_MARK '#'
+
+/* One identity, of one of two kinds, told apart by the key's first byte:
+ * - a summary ("#" and its key fields: the *.id fields less the trace's, or the rule's
+ *   key=): the interval accumulators, a summary line per interval; count mode's too;
+ * - a pair (" guid=G" and the raw guid, then every *.id field, parent.guid included): a
+ *   start waiting for its end (open, open_t) and the start's summary key (sk), so the end
+ *   finds its start whatever its key fields say. Let go at the flusher's next tick once
+ *   closed. Dedup mode's identities are keyed the same way.
  * Everything below `lock` is guarded by it; the key is stable while `live` is set. The
  * fields a writer touches come first (the header and key, then the running interval), so a
  * summarized call touches few cache lines; `done` is only read when an interval closes. */
@@ -90,9 +110,12 @@ typedef struct nls_ident {
     int live; /* 1 while the identity is in the table; evicted entries are kept, not freed */
     nls_act_t *act;
     uint16_t key_len;  /* bytes of key */
-    uint16_t guid_len; /* " guid=" and the raw guid bytes; the encoded *.id fields follow */
-    int open;          /* a start is waiting for its end */
+    uint16_t guid_len; /* " guid=" and the raw guid bytes (1 for a summary's "#"); the
+                          encoded *.id fields follow */
+    int open;          /* pair: a start is waiting for its end; summary: pairs open (flusher) */
     int64_t open_t;
+    uint32_t slot;            /* its slot in the table (for ever: entries never move) */
+    uint32_t open_now;        /* summary: open pairs the flusher's tick has counted so far */
     int64_t iv_start, iv_end; /* the interval `cur` covers; iv_end INT64_MAX for interval 0 */
     int done_full;            /* `done` holds an interval a writer closed, not yet written */
     int idle;                 /* consecutive ticks with nothing to report */
@@ -106,6 +129,11 @@ typedef struct nls_ident {
     int dd_level, dd_has;
     char *dd_body;
     uint32_t dd_len, dd_cap;
+    /* pair: the start's summary key, and where each key= field's " name=value" begins in it
+     * (sk_off[nkeys] is its end) */
+    uint16_t sk_len;
+    uint16_t sk_off[NLS_KEYS_MAX + 1];
+    char sk[NLS_KEY_MAX];
 } nls_ident_t;
 
 #define NLS_TAG_EMPTY 0u /* never used: ends a probe sequence */
@@ -192,12 +220,13 @@ nl_pair_t *nls__pair_new(nls_t *s, nl_log_t *log, const char *name, const char *
 void nls__pairs_free(nls_t *s);
 
 /* ---- identity table (nls_table.c) ----------------------------------------------------- */
-/* Find or add the identity (act, key); returned locked. NULL if the table is full. Tries
+/* Find the identity (act, key), or add it if `create`; returned locked. NULL if it is not
+ * there (and not to be made) or the table is full. Tries
  * the identity this thread used last for this activity first (unless hot_tried: the caller
  * has just asked nls__ident_hot of nls_hot.h, which looks at the same one): the common case of a
  * loop writing start/end pairs skips hashing and probing. */
 nls_ident_t *nls__ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                                   size_t guid_len, int hot_tried, int64_t now);
+                                   size_t guid_len, int hot_tried, int create, int64_t now);
 /* Evict e from slot i if it is still idle (flusher). Returns 1 if evicted. */
 int nls__ident_evict(nls_t *s, size_t i, nls_ident_t *e);
 void nls__table_free(nls_t *s);
@@ -208,9 +237,16 @@ void nls__fold_init(nls_ident_t *e, int64_t t, int64_t interval_ns);
 void nls__acc_reset(nls_acc_t *a);
 /* Free what an accumulator owns (its histograms' storage). */
 void nls__acc_free(nls_acc_t *a);
-/* Record a start / an end at time t. Return 1 if the event was an orphan. */
-int nls__fold_start(nls_ident_t *e, int64_t t, int64_t interval_ns);
-int nls__fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int has_value, double value);
+/* Into a summary at time t: a start of one of its pairs (the pair itself is kept by its
+ * pair identity), and with `orphan` an earlier start it restarted before its end. */
+void nls__fold_touch(nls_ident_t *e, int64_t t, int64_t interval_ns, int orphan);
+/* Into a summary at time t: an end whose start was at start_t (INT64_MIN: none, an orphan),
+ * with its value if has_value, and its outcome (NLS_OUT_NONE, or as nls__outcome says).
+ * Returns 1 if the end was an orphan. */
+int nls__fold_end(nls_ident_t *e, int64_t t, int64_t interval_ns, int64_t start_t, int has_value,
+                  double value, int outcome);
+/* The outcome of a result value: a number x (is_num) or a string str (len bytes). */
+int nls__outcome(int is_num, double x, const char *str, size_t len);
 /* Close what is due at `now`: intervals that ended, and with `partial` the running one
  * (also for interval 0 when `final`). Fills out[] (at most NLS_OUT_MAX + 2); returns how
  * many. */

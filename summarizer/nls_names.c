@@ -23,6 +23,16 @@ nls_res_t *nls__resolve(nls_t *s, const char *name, size_t len)
     res->interval_ns = (int64_t)(r->interval * 1e9 + 0.5);
     res->vf_len = strlen(r->value_field);
     memcpy(res->vf, r->value_field, res->vf_len + 1);
+    res->rf_len = strlen(r->result_field);
+    memcpy(res->rf, r->result_field, res->rf_len + 1);
+    res->nkeys = 0;
+    for (int pass = 0; pass < 2; pass++) /* guid first: a summary line begins with it */
+        for (int k = 0; k < r->nkeys; k++) {
+            if ((strcmp(r->keys[k], "guid") == 0) != (pass == 0)) continue;
+            int to = res->nkeys++;
+            res->key_len[to] = strlen(r->keys[k]);
+            memcpy(res->key[to], r->keys[k], res->key_len[to] + 1);
+        }
     res->older = s->res_all;
     s->res_all = res;
     return res;

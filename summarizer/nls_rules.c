@@ -44,16 +44,18 @@ static int glob_literals(const char *g, size_t len, int *exact)
     return lit;
 }
 
-int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
-                  const char *value_field)
+int nls_rules_append(nls_rules_t *rs, const nls_rule_t *proto)
 {
-    if (!glob) return NL_ENAME;
-    if (!value_field) value_field = "value";
-    int exact, lit = glob_literals(glob, strlen(glob), &exact);
-    if (lit < 0 || !nl__name_ok(value_field, strlen(value_field))) return NL_ENAME;
-    if (mode < NLS_FULL || mode > NLS_MODE_LAST ||
-        !(interval >= 0 && interval <= NLS_INTERVAL_MAX) ||
-        (interval > 0 && interval < NLS_INTERVAL_MIN))
+    int exact, lit = glob_literals(proto->glob, strlen(proto->glob), &exact);
+    if (lit < 0 || !nl__name_ok(proto->value_field, strlen(proto->value_field)) ||
+        !nl__name_ok(proto->result_field, strlen(proto->result_field)) || proto->nkeys < 0 ||
+        proto->nkeys > NLS_KEYS_MAX)
+        return NL_ENAME;
+    for (int k = 0; k < proto->nkeys; k++)
+        if (!nl__name_ok(proto->keys[k], strlen(proto->keys[k]))) return NL_ENAME;
+    if (proto->mode < NLS_FULL || proto->mode > NLS_MODE_LAST ||
+        !(proto->interval >= 0 && proto->interval <= NLS_INTERVAL_MAX) ||
+        (proto->interval > 0 && proto->interval < NLS_INTERVAL_MIN))
         return NL_EINVAL;
     if (rs->n == NLS_RULES_MAX) return NL_EINVAL;
     if (rs->n == rs->cap) {
@@ -64,14 +66,33 @@ int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
         rs->cap = cap;
     }
     nls_rule_t *r = &rs->r[rs->n++];
-    snprintf(r->glob, sizeof r->glob, "%s", glob);
-    snprintf(r->value_field, sizeof r->value_field, "%s", value_field);
-    r->mode = mode;
-    r->interval = interval;
+    *r = *proto;
     r->exact = exact;
     r->literals = lit;
     r->order = rs->next_order++;
     return 0;
+}
+
+/* A rule with the defaults: value field "value", result field "status", no key fields. */
+static void rule_defaults(nls_rule_t *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->value_field, sizeof r->value_field, "value");
+    snprintf(r->result_field, sizeof r->result_field, "status");
+}
+
+int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
+                  const char *value_field)
+{
+    if (!glob || strlen(glob) > NLS_GLOB_MAX) return NL_ENAME;
+    if (value_field && strlen(value_field) > NL_NAME_MAX) return NL_ENAME;
+    nls_rule_t r;
+    rule_defaults(&r);
+    snprintf(r.glob, sizeof r.glob, "%s", glob);
+    if (value_field) snprintf(r.value_field, sizeof r.value_field, "%s", value_field);
+    r.mode = mode;
+    r.interval = interval;
+    return nls_rules_append(rs, &r);
 }
 
 /* Parser state over one text. */
@@ -109,6 +130,25 @@ static size_t token(rparse_t *p, const char *stop, size_t *start)
     return end - *start;
 }
 
+/* The key fields of key=F,G (vl bytes at vs) into r. */
+static int parse_keys(rparse_t *p, size_t vs, size_t vl, nls_rule_t *r)
+{
+    size_t at = vs, end = vs + vl;
+    while (at <= end) {
+        const char *c = memchr(p->s + at, ',', end - at);
+        size_t fl = c ? (size_t)(c - (p->s + at)) : end - at;
+        if (!nl__name_ok(p->s + at, fl))
+            return perr(p, at, NL_ENAME, "bad key field name '%.*s'", (int)(fl > 40 ? 40 : fl),
+                        p->s + at);
+        if (r->nkeys == NLS_KEYS_MAX)
+            return perr(p, at, NL_EINVAL, "more than %d key fields", NLS_KEYS_MAX);
+        memcpy(r->keys[r->nkeys], p->s + at, fl);
+        r->keys[r->nkeys++][fl] = '\0';
+        at += fl + 1;
+    }
+    return 0;
+}
+
 /* One rule at p->i; appends to rs. */
 static int parse_rule(rparse_t *p, nls_rules_t *rs)
 {
@@ -131,28 +171,54 @@ static int parse_rule(rparse_t *p, nls_rules_t *rs)
         return perr(p, ms, NL_EPARSE,
                     "unknown mode '%.*s' (full, summary, both, off, count, dedup)",
                     (int)(ml > 20 ? 20 : ml), p->s + ms);
-    double interval = 1.0;
-    char field[NL_NAME_MAX + 1] = "value";
-    if (p->s[p->i] == ':') {
+    nls_rule_t r;
+    rule_defaults(&r);
+    memcpy(r.glob, glob, gl + 1);
+    r.mode = mode;
+    r.interval = 1.0;
+    int positional = 0, have_key = 0, have_result = 0;
+    while (p->s[p->i] == ':') {
         p->i++;
-        size_t is, il = token(p, ":;\n#", &is);
-        if (nl__strtod(p->s + is, il, &interval) != 0 || !(interval >= 0) ||
-            interval > NLS_INTERVAL_MAX || (interval > 0 && interval < NLS_INTERVAL_MIN))
-            return perr(p, is, NL_EPARSE,
-                        "bad interval '%.*s' (seconds: 0 for once per run, or 0.01 to %d)",
-                        (int)(il > 20 ? 20 : il), p->s + is, NLS_INTERVAL_MAX);
-        if (p->s[p->i] == ':') {
-            p->i++;
-            size_t fs, fl = token(p, ";\n#", &fs);
-            if (!nl__name_ok(p->s + fs, fl))
-                return perr(p, fs, NL_ENAME, "bad value field name '%.*s'",
-                            (int)(fl > 40 ? 40 : fl), p->s + fs);
-            memcpy(field, p->s + fs, fl);
-            field[fl] = '\0';
+        size_t ts, tl = token(p, ":;\n#", &ts);
+        const char *tok = p->s + ts, *eq = memchr(tok, '=', tl);
+        if (eq) { /* an option: key=F,G or result=F */
+            size_t nl = (size_t)(eq - tok), vs = ts + nl + 1, vl = tl - nl - 1;
+            if (nl == 3 && !memcmp(tok, "key", 3) && !have_key) {
+                have_key = 1;
+                int rc = parse_keys(p, vs, vl, &r);
+                if (rc) return rc;
+            } else if (nl == 6 && !memcmp(tok, "result", 6) && !have_result) {
+                have_result = 1;
+                if (!nl__name_ok(p->s + vs, vl))
+                    return perr(p, vs, NL_ENAME, "bad result field name '%.*s'",
+                                (int)(vl > 40 ? 40 : vl), p->s + vs);
+                memcpy(r.result_field, p->s + vs, vl);
+                r.result_field[vl] = '\0';
+            } else {
+                return perr(p, ts, NL_EPARSE, "unknown or repeated option '%.*s' (key=, result=)",
+                            (int)(nl > 20 ? 20 : nl), tok);
+            }
+        } else if (positional == 0) {
+            positional++;
+            if (nl__strtod(tok, tl, &r.interval) != 0 || !(r.interval >= 0) ||
+                r.interval > NLS_INTERVAL_MAX || (r.interval > 0 && r.interval < NLS_INTERVAL_MIN))
+                return perr(p, ts, NL_EPARSE,
+                            "bad interval '%.*s' (seconds: 0 for once per run, or 0.01 to %d)",
+                            (int)(tl > 20 ? 20 : tl), tok, NLS_INTERVAL_MAX);
+        } else if (positional == 1) {
+            positional++;
+            if (!nl__name_ok(tok, tl))
+                return perr(p, ts, NL_ENAME, "bad value field name '%.*s'",
+                            (int)(tl > 40 ? 40 : tl), tok);
+            memcpy(r.value_field, tok, tl);
+            r.value_field[tl] = '\0';
+        } else {
+            return perr(p, ts, NL_EPARSE, "unexpected '%.*s' after the value field",
+                        (int)(tl > 20 ? 20 : tl), tok);
         }
     }
     /* every token above runs to the rule's end (';', newline, '#', or the end) */
-    int rc = nls_rules_add(rs, glob, mode, interval, field);
+    int rc = nls_rules_append(rs, &r);
     if (rc) return perr(p, gs, rc, "%s", rc == NL_ENOMEM ? "out of memory" : "too many rules");
     return 0;
 }

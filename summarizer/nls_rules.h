@@ -4,13 +4,23 @@
  * Text form (the NL_SUMMARY environment variable, a rules file, one rule per line or
  * ';'-separated, '#' starts a comment):
  *
- *     GLOB=MODE[:INTERVAL[:VALUE_FIELD]]
+ *     GLOB=MODE[:INTERVAL[:VALUE_FIELD]][:key=FIELD[,FIELD...]][:result=FIELD]
  *     gridftp.*=summary:1;job.loop=both:5:iterations;*=full
+ *     request=summary:1:key=route,method:result=code
  *
  * GLOB is matched (fnmatch, '*' and '?') against the activity name: the event name without
  * its ".start"/".end" suffix. MODE is full (raw events only), summary (summaries only), both,
  * or off (nothing). INTERVAL is in seconds (default 1; 0 = one summary per run, at close).
  * VALUE_FIELD names the end event's field that carries the event value (default "value").
+ * Options (NAME=..., anywhere after the mode; the positional INTERVAL and VALUE_FIELD keep
+ * their order among the other tokens):
+ *   key=F,G   the fields whose values split summaries (at most NLS_KEYS_MAX), read from the
+ *             end event, else from its start; without it the key is the events' *.id
+ *             fields less the trace's (parent.guid, trace.id, span.id, parent.span.id).
+ *             The guid never is: pairs are matched by guid (and *.id fields), then folded
+ *             into the summary of their key.
+ *   result=F  the end event's outcome field (default "status"), counted as err.n and by
+ *             HTTP class (res.2xx ... res.5xx); what counts as an error: summarizer/README.md.
  *
  * Precedence: a rule without wildcards beats any glob; among globs the one with more literal
  * characters wins; on a tie the rule added later wins (so rules from a file override the
@@ -39,15 +49,19 @@ enum nls_mode {
 #define NLS_GLOB_MAX NL_NAME_MAX  /* longest glob */
 #define NLS_INTERVAL_MAX 31536000 /* one year, in seconds */
 #define NLS_INTERVAL_MIN 0.01     /* 10 ms: shorter would write more summaries than events */
+#define NLS_KEYS_MAX 4            /* key fields one rule may name */
 
 typedef struct nls_rule {
     char glob[NLS_GLOB_MAX + 1];
     char value_field[NL_NAME_MAX + 1];
-    int mode;        /* enum nls_mode */
-    double interval; /* seconds; 0 = once per run */
-    int exact;       /* no wildcard in glob */
-    int literals;    /* non-wildcard characters in glob */
-    int order;       /* position of addition */
+    char result_field[NL_NAME_MAX + 1];       /* default "status" */
+    char keys[NLS_KEYS_MAX][NL_NAME_MAX + 1]; /* key=, in order */
+    int nkeys;                                /* 0: the *.id fields less the trace's */
+    int mode;                                 /* enum nls_mode */
+    double interval;                          /* seconds; 0 = once per run */
+    int exact;                                /* no wildcard in glob */
+    int literals;                             /* non-wildcard characters in glob */
+    int order;                                /* position of addition */
 } nls_rule_t;
 
 typedef struct nls_rules {
@@ -65,6 +79,10 @@ void nls_rules_free(nls_rules_t *rs);
  * interval, or NLS_RULES_MAX reached) or NL_ENOMEM. value_field NULL means "value". */
 int nls_rules_add(nls_rules_t *rs, const char *glob, int mode, double interval,
                   const char *value_field);
+
+/* Add a copy of rule r (its glob, mode, interval and fields; its order is the set's next).
+ * Returns as nls_rules_add. */
+int nls_rules_append(nls_rules_t *rs, const nls_rule_t *r);
 
 /* Parse rules from text and add them. On error nothing from this text is added, and err
  * (may be NULL) gives the 1-based line and column and a message. */

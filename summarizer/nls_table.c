@@ -46,12 +46,15 @@ static nls_ident_t *probe(nls_t *s, nls_act_t *act, const char *key, size_t key_
 
 /* Find or add the identity (act, key) by probing the table; returned locked. */
 static nls_ident_t *ident_get(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                              size_t guid_len, uint64_t hash, int64_t now)
+                              size_t guid_len, uint64_t hash, int create, int64_t now)
 {
-    uint64_t tag = want_tag(hash ^ act->id);
+    /* the activity mixed in, not just xor'ed: the keys of many activities are often the
+     * same ("#", one guid), and hash ^ id would put them in two runs of neighbouring slots */
+    uint64_t h = (hash ^ act->id) * 0x9e3779b97f4a7c15ull;
+    uint64_t tag = want_tag(h ^ h >> 31);
     size_t slot;
     nls_ident_t *e = probe(s, act, key, key_len, tag, &slot);
-    if (e) return e;
+    if (e || !create) return e;
     if (key_len > NLS_KEY_MAX) return NULL;
     pthread_mutex_lock(&s->ins_mu);
     e = probe(s, act, key, key_len, tag, &slot); /* another writer may have added it */
@@ -70,6 +73,7 @@ static nls_ident_t *ident_get(nls_t *s, nls_act_t *act, const char *key, size_t 
         if (e) {
             nls__lock(&e->lock);
             e->live = 1;
+            e->slot = (uint32_t)slot;
             e->act = act;
             e->key_len = (uint16_t)key_len;
             e->guid_len = (uint16_t)guid_len;
@@ -105,12 +109,13 @@ int nls__ident_evict(nls_t *s, size_t i, nls_ident_t *e)
 _Thread_local nls_hot_t nls__hot[NLS_HOT];
 
 nls_ident_t *nls__ident_get_cached(nls_t *s, nls_act_t *act, const char *key, size_t key_len,
-                                  size_t guid_len, int hot_tried, int64_t now)
+                                   size_t guid_len, int hot_tried, int create, int64_t now)
 {
-    nls_ident_t *e = hot_tried ? NULL : nls__hot_match(s, act, 0, key, key_len);
+    int sum = key_len && key[0] == NLS_SUM_MARK;
+    nls_ident_t *e = hot_tried ? NULL : nls__hot_match(s, act, sum, 0, key, key_len);
     if (e) return e;
-    e = ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), now);
-    if (e) nls__hot[act->id & (NLS_HOT - 1)] = (nls_hot_t){s, s->seed, act, e};
+    e = ident_get(s, act, key, key_len, guid_len, nl__hash(key, key_len, s->seed), create, now);
+    if (e) *nls__hot_at(act, sum) = (nls_hot_t){s, s->seed, act, e};
     return e;
 }
 

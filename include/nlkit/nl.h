@@ -176,8 +176,8 @@ enum nl_summ_mode {
     NL_SUMM_BOTH = 2,    /* every event, and the summaries */
     NL_SUMM_OFF = 3,     /* nothing written for the activity */
     NL_SUMM_COUNT = 4,   /* point events (not .start/.end) counted: one NAME.summary line per
-                            interval and identity with n, first, last and the last event's
-                            fields as last.FIELD */
+                            interval and key (as a summary's) with n, first, last and the
+                            last event's fields as last.FIELD */
     NL_SUMM_DEDUP = 5    /* point events in full, but identical ones in a row (same fields)
                             as the first and one line with repeat=N (the N after it) when the
                             run ends: at a different event, or at the interval's end */
@@ -186,31 +186,39 @@ enum nl_summ_mode {
 /** Summarize an activity, or every activity a glob matches ('*' and '?'), without
  *  changing the code that writes its events. An activity is an event name without its
  *  ".start" / ".end" suffix: "disk.read.start" and "disk.read.end" are activity
- *  "disk.read". A start and the next end with the same identity form one pair; the
- *  identity is the activity, the guid, and the value of every field whose name ends in
- *  ".id" (e.g. "stream.id"), so concurrent activities of one guid can be told apart. The
- *  end event carries the event value in `value_field` (NULL: "value").
+ *  "disk.read". A start and the next end with the same guid and the same values of every
+ *  field whose name ends in ".id" (and parent.guid) form one pair; the pair is folded into
+ *  the summary of its key: the activity, the log's constants, and its *.id fields less the
+ *  trace's (parent.guid, trace.id, span.id, parent.span.id), or the fields a rule names
+ *  with key= (below). The guid is never part of the key unless a rule says key=guid, so a
+ *  guid per request costs nothing in summaries. The end event carries the event value in
+ *  `value_field` (NULL: "value") and its outcome in field "status" (a rule's result=):
+ *  counted as err.n (an HTTP status from 500 on, another non-zero number, or a word other
+ *  than ok/success/true) and by HTTP class res.2xx ... res.5xx.
  *
  *  Every `interval_s` seconds (boundaries on whole multiples of the interval since the
- *  epoch; 0 = once per run, at nl_close) each identity with any activity gets one line
- *  "event=ACTIVITY.summary" with: n (completed pairs), dur.min/max/sum/sd (seconds),
- *  v.min/max/sum/sd (event value), r.min/max/sum/sd (value per second inside the
- *  activity), span (last end - first start), open (1 if started and not ended at the
- *  interval's close), int (seconds the line covers), the identity's *.id fields and the
- *  log's constants; ts is the interval's end. A pair counts in the interval where it ends.
+ *  epoch; 0 = once per run, at nl_close) each key with any activity gets one line
+ *  "event=ACTIVITY.summary" with: n (completed pairs), err.n (when ends carried a result),
+ *  dur.min/max/sum/sd (seconds), v.min/max/sum/sd (event value), r.min/max/sum/sd (value
+ *  per second inside the activity), span (last end - first start), open (pairs started and
+ *  not ended at the interval's close), int (seconds the line covers), the key's fields and
+ *  the log's constants, and the log's guid; ts is the interval's end. A pair counts in the
+ *  interval where it ends.
  *  A start repeated before its end, and an end without a start, are counted as
  *  orphan.start / orphan.end, not mixed into the statistics. Events other than .start and
  *  .end of a summarized activity are written as they are (mode OFF: not at all). The
  *  background flusher writes summaries on time even if the program stops writing, so a
- *  stalled activity appears as "n=0 open=1"; nl_flush writes the running intervals
+ *  stalled activity appears as "n=0 open=N"; nl_flush writes the running intervals
  *  (interval > 0) as partial lines, nl_close everything.
  *
  *  Rules also come from the environment: NL_SUMMARY (e.g.
- *  "gridftp.*=summary:1;job.loop=both:5:iterations;*=full", syntax GLOB=MODE[:INTERVAL
- *  [:VALUE_FIELD]]) and NL_SUMMARY_FILE (a rules file, one rule per line, '#' comments,
- *  re-read when it changes). The most specific rule wins (no wildcard beats any glob, then
- *  more literal characters); on a tie, API rules beat the file, the file beats NL_SUMMARY,
- *  and later beats earlier. Unmatched activities are written in full.
+ *  "gridftp.*=summary:1;job.loop=both:5:iterations;request=summary:1:key=route;*=full",
+ *  syntax GLOB=MODE[:INTERVAL[:VALUE_FIELD]][:key=F[,F...]][:result=F], at most 4 key
+ *  fields, each read from the end event, else from its start) and NL_SUMMARY_FILE (a rules
+ *  file, one rule per line, '#' comments, re-read when it changes). The most specific rule
+ *  wins (no wildcard beats any glob, then more literal characters); on a tie, API rules
+ *  beat the file, the file beats NL_SUMMARY, and later beats earlier. Unmatched
+ *  activities are written in full.
  *
  *  Durations come from CLOCK_MONOTONIC. Where the kernel keeps time with the CPU's
  *  time-stamp counter (its clocksource is "tsc"), the summarizer reads the counter instead
@@ -219,8 +227,9 @@ enum nl_summ_mode {
  *  clock_gettime by more than 5 ms is withdrawn for good ("event=nl.summary.clock
  *  level=Warn"). NL_CLOCK=kernel keeps clock_gettime alone.
  *
- *  At most NLS_IDENT_MAX (4096) identities and 1024 activities are tracked per log; events
- *  beyond that are written in full, counted in nl_stats.overflow and reported by a line
+ *  At most NLS_IDENT_MAX (4096) identities (summary keys, and pairs from their start to
+ *  the flusher's next tick after their end) and 1024 activities are tracked per log;
+ *  events beyond that are written in full, counted in nl_stats.overflow and reported by a line
  *  "event=nl.summary.overflow level=Warn". Returns 0, NL_ENAME (bad glob or field name),
  *  NL_EINVAL (bad mode, interval < 0, under 0.01 s but not 0, or over a year, too many
  *  rules) or NL_ENOMEM. */
@@ -235,8 +244,9 @@ int nl_summarize(nl_log_t *log, const char *glob, int mode, double interval_s,
  *      nl_write(log, "NAME.start", "guid=s", guid)
  *      nl_write(log, "NAME.end", "guid=s VALUE_FIELD=d", guid, value)
  *  would write them, at level Info, under the same rules, level threshold and counters, and
- *  rule changes apply to a handle made before them. A pair's identity is its guid alone
- *  (no *.id fields; nl_write is there for those). */
+ *  rule changes apply to a handle made before them. A pair is matched by its guid alone
+ *  (no *.id fields; nl_write is there for those), and its summary's key has no fields
+ *  (key=guid excepted). */
 typedef struct nl_pair nl_pair_t;
 
 /** A handle on activity `name` (NAME.start / NAME.end) whose end carries its value in field

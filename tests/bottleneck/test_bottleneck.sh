@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test_bottleneck.sh — nl-bottleneck names the slowed stage of a real transfer: nl-xfer over
 # loopback TCP with, in turn, a slowed sending disk, a throttled link and a slowed
-# receiving disk (NL_XFER_LIMIT), logged summarized (every 0.2 s) and in full; the verdict
+# receiving disk (NL_XFER_LIMIT), logged summarized (every 0.2 s, one summary per transfer:
+# key=guid) and in full; the verdict
 # for the transfer, and for each 0.2 s interval of it that saw both ends (at least 3 pairs
 # in each stage), is the slowed stage. From the
 # sender's log alone, only a slow sending disk can be named: the rest is "missing data".
@@ -37,14 +38,14 @@ verdict() { sed -n 's/.* verdict=\("[^"]*"\|[^ ]*\).*/\1/p' | tr -d '"'; }
 for case in "disk.read=20 disk.read" "network.write=20 network" "disk.write=20 disk.write"; do
     set -- $case
     limit=$1 want=$2
-    for mode in summary:0.2 full; do
+    for mode in summary:0.2:key=guid full; do
         xfer "$limit" "$mode"
         got=$("$BN" "$T/send.log" "$T/recv.log" | verdict)
         [ "$got" = "$want" ] || fail "$limit, $mode: verdict '$got', want '$want'"
         echo "ok: $limit ($mode): $got"
     done
     # every 0.2 s interval that saw both ends names the same stage
-    xfer "$limit" summary:0.2
+    xfer "$limit" summary:0.2:key=guid
     "$BN" --interval 0.2 "$T/send.log" "$T/recv.log" > "$T/iv"
     n=$(grep -c 'event=nl.bottleneck' "$T/iv")
     named=$(verdict < "$T/iv" | grep -cx "$want" || true)

@@ -69,8 +69,11 @@ static void summary_columns(const char *sql, col_t *cols, int *n)
     free(s);
     s = strip_comments(sql);
     for (p = s; (p = strcasestr(p, "ALTER TABLE summary ADD COLUMN")) != NULL; p++) {
-        char name[64] = "", type[32] = "";
-        if (sscanf(p + 30, "%63s %31[A-Za-z]", name, type) == 2 && !strcasestr(p, "GENERATED")) {
+        char name[64] = "", type[32] = "", *end = strchr(p, ';');
+        if (end) *end = '\0'; /* GENERATED is looked for in this statement alone */
+        int generated = strcasestr(p, "GENERATED") != NULL;
+        if (end) *end = ';';
+        if (sscanf(p + 30, "%63s %31[A-Za-z]", name, type) == 2 && !generated) {
             snprintf(cols[*n].name, sizeof cols[*n].name, "%s", name);
             snprintf(cols[*n].type, sizeof cols[*n].type, "%s", type);
             (*n)++;
@@ -174,17 +177,18 @@ static void test_summarizer_writes_the_table(void **state)
     assert_non_null(log);
     nl_const_set(log, "site", "lbl");
     assert_int_equal(nl_summarize(log, "op", NL_SUMM_SUMMARY, 0, "bytes"), 0);
+    static const int status[] = {200, 302, 404}; /* res.2xx res.3xx res.4xx */
     for (int i = 0; i < 3; i++) {
         nl_write(log, "op.start", "stream.id=i", 7);
         t_sleep_ms(2);
-        nl_write(log, "op.end", "stream.id=i bytes=i", 7, 1000 * (i + 1));
+        nl_write(log, "op.end", "stream.id=i bytes=i status=i", 7, 1000 * (i + 1), status[i]);
     }
     nl_write(log, "op.start", "stream.id=i", 7); /* an end without the value: v.n, r.n */
     nl_write(log, "op.end", "stream.id=i", 7);
     nl_write(log, "op.start", "stream.id=i", 7); /* restarted: orphan.start */
     nl_write(log, "op.start", "stream.id=i", 7);
-    nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5);
-    nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5); /* orphan.end */
+    nl_write(log, "op.end", "stream.id=i bytes=i status=i", 7, 5, 503); /* err.n, res.5xx */
+    nl_write(log, "op.end", "stream.id=i bytes=i", 7, 5);               /* orphan.end */
     nl_write(log, "op.start", "stream.id=i", 7); /* a value no statistic takes: v.refused */
     nl_write(log, "op.end", "stream.id=i bytes=d", 7, 1e300);
     nl_write(log, "op.start", "stream.id=i", 7); /* a value no histogram takes: v.h.refused */
@@ -199,7 +203,7 @@ static void test_summarizer_writes_the_table(void **state)
         nl_rec_t *r = t_rb_rec(&rb, i);
         if (strcmp(t_field(r, "event"), "op.summary")) continue;
         lines++;
-        uint32_t seen = 0;
+        uint64_t seen = 0;
         int last = -1, past_ids = 0;
         for (int k = 0; k < r->n; k++) {
             const nl_field_t *f = &r->f[k];
@@ -218,10 +222,10 @@ static void test_summarizer_writes_the_table(void **state)
                 fail_msg("'%s' written after '%s': not the table's order",
                          nl__summary_fields[at].name, nl__summary_fields[last].name);
             last = at;
-            seen |= 1u << at;
+            seen |= 1ull << at;
         }
         for (int f = 0; f < NL_SF_COUNT; f++)
-            if (!(seen & 1u << f) && f != NL_SF_DUR_H_REFUSED) /* needs durations 2^64 apart */
+            if (!(seen & 1ull << f) && f != NL_SF_DUR_H_REFUSED) /* needs durations 2^64 apart */
                 fail_msg("the summary line has no '%s'", nl__summary_fields[f].name);
         assert_non_null(t_field(r, "dur.h"));
         assert_non_null(t_field(r, "v.h"));
@@ -234,6 +238,9 @@ static void test_summarizer_writes_the_table(void **state)
         assert_string_equal(t_field(r, "orphan.start"), "1");
         assert_string_equal(t_field(r, "orphan.end"), "1");
         assert_string_equal(t_field(r, "open"), "1");
+        assert_string_equal(t_field(r, "err.n"), "1");
+        assert_string_equal(t_field(r, "res.n"), "4"); /* 3 ends had no status */
+        assert_string_equal(t_field(r, "res.5xx"), "1");
     }
     assert_int_equal(lines, 1);
     t_rb_free(&rb);

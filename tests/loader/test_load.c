@@ -504,6 +504,50 @@ static void collect(void *ctx, double ts, double x)
     (*n)++;
 }
 
+/* Outcomes (issue 64): err.n has a column, err_ratio is err.n per pair (NULL without a
+ * count: summaries from before say nothing, not 0), the class counts stay in `value`, and
+ * nl-baseline's err.ratio is their baseline. */
+static void test_outcomes_archived(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    nll_db_t *db = open_db(dir, "o.db", 0);
+    const char *lines[] = {
+        "ts=2026-11-22T12:00:01.000000Z event=request.summary level=Info host=gw1 route=/a "
+        "n=20 err.n=5 res.2xx=14 res.4xx=1 res.5xx=5 dur.sum=1 int=1",
+        "ts=2026-11-22T12:00:02.000000Z event=request.summary level=Info host=gw1 route=/a "
+        "n=10 err.n=0 res.n=8 res.2xx=8 dur.sum=1 int=1",
+        "ts=2026-11-22T12:00:03.000000Z event=request.summary level=Info host=gw1 route=/a "
+        "n=8 err.n=2 res.5xx=2 res.2xx=6 dur.sum=1 int=1",
+        "ts=2026-11-22T12:00:04.000000Z event=request.summary level=Info host=gw1 n=4 "
+        "dur.sum=1 int=1", /* no results counted */
+    };
+    assert_int_equal(load_lines(db, lines, 4), 4);
+    assert_int_equal(q_int(db, "SELECT err_n FROM summary WHERE event_id = 1"), 5);
+    assert_true(q_dbl(db, "SELECT err_ratio FROM summary WHERE event_id = 1") == 0.25);
+    assert_true(q_dbl(db, "SELECT err_ratio FROM summary WHERE event_id = 2") == 0);
+    assert_int_equal(q_int(db, "SELECT err_n FROM summary WHERE event_id = 4"), -1);
+    assert_int_equal(q_int(db, "SELECT CASE WHEN err_ratio IS NULL THEN 1 ELSE 0 END FROM "
+                               "summary WHERE event_id = 4"),
+                     1);
+    assert_int_equal(q_int(db, "SELECT num FROM value WHERE event_id = 1 AND name = 'res.5xx'"), 5);
+    assert_int_equal(q_int(db, "SELECT num FROM value WHERE event_id = 2 AND name = 'res.n'"), 8);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM value WHERE name = 'err.n'"), 0);
+    nll_base_q_t q;
+    nll_base_t b;
+    nll_err_t err;
+    nll_base_q_init(&q, "request.summary", "err.ratio");
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    double x[] = {0.25, 0, 0.25};
+    expect_stats(x, 3, &b);
+    nll_base_q_init(&q, "request.summary", "err.n");
+    assert_int_equal(nll_base_get(db, &q, &b, &err), 0);
+    assert_int_equal(b.n, 3);
+    assert_true(fabs(b.mean - 7.0 / 3) < 1e-12);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 static void test_baselines(void **state)
 {
     (void)state;
@@ -898,15 +942,11 @@ int main(int argc, char **argv)
         snprintf(pg_uri, sizeof pg_uri, "%.*s", (int)strcspn(uri, "\n"), uri);
         free(uri);
         const struct CMUnitTest pg[] = {
-            cmocka_unit_test(test_netlogger_split),
-            cmocka_unit_test(test_round_trip),
-            cmocka_unit_test(test_summary_typing),
-            cmocka_unit_test(test_baselines),
-            cmocka_unit_test(test_percentile_merge),
-            cmocka_unit_test(test_infinite_rate_left_out),
-            cmocka_unit_test(test_prune),
-            cmocka_unit_test(test_batched_records),
-            cmocka_unit_test(test_sql_context),
+            cmocka_unit_test(test_netlogger_split),        cmocka_unit_test(test_round_trip),
+            cmocka_unit_test(test_summary_typing),         cmocka_unit_test(test_baselines),
+            cmocka_unit_test(test_outcomes_archived),      cmocka_unit_test(test_percentile_merge),
+            cmocka_unit_test(test_infinite_rate_left_out), cmocka_unit_test(test_prune),
+            cmocka_unit_test(test_batched_records),        cmocka_unit_test(test_sql_context),
         };
         return cmocka_run_group_tests(pg, NULL, NULL);
     }
@@ -917,6 +957,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_summary_typing),
         cmocka_unit_test(test_baselines),
+        cmocka_unit_test(test_outcomes_archived),
         cmocka_unit_test(test_upgrade_from_v1),
         cmocka_unit_test(test_percentile_merge),
         cmocka_unit_test(test_infinite_rate_left_out),

@@ -118,6 +118,13 @@ static void test_errors(void **state)
         {"a=full:1:b*", NL_ENAME, 1, 10, "bad value field"},
         {"a=full:1:", NL_ENAME, 1, 10, "bad value field"},
         {"d\xc3\xa9=full", NL_ENAME, 1, 1, "bad glob"},
+        {"a=summary:1:v:x", NL_EPARSE, 1, 15, "unexpected"},
+        {"a=summary:keys=x", NL_EPARSE, 1, 11, "unknown or repeated option"},
+        {"a=summary:key=x:key=y", NL_EPARSE, 1, 17, "unknown or repeated option"},
+        {"a=summary:key=x,,y", NL_ENAME, 1, 17, "bad key field"},
+        {"a=summary:key=", NL_ENAME, 1, 15, "bad key field"},
+        {"a=summary:key=a,b,c,d,e", NL_EINVAL, 1, 23, "more than 4 key fields"},
+        {"a=summary:result=b c", NL_ENAME, 1, 18, "bad result field"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nls_rules_t rs;
@@ -150,6 +157,49 @@ static void test_errors(void **state)
     nls_rules_free(&rs);
 }
 
+/* key= and result= options: anywhere after the mode, beside the positional interval and
+ * value field; the defaults without them. */
+static void test_key_and_result_options(void **state)
+{
+    (void)state;
+    nls_rules_t rs;
+    nls_rules_init(&rs);
+    assert_int_equal(nls_rules_parse(&rs,
+                                     "request=summary:1:key=route,method:result=code\n"
+                                     "xfer=both:key=stream.id:5:nbytes\n"
+                                     "plain=summary:2:bytes",
+                                     NULL),
+                     0);
+    const nls_rule_t *r = match(&rs, "request");
+    assert_int_equal(r->mode, NLS_SUMMARY);
+    assert_true(r->interval == 1.0);
+    assert_int_equal(r->nkeys, 2);
+    assert_string_equal(r->keys[0], "route");
+    assert_string_equal(r->keys[1], "method");
+    assert_string_equal(r->result_field, "code");
+    assert_string_equal(r->value_field, "value");
+    r = match(&rs, "xfer");
+    assert_int_equal(r->nkeys, 1);
+    assert_string_equal(r->keys[0], "stream.id");
+    assert_true(r->interval == 5.0);
+    assert_string_equal(r->value_field, "nbytes");
+    assert_string_equal(r->result_field, "status");
+    r = match(&rs, "plain");
+    assert_int_equal(r->nkeys, 0);
+    assert_string_equal(r->result_field, "status");
+    assert_string_equal(r->value_field, "bytes");
+    /* copied whole (nls_config.c merges the sources with it) */
+    nls_rules_t copy;
+    nls_rules_init(&copy);
+    for (int i = 0; i < rs.n; i++) assert_int_equal(nls_rules_append(&copy, &rs.r[i]), 0);
+    r = match(&copy, "request");
+    assert_int_equal(r->nkeys, 2);
+    assert_string_equal(r->keys[1], "method");
+    assert_string_equal(r->result_field, "code");
+    nls_rules_free(&copy);
+    nls_rules_free(&rs);
+}
+
 /* (an event's kind by its name is the line format's: tests/lib/test_line_format.c) */
 static void test_mode_names(void **state)
 {
@@ -177,9 +227,13 @@ static void test_interval_floor(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_design_example),      cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_layout_and_comments), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_mode_names),          cmocka_unit_test(test_interval_floor),
+        cmocka_unit_test(test_design_example),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_layout_and_comments),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_mode_names),
+        cmocka_unit_test(test_interval_floor),
+        cmocka_unit_test(test_key_and_result_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
