@@ -7,10 +7,17 @@
  * the nl-flows program on a file of them, start to end.
  *
  *   bench-flows [--quick] [EVENTS [ROUNDS]]     (1000000 events, median of 3 rounds)
+ *   bench-flows --memory [EVENTS]               (200000 events a shape)
+ *
+ * --memory: the heap bytes an event held in open flows takes (the C library's count of
+ * bytes in use, before any flow completes), for three shapes of input: every event a flow
+ * of its own (guid only; and with parent.guid and trace.id, the worst), and the requests
+ * above (16 events over 4 guids). nl-flows(1), MEMORY, quotes these.
  *
  * Exits 1 if the slow requests are not found (at least 95% of them, at most 1% of the
  * others named), so the quick run in ctest checks that it measures something right. */
 #include <fcntl.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,10 +142,83 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Heap bytes in use by the C library's count. */
+static size_t heap_used(void)
+{
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
+/* Bytes an event held takes when `l`'s lines are all held in open flows. */
+static double held_bytes(const lines_t *l)
+{
+    nlf_opts_t o;
+    nlf_opts_default(&o);
+    o.idle = 1e8;
+    o.max_events = l->n + 1;
+    nl_log_t *out = nl_open("/dev/null");
+    char err[128];
+    nlf_t *f = out ? nlf_new(&o, out, err, sizeof err) : NULL;
+    if (!f) exit(2);
+    size_t before = heap_used();
+    for (size_t i = 0; i < l->n; i++)
+        nlf_line(f, l->text + l->off[i], line_len(l, i), "bench", (long)i, stderr);
+    double per = (double)(heap_used() - before) / (double)l->n;
+    nlf_free(f);
+    nl_close(out);
+    return per;
+}
+
+/* --memory: bytes an event for each shape of input. */
+static int memory(long events)
+{
+    printf("bench-flows --memory: %ld events a shape, all held in open flows\n"
+           "| input | bytes an event |\n|---|---:|\n", events);
+    for (int shape = 0; shape < 3; shape++) {
+        lines_t l = {0};
+        if (shape == 2) {
+            rng = 42;
+            make(&l, events);
+        }
+        for (long i = 0; shape < 2 && i < events; i++) {
+            char g[48], x[160] = "";
+            snprintf(g, sizeof g, "6f1c2a40-0000-4000-8000-%012ld", i);
+            if (shape == 1)
+                snprintf(x, sizeof x, " parent.guid=7f1c2a40-0000-4000-8000-%012ld", i);
+            char tr[40];
+            snprintf(tr, sizeof tr, "0123456789abcdef0123456789%06ld", i % 1000000);
+            line(&l, i, "a.start", g, "h", tr, x[0] ? x + 1 : "");
+        }
+        if (shape == 0) { /* no trace id: drop it from the lines */
+            lines_t m = {0};
+            for (size_t i = 0; i < l.n; i++) {
+                char b[512];
+                int n = (int)line_len(&l, i);
+                memcpy(b, l.text + l.off[i], (size_t)n);
+                b[n] = 0;
+                char *t = strstr(b, " trace.id=");
+                if (t) *t = 0;
+                add(&m, b, (int)strlen(b));
+            }
+            free(l.text), free(l.off);
+            l = m;
+        }
+        static const char *const name[] = {
+            "one-event flows: guid", "one-event flows: guid, parent.guid, trace.id (the worst)",
+            "requests of 16 events over 4 guids, trace id, span ids"};
+        printf("| %s | %.0f |\n", name[shape], held_bytes(&l));
+        free(l.text);
+        free(l.off);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     long events = 1000000;
     int rounds = 3, ai = 1;
+    if (ai < argc && !strcmp(argv[ai], "--memory"))
+        return memory(ai + 1 < argc ? atol(argv[ai + 1]) : 200000);
     if (ai < argc && !strcmp(argv[ai], "--quick")) events = 50000, rounds = 1, ai++;
     if (ai < argc) events = atol(argv[ai++]);
     if (ai < argc) rounds = atoi(argv[ai++]);

@@ -29,7 +29,7 @@ static void usage(FILE *f)
           "      --since T, --until T  the archive's time window (ISO-8601 or epoch seconds)\n"
           "      --reference FILE   a known-good run: score = distance to its nearest flow\n"
           "      --idle S           a flow is complete after S seconds without events (5)\n"
-          "      --max-events N     events held in open flows at most (1048576)\n"
+          "      --max-events N     events held in open flows at most (262144)\n"
           "      --flow-events N    events of one flow at most (65536)\n"
           "      --history N        recent normal flows kept per root activity (128)\n"
           "      --k N              score = distance to the k-th nearest flow (8)\n"

@@ -59,6 +59,7 @@ struct nlf_flow {
     uint32_t ng, capg;
     nlf_key_t **keys;
     uint32_t nkeys, capkeys;
+    uint32_t nbare; /* guids without a key (shared): flow_guid looks for them by text */
     char trace[NLF_ID_MAX + 1]; /* empty: none */
     int64_t first, last; /* event time, usec */
     int64_t touched;     /* the watermark when it last got an event */

@@ -16,7 +16,7 @@
 void nlf_opts_default(nlf_opts_t *o)
 {
     *o = (nlf_opts_t){.idle = 5,
-                      .max_events = 1u << 20,
+                      .max_events = 1u << 18, /* the worst shape in ~250 MB: nl-flows(1) */
                       .max_flow_events = 65536,
                       .history = 128,
                       .k = 8,
@@ -151,7 +151,7 @@ static nlf_key_t *key_add(nlf_t *f, nlf_flow_t *fl, char type, const char *s, si
     nlf_key_t *key = calloc(1, sizeof *key);
     if (!key) return NULL;
     if (fl->nkeys == fl->capkeys) {
-        uint32_t c = fl->capkeys ? fl->capkeys * 2 : 4;
+        uint32_t c = fl->capkeys ? fl->capkeys * 2 : 2; /* guid and trace id */
         nlf_key_t **nk = realloc(fl->keys, c * sizeof *nk);
         if (!nk) {
             free(key);
@@ -185,7 +185,7 @@ static void key_share(nlf_t *f, nlf_key_t *key)
             fl->keys[i] = fl->keys[--fl->nkeys];
             break;
         }
-    if (key->k[0] == 'g') fl->g[key->gi].key = NULL;
+    if (key->k[0] == 'g') fl->g[key->gi].key = NULL, fl->nbare++;
     key->shared = 1;
     key->f = NULL;
     f->n.shared_keys++;
@@ -209,11 +209,11 @@ static nlf_flow_t *flow_new(nlf_t *f)
 static uint32_t flow_guid(nlf_t *f, nlf_flow_t *fl, const char *s, size_t len, nlf_key_t *key)
 {
     if (key && !key->shared && key->f == fl) return key->gi;
-    for (uint32_t i = 0; i < fl->ng; i++) /* a shared guid: by its text */
+    for (uint32_t i = 0; fl->nbare && i < fl->ng; i++) /* a shared guid: by its text */
         if (!fl->g[i].key && strlen(fl->g[i].id) == len && !memcmp(fl->g[i].id, s, len))
             return i;
     if (fl->ng == fl->capg) {
-        uint32_t c = fl->capg ? fl->capg * 2 : 4;
+        uint32_t c = fl->capg ? fl->capg * 2 : 1; /* most flows are small */
         nlf_g_t *ng = realloc(fl->g, c * sizeof *ng);
         if (!ng) return NLF_NONE;
         fl->g = ng;
@@ -225,6 +225,7 @@ static uint32_t flow_guid(nlf_t *f, nlf_flow_t *fl, const char *s, size_t len, n
     g->id[len] = '\0';
     g->parent = NLF_NONE;
     if (!key) g->key = key_add(f, fl, 'g', s, len, fl->ng);
+    if (!g->key) fl->nbare++;
     return fl->ng++;
 }
 
@@ -263,6 +264,7 @@ static int flow_merge(nlf_t *f, nlf_flow_t *into, nlf_flow_t *from)
         into->ev[into->nev++] = e;
     }
     into->seq += from->seq;
+    into->nbare += from->nbare;
     for (uint32_t i = 0; i < from->nkeys; i++) {
         nlf_key_t *k = from->keys[i];
         k->f = into;
@@ -292,8 +294,10 @@ static nlf_flow_t *join(nlf_t *f, nlf_flow_t *a, nlf_flow_t *b, nlf_key_t *link)
         key_share(f, link);
         return a;
     }
-    /* keep the flow that has the trace id (or the older) */
-    if (b->trace[0] && !a->trace[0]) {
+    /* keep the flow that has the trace id, else the larger: what is copied over a chain of
+     * merges stays linear in its events */
+    if ((b->trace[0] && !a->trace[0]) ||
+        (!b->trace[0] == !a->trace[0] && b->nev + b->ng > a->nev + a->ng)) {
         nlf_flow_t *t = a;
         a = b;
         b = t;
@@ -426,7 +430,10 @@ void nlf_event(nlf_t *f, const nl_rec_t *rec, const char *where, long lineno)
         return;
     }
     nlf_g_t *g = &fl->g[gi];
-    if (pf && g->parent == NLF_NONE) {
+    /* a guid that names itself as its parent has none (kp, looked up before the guid's own
+     * key was bound, would make it a second guid of that name) */
+    int self = pf && pf->value_len == gf->value_len && !memcmp(pf->value, gf->value, gf->value_len);
+    if (pf && !self && g->parent == NLF_NONE) {
         uint32_t pi = flow_guid(f, fl, pf->value, pf->value_len, kp);
         g = &fl->g[gi]; /* the array may have moved */
         if (pi != NLF_NONE && pi != gi) g->parent = pi;
@@ -444,7 +451,7 @@ void nlf_event(nlf_t *f, const nl_rec_t *rec, const char *where, long lineno)
     uint32_t act = nlf__intern(f, &f->acts, &f->act_name, &f->nact, &f->capact, ev->value, alen);
     if (act == NLF_NONE) return; /* counted as name.overflow */
     if (fl->nev == fl->capev) {
-        size_t c = fl->capev ? fl->capev * 2 : 16;
+        size_t c = fl->capev ? fl->capev * 2 : 1; /* most flows are small */
         nlf_ev_t *ne = realloc(fl->ev, c * sizeof *ne);
         if (!ne) {
             f->n.ambiguous++;

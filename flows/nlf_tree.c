@@ -188,17 +188,18 @@ static int32_t attach(nlf_t *f, const node_t *nd, const gspan_t *p, const gspan_
     return a;
 }
 
-/* A node's path, interning its ancestors' first (iteratively: the chain may be long). */
-static uint32_t node_path(nlf_t *f, node_t *nd, int32_t i)
+/* A node's path, interning its ancestors' first: iteratively, up to the nearest ancestor
+ * whose path is known (chain: room for every node), so each node is walked over once
+ * whatever the depth. */
+static uint32_t node_path(nlf_t *f, node_t *nd, int32_t i, int32_t *chain)
 {
-    int32_t chain[NLF_DEPTH_MAX * 8];
-    int n = 0;
-    while (i >= 0 && nd[i].path == NLF_NONE && n < (int)(sizeof chain / sizeof *chain)) {
+    uint32_t n = 0;
+    while (i >= 0 && nd[i].path == NLF_NONE) {
         chain[n++] = i;
         i = nd[i].parent;
     }
     uint32_t p = i >= 0 ? nd[i].path : NLF_NONE;
-    for (int j = n - 1; j >= 0; j--) {
+    for (uint32_t j = n; j-- > 0;) {
         if (p != NLF_NONE && f->path[p].depth >= NLF_DEPTH_MAX) {
             f->n.too_deep++;
         } else {
@@ -208,6 +209,80 @@ static uint32_t node_path(nlf_t *f, node_t *nd, int32_t i)
         nd[chain[j]].path = p;
     }
     return p;
+}
+
+/* Each guid's parent in gs: its parent.guid, else the first guid (but itself) whose span
+ * is its parent span, found through a map of spans (a scan per guid made long span chains
+ * quadratic); orphan when the one it names never appeared. 0, or -1 out of memory. */
+static int parents(const nlf_flow_t *fl, gspan_t *gs)
+{
+    nl__map_t spans;
+    int mapped = 0;
+    for (uint32_t i = 0; i < fl->ng; i++) {
+        const nlf_g_t *g = &fl->g[i];
+        gs[i].parent = NLF_NONE;
+        if (!g->nev) continue;
+        if (g->parent != NLF_NONE) {
+            if (fl->g[g->parent].nev) gs[i].parent = g->parent;
+            else gs[i].orphan = 1;
+            continue;
+        }
+        if (!g->pspan) continue;
+        if (!mapped) { /* the spans, first guid of each, on first need */
+            nl__map_init(&spans, 0xf10e7);
+            mapped = 1;
+            for (uint32_t j = 0; j < fl->ng; j++)
+                if (fl->g[j].nev && fl->g[j].span &&
+                    !nl__map_get(&spans, &fl->g[j].span, sizeof fl->g[j].span) &&
+                    !nl__map_put(&spans, &fl->g[j].span, sizeof fl->g[j].span,
+                                 (void *)(uintptr_t)(j + 1))) {
+                    nl__map_free(&spans);
+                    return -1;
+                }
+        }
+        uintptr_t v = (uintptr_t)nl__map_get(&spans, &g->pspan, sizeof g->pspan);
+        if (v && v - 1 != i) {
+            gs[i].parent = (uint32_t)(v - 1);
+        } else if (v) { /* its own span is its parent span: another guid of that span */
+            for (uint32_t j = i + 1; j < fl->ng && gs[i].parent == NLF_NONE; j++)
+                if (fl->g[j].nev && fl->g[j].span == g->pspan) gs[i].parent = j;
+        }
+        if (gs[i].parent == NLF_NONE) gs[i].orphan = 1;
+    }
+    if (mapped) nl__map_free(&spans);
+    return 0;
+}
+
+/* A loop of parents: its first guid (by index) becomes a root, the rest hang under it.
+ * Each guid is walked over once: a walk from an unseen guid stops at one an earlier walk
+ * settled, or finds a loop when it meets one of its own (mark: 0 unseen, else the number
+ * + 1 of the walk that saw it). */
+static void cut_loops(gspan_t *gs, uint32_t ng)
+{
+    uint32_t *mark = calloc(ng, sizeof *mark);
+    if (!mark) { /* no memory for the marks: the bounded walk of every guid, as before */
+        for (uint32_t i = 0; i < ng; i++) {
+            uint32_t p = gs[i].parent, steps = 0;
+            while (p != NLF_NONE && p != i && steps++ <= ng) p = gs[p].parent;
+            if (p == i) gs[i].parent = NLF_NONE;
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < ng; i++) {
+        if (mark[i]) continue;
+        uint32_t p = i;
+        while (p != NLF_NONE && !mark[p]) {
+            mark[p] = i + 1;
+            p = gs[p].parent;
+        }
+        if (p != NLF_NONE && mark[p] == i + 1) { /* a loop through p: cut at its first */
+            uint32_t first = p;
+            for (uint32_t q = gs[p].parent; q != p; q = gs[q].parent)
+                if (q < first) first = q;
+            gs[first].parent = NLF_NONE;
+        }
+    }
+    free(mark);
 }
 
 static void add_hosts(const nlf_t *f, const nlf_flow_t *fl, nlf_done_t *d)
@@ -249,25 +324,8 @@ int nlf__profile(nlf_t *f, nlf_flow_t *fl, nlf_done_t *d)
         g->n1 = nn;
         i = j;
     }
-    /* parents: parent.guid, else the guid whose span is this one's parent span */
-    for (uint32_t i = 0; i < fl->ng; i++) {
-        const nlf_g_t *g = &fl->g[i];
-        gs[i].parent = NLF_NONE;
-        if (!g->nev) continue;
-        if (g->parent != NLF_NONE) {
-            if (fl->g[g->parent].nev) gs[i].parent = g->parent;
-            else gs[i].orphan = 1;
-        } else if (g->pspan) {
-            for (uint32_t j = 0; j < fl->ng && gs[i].parent == NLF_NONE; j++)
-                if (j != i && fl->g[j].nev && fl->g[j].span == g->pspan) gs[i].parent = j;
-            if (gs[i].parent == NLF_NONE) gs[i].orphan = 1;
-        }
-    }
-    for (uint32_t i = 0; i < fl->ng; i++) { /* a loop of parents: the guid is a root */
-        uint32_t p = gs[i].parent, steps = 0;
-        while (p != NLF_NONE && p != i && steps++ <= fl->ng) p = gs[p].parent;
-        if (p == i) gs[i].parent = NLF_NONE;
-    }
+    if (parents(fl, gs)) goto out;
+    cut_loops(gs, fl->ng);
     for (uint32_t i = 0; i < fl->ng; i++) {
         if (gs[i].parent == NLF_NONE || gs[i].n0 == gs[i].n1) continue;
         int32_t a = attach(f, nd, &gs[gs[i].parent], &gs[i]);
@@ -283,7 +341,10 @@ int nlf__profile(nlf_t *f, nlf_flow_t *fl, nlf_done_t *d)
             if (root < 0 || nd[i].start < nd[root].start) root = (int32_t)i;
         }
     if (root < 0) goto out;
-    for (uint32_t i = 0; i < nn; i++) node_path(f, nd, (int32_t)i);
+    int32_t *chain = malloc(nn * sizeof *chain);
+    if (!chain) goto out;
+    for (uint32_t i = 0; i < nn; i++) node_path(f, nd, (int32_t)i, chain);
+    free(chain);
     uint32_t rp = nd[root].path;
     nlf_root_t *r = rp == NLF_NONE ? NULL : nlf__root(f, rp);
     if (!r) {

@@ -3,11 +3,13 @@
  * span, guid and parent.guid across hosts in any input order; orphans, open flows, clock
  * skew and shared guids counted; the odd flow named with the path that differs; Δa/Δn
  * reduced (a subtree to its shortest path) and merged (paths always together); the reference run; the memory bound. */
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -336,6 +338,118 @@ static void test_names_bounded(void **state)
     run_free(&r);
 }
 
+/* A guid that names itself as its parent is one guid with no parent: its start and end
+ * are one closed activity (they were a start left open and an end without a start), and a
+ * child of it still hangs under it. */
+static void test_self_parent(void **state)
+{
+    (void)state;
+    nlf_opts_t o;
+    nlf_opts_default(&o);
+    run_t r;
+    run_start(&r, &o);
+    ev(r.f, 1000000, "a.start", "g1", "h", "parent.guid=g1");
+    ev(r.f, 1200000, "b.start", "g2", "h", "parent.guid=g1");
+    ev(r.f, 1300000, "b.end", "g2", "h", "parent.guid=g1");
+    ev(r.f, 2000000, "a.end", "g1", "h", "parent.guid=g1");
+    const char *t = run_end(&r);
+    char v[256];
+    assert_string_equal(field_of(t, "nl.flow.stats", "flows", v, sizeof v), "1");
+    assert_string_equal(field_of(t, "nl.flow.stats", "open.flows", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "open.activities", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "unmatched.ends", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "orphans", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "skewed", v, sizeof v), "0");
+    run_free(&r);
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds to join and profile one parent chain n guids deep (each guid a start and an
+ * end, nested in time, the whole chain one flow), its counts checked. */
+static double chain_cpu(int n)
+{
+    nlf_opts_t o;
+    nlf_opts_default(&o);
+    o.max_flow_events = o.max_events = 2 * (size_t)n;
+    run_t r;
+    run_start(&r, &o);
+    double t0 = cpu_s();
+    char g[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(g, sizeof g, "g%d", i);
+        if (i) ev(r.f, i, "a.start", g, "h", "parent.guid=g%d", i - 1);
+        else ev(r.f, i, "a.start", g, "h", NULL);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        snprintf(g, sizeof g, "g%d", i);
+        ev(r.f, 2LL * n - i, "a.end", g, "h", NULL);
+    }
+    const char *t = run_end(&r);
+    double cpu = cpu_s() - t0;
+    char v[256];
+    assert_string_equal(field_of(t, "nl.flow.stats", "flows", v, sizeof v), "1");
+    assert_string_equal(field_of(t, "nl.flow.stats", "open.flows", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "unmatched.ends", v, sizeof v), "0");
+    assert_string_equal(field_of(t, "nl.flow.stats", "orphans", v, sizeof v), "0");
+    assert_int_equal(atoi(field_of(t, "nl.flow.stats", "too.deep", v, sizeof v)), n - 32);
+    run_free(&r);
+    return cpu;
+}
+
+/* A parent chain takes time linear in its depth: 8 times deeper takes well under 64 times
+ * as long (it took 48 s for 200k, quadratic: a walk to the root per guid, a scan of the
+ * flow's guids per new guid). CPU time, not the wall clock, and a ratio with room to spare
+ * (linear is about 8; 24 allowed), so a busy machine does not fail it. */
+static void test_deep_chain_linear(void **state)
+{
+    (void)state;
+    double small = chain_cpu(25000), big = chain_cpu(200000);
+    printf("    parent chain: 25k deep %.3f s CPU, 200k deep %.3f s (x%.1f)\n", small, big,
+           big / small);
+    assert_true(big < 24 * small + 0.5);
+    assert_true(big < 60); /* and not slow in itself (a few seconds under ASan) */
+}
+
+/* Memory per event held, at its worst: every event a flow of its own, with a guid, a
+ * parent.guid and a trace id (LIMITS.md, nl-flows(1) MEMORY: about 0.9 KB; 1.7 KB before
+ * flows started their arrays at one element). By the C library's own count of bytes in
+ * use; skipped where it keeps none (ASan's allocator). */
+static void test_memory_per_event(void **state)
+{
+    (void)state;
+    nlf_opts_t o;
+    nlf_opts_default(&o);
+    o.idle = 1e6; /* none completes */
+    enum { N = 20000 };
+    run_t r;
+    run_start(&r, &o);
+    struct mallinfo2 m0 = mallinfo2();
+    for (int i = 0; i < N; i++) {
+        char g[48];
+        snprintf(g, sizeof g, "6f1c2a40-0000-4000-8000-%012d", i);
+        ev(r.f, i, "a.start", g, "h",
+           "parent.guid=7f1c2a40-0000-4000-8000-%012d trace.id=0123456789abcdef0123456789%06d",
+           i, i);
+    }
+    struct mallinfo2 m1 = mallinfo2();
+    size_t used0 = m0.uordblks + m0.hblkhd, used1 = m1.uordblks + m1.hblkhd;
+    nlf_counts_t n;
+    nlf_counts(r.f, &n);
+    assert_int_equal(n.flows, N);
+    run_end(&r);
+    run_free(&r);
+    if (used1 <= used0) skip();
+    double per = (double)(used1 - used0) / N;
+    printf("    %.0f bytes an event (one-event flows with guid, parent.guid, trace.id)\n", per);
+    assert_true(per < 1024);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -364,6 +478,9 @@ int main(void)
         cmocka_unit_test(test_reference_run),
         cmocka_unit_test(test_memory_bound),
         cmocka_unit_test(test_names_bounded),
+        cmocka_unit_test(test_self_parent),
+        cmocka_unit_test(test_deep_chain_linear),
+        cmocka_unit_test(test_memory_per_event),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
