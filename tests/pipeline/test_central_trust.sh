@@ -8,8 +8,8 @@
 #   - a report (nl.alert.start) arriving over the network is refused: not archived, not
 #     loaded, kept aside with the sender's host in nlkit-refused-DATE.log, while the good
 #     events and the library's own events (nl.log.*) beside it are archived;
-#   - a report whose name is written with escapes (event="nl\x2ealert.start"), which
-#     syslog-ng's kv-parser does not decode, is refused too: sent by uid 65534 into a host
+#   - a report whose name is written with escapes (event="nl\x2ealert.start"), not in the
+#     form the central's door reads, is refused too: sent by uid 65534 into a host
 #     daemon's socket (0666) and over TCP, it is kept aside, never archived or loaded;
 #   - a report hidden behind a quote (issue 62: x='y event=nl.alert.start ... z=', one quoted
 #     value to kv-parser, an event to nl-load), sent by uid 65534 into a host daemon's socket
