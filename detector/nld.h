@@ -57,6 +57,8 @@ typedef struct nld_counts {
                                 paged through a hold-off by one */
     uint64_t held;           /* episodes within the hold-off of one before: not paged */
     uint64_t learning;       /* streams still learning now (too few values to judge) */
+    uint64_t unmatched;      /* stream and subscription definitions said to match no event,
+                                or to find no value= in the events they match */
     uint64_t unconfirmed;    /* lone flags on a stream that spikes, which the next value did
                                 not confirm (confirm=) */
     uint64_t tracked;        /* streams and subscription keys held now */

@@ -491,7 +491,13 @@ static int parse_level(pctx_t *x, word_t *w, int n, int *i, double *pct, int *ba
     if (!strcmp(w[*i].s, "baseline")) {
         *baseline = 1;
     } else if (parse_num(w[*i].s, fixed, 0)) {
-        return nl__cfg_fail(x, w[*i].col, "expected 'baseline' or a number, got '%s'", w[*i].s);
+        /* a duration with its unit (20ms, 1.5s), as for: summaries' durations are seconds */
+        double sec = nl__parse_dur(w[*i].s);
+        if (sec < 0)
+            return nl__cfg_fail(x, w[*i].col,
+                                "expected 'baseline', a number or a duration (20ms, 2s), got '%s'",
+                                w[*i].s);
+        *fixed = sec;
     }
     return 0;
 }

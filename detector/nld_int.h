@@ -88,8 +88,22 @@ typedef struct nld_act {
     char name[];
 } nld_act_t;
 
+/* What one stream or subscription definition has matched, to say a mistake at once: an
+ * event= that matches nothing, a value= its events never carry (nld_run.c). */
+typedef struct nld_seen {
+    uint64_t matched; /* events its event= matched */
+    uint64_t valued;  /* ... that had a usable value */
+    int said;         /* the mistake was said */
+} nld_seen_t;
+
+/* Events after which a definition that matched none, or whose matches had no value, is said
+ * to be a likely mistake (on the diagnostics stream, once each). */
+#define NLD_MISTAKE_EVENTS 1000
+#define NLD_MISTAKE_MATCHES 100
+
 struct nld {
     const nld_cfg_t *cfg;
+    nld_seen_t *seen; /* per definition: streams, then subscriptions */
     nl_log_t *out;
     nl__map_t restored; /* report id -> int64_t start: open in a previous run (nld_restore) */
     size_t nrestored;

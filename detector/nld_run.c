@@ -17,6 +17,11 @@ nld_t *nld_new(const nld_cfg_t *cfg, nl_log_t *out, const nld_opts_t *opts, char
     }
     d->cfg = cfg;
     d->out = out;
+    if (cfg->ns + cfg->nw && !(d->seen = calloc((size_t)(cfg->ns + cfg->nw), sizeof *d->seen))) {
+        free(d);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     if (opts) d->opts = *opts;
     if (!d->opts.diag) d->opts.diag = stderr;
     if (d->opts.diag_max <= 0) d->opts.diag_max = 20;
@@ -38,7 +43,37 @@ void nld_free(nld_t *d)
         for (nl__ment_t *e = d->restored.b[i]; e; e = e->next) free(e->val);
     nl__map_free(&d->restored);
     nl_rec_free(&d->rec);
+    free(d->seen);
     free(d);
+}
+
+/* Say once that definition i (streams first, then subscriptions) looks like a mistake: its
+ * event= matched none of the events so far, or its value= was in none of those it matched.
+ * `final`: the input ended (say it for fewer events than NLD_MISTAKE_EVENTS too). */
+static void say_mistake(nld_t *d, int i, int final)
+{
+    nld_seen_t *sn = &d->seen[i];
+    if (sn->said) return;
+    int stream = i < d->cfg->ns;
+    const nld_sel_t *s = stream ? &d->cfg->s[i].sel : &d->cfg->w[i - d->cfg->ns].sel;
+    const char *name = stream ? d->cfg->s[i].name : d->cfg->w[i - d->cfg->ns].name;
+    const char *what = stream ? "stream" : "subscription";
+    if (!sn->matched && (final || d->n.events >= NLD_MISTAKE_EVENTS) && d->n.events) {
+        fprintf(d->opts.diag,
+                "nl-detect: %s %s: event=%s matched none of the first %llu events (an event "
+                "name, or a glob such as 'request.*'; summaries match without '.summary')\n",
+                what, name ? name : "", s->glob, (unsigned long long)d->n.events);
+    } else if (sn->matched && !sn->valued &&
+               (final || sn->matched >= NLD_MISTAKE_MATCHES)) {
+        fprintf(d->opts.diag,
+                "nl-detect: %s %s: value=%s is absent or not a number in all %llu event(s) "
+                "event=%s matched: nothing to judge (check the field's name)\n",
+                what, name ? name : "", s->value, (unsigned long long)sn->matched, s->glob);
+    } else {
+        return;
+    }
+    sn->said = 1;
+    d->n.unmatched++;
 }
 
 static void move_now(nld_t *d, int64_t t)
@@ -119,29 +154,37 @@ int nld_line(nld_t *d, const char *line, size_t len, const char *src, long linen
     for (int i = 0; i < d->cfg->ns; i++) {
         const nld_sel_t *s = &d->cfg->s[i].sel;
         if (!nld_sel_match(s, r)) continue;
+        d->seen[i].matched++;
         if (nld_sel_value(s, r, &x))
             d->n.novalue++;
         else if (!nl_mom_usable(x)) /* one inf would blind a stream's statistics for good */
             d->n.nonfinite++;
         else
-            nld__stream_value(d, i, r, x);
+            d->seen[i].valued++, nld__stream_value(d, i, r, x);
     }
     for (int i = 0; i < d->cfg->nw; i++) {
         const nld_sel_t *s = &d->cfg->w[i].sel;
         if (!nld_sel_match(s, r)) continue;
+        d->seen[d->cfg->ns + i].matched++;
         if (nld_sel_value(s, r, &x))
             d->n.novalue++;
         else if (!nl_mom_usable(x))
             d->n.nonfinite++;
         else
-            nld__sub_value(d, i, r, x);
+            d->seen[d->cfg->ns + i].valued++, nld__sub_value(d, i, r, x);
     }
+    /* a mistake in a definition is said once, early: cheap checks, until each is settled */
+    if (d->n.events <= NLD_MISTAKE_EVENTS || d->n.events % 1024 == 0)
+        for (int i = 0; i < d->cfg->ns + d->cfg->nw; i++)
+            if (!d->seen[i].said && !d->seen[i].valued) say_mistake(d, i, 0);
     return 1;
 }
 
 void nld_finish(nld_t *d)
 {
     nld__keyed_finish(d);
+    for (int i = 0; i < d->cfg->ns + d->cfg->nw; i++)
+        if (!d->seen[i].said && !d->seen[i].valued) say_mistake(d, i, 1);
     if (d->n.bad)
         fprintf(d->opts.diag, "nl-detect: %llu bad input line(s) skipped (%llu shown)\n",
                 (unsigned long long)d->n.bad, (unsigned long long)d->diag_shown);

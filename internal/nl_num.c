@@ -81,7 +81,7 @@ double nl__parse_dur(const char *s)
     static const struct {
         const char *u;
         double mul;
-    } units[] = {{"", 1},     {"ms", 1e-3}, {"s", 1},        {"m", 60},
+    } units[] = {{"", 1},     {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60},
                  {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
     size_t n = strspn(s, "0123456789.");
     double v;

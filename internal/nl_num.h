@@ -18,7 +18,7 @@ int nl__dtoa(double v, char *out);
 /* Parse a whole string as a double in the C locale; 0 or -1. */
 int nl__strtod(const char *s, size_t len, double *out);
 
-/* A duration: a non-negative number with an optional unit ms, s, m, h, d or w ("30d",
+/* A duration: a non-negative number with an optional unit us, ms, s, m, h, d or w ("30d",
  * "1.5h", "250ms"; no unit = seconds), in seconds; -1 if malformed. For the tools' options
  * and configuration files. */
 double nl__parse_dur(const char *s);

@@ -689,6 +689,46 @@ static void test_holdoff(void **state)
  * ends when the stream is back; a far rarer value inside the hold-off pages again, its start
  * held to the bar the first report raised, and a value as rare as the first one there does
  * not page; ranking scores far into the tail. */
+/* Mistakes said at once: an event= that matches nothing and a value= the matched events
+ * never carry are said on the diagnostics stream once the engine has seen enough events
+ * (each once, counted), not only in --stats; a well-written stream is not named; a level
+ * with a duration's unit (20ms) is that many seconds. */
+static void test_mistakes_said(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream typo event=request value=dur.p999 key=host\n"
+                  "stream none event=requests value=n\n"
+                  "stream good event=request value=n\n"
+                  "when request n above 20ms name=unit\n");
+    assert_true(fabs(r.cfg.w[0].fixed - 0.020) < 1e-12);
+    char ev[128];
+    for (int t = 0; t < 1500; t++) {
+        snprintf(ev, sizeof ev, "event=request.summary level=Info host=a n=%d dur.p99=0.01",
+                 100 + t % 7);
+        feed(&r, line_at(t % 3600, ev));
+        if (t == 150) { /* the value= mistake is said after 100 matches */
+            fflush(r.diag);
+            assert_true(ftell(r.diag) > 0);
+        }
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(c.unmatched, 2);
+    rewind(r.diag);
+    char text[4096];
+    size_t got = fread(text, 1, sizeof text - 1, r.diag);
+    text[got] = 0;
+    print_message("%s", text);
+    assert_non_null(strstr(text, "stream typo: value=dur.p999 is absent"));
+    assert_non_null(strstr(text, "stream none: event=requests matched none of the first 1000"));
+    assert_null(strstr(text, "stream good"));
+    assert_null(strstr(text, "unit"));
+    const char *first = strstr(text, "stream typo");
+    assert_null(strstr(first + 1, "stream typo")); /* once */
+    run_free(&r);
+}
+
 static char *line_day(double sec, const char *rest);
 
 static void test_default_preset(void **state)
@@ -1211,6 +1251,7 @@ int main(void)
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
         cmocka_unit_test(test_quiet_floor),
+        cmocka_unit_test(test_mistakes_said),
         cmocka_unit_test(test_history_from_archive),
         cmocka_unit_test(test_history_times),
         cmocka_unit_test(test_hysteresis),
