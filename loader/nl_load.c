@@ -16,6 +16,7 @@
 #include "nl_num.h"
 #include "nlkit/nl.h"
 #include "nll.h"
+#include "nl_replay.h"
 #include "nll_load.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -50,6 +51,9 @@ static void usage(FILE *f)
           "      --no-progress      never\n"
           "      --max-errors N     report at most N bad lines one by one (100); all are counted\n"
           "      --busy-timeout MS  wait up to MS milliseconds for another writer's lock (10000)\n"
+          "      --summarize RULES  fold start/end pairs as the library's summarizer would have\n"
+          "                         (NL_SUMMARY's syntax, e.g. 'request=summary:1:key=route'):\n"
+          "                         their summaries are loaded, the pairs not (mode both: both)\n"
           "  -q, --quiet            no report at exit unless something was rejected or lost\n"
           "  -h, --help             this text\n"
           "      --version          version\n"
@@ -74,6 +78,7 @@ enum {
     O_NOPROGRESS,
     O_MAXERR,
     O_BUSY,
+    O_SUMMARIZE,
     O_VER
 };
 
@@ -92,6 +97,7 @@ int main(int argc, char **argv)
         {"no-progress", no_argument, NULL, O_NOPROGRESS},
         {"max-errors", required_argument, NULL, O_MAXERR},
         {"busy-timeout", required_argument, NULL, O_BUSY},
+        {"summarize", required_argument, NULL, O_SUMMARIZE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VER},
@@ -134,6 +140,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case O_SUMMARIZE: {
+            nl_perr_t pe = {0};
+            if (nl__replay_check(optarg, &pe)) {
+                fprintf(stderr, "nl-load: --summarize:%ld:%d: %s\n", pe.line, pe.col, pe.msg);
+                return 2;
+            }
+            ld.summarize = optarg;
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case O_VER: puts("nl-load (nlkit) " NLKIT_VERSION); return 0;

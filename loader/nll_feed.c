@@ -12,6 +12,7 @@
 
 #include "nl_clock.h"
 #include "nl_reader.h"
+#include "nl_replay.h"
 
 #define CHUNK_LINES 4096 /* lines per chunk */
 #define IN_FLIGHT 4      /* chunks handed over and not yet given back, at most */
@@ -30,6 +31,13 @@ struct nll_feed {
     uint64_t off;
     long lineno;
     unsigned flags;
+    const char *summarize; /* --summarize's rules, or NULL */
+    /* the replayer's summaries go into the chunk being filled (emit) */
+    nll_chunk_t *cur;
+    long cur_lineno;
+    uint64_t cur_off;
+    nl_rec_t srec;
+    int oom;
 };
 
 /* A chunk to fill: a given-back one, or a new one once fewer than IN_FLIGHT are out. */
@@ -93,6 +101,24 @@ static int add_bad(nll_chunk_t *c, const nl_perr_t *pe, const char *line, size_t
     return grow_put(&c->bads, &b, sizeof b) || (len && grow_put(&c->bads, line, len)) ? -1 : 0;
 }
 
+/* A summary line from the replayer: parsed into the chunk being filled, as an event line
+ * at the position before the line that closed its interval. */
+static void emit_summary(void *ctx, const char *line, size_t len)
+{
+    nll_feed_t *f = ctx;
+    nl_perr_t pe;
+    nll_chunk_t *c = f->cur;
+    if (!c) return;
+    int k = nll_parse_line(&f->srec, f->flags & ~(unsigned)NL_PARSE_NETLOGGER, line, len,
+                           f->cur_lineno, &c->recs, &pe);
+    if (k == NL_ENOMEM)
+        f->oom = 1;
+    else if (k < 0)
+        f->oom |= add_bad(c, &pe, line, len);
+    if (k != 0 && add_line(c, f->cur_lineno, f->cur_off, k > 0 ? NLL_L_EVENT : NLL_L_BAD))
+        f->oom = 1;
+}
+
 /* Read, parse, hand over; the last chunk carries why it ended. Out of memory ends it as a
  * read error (ENOMEM), never by dropping lines. */
 static void *run(void *arg)
@@ -101,10 +127,14 @@ static void *run(void *arg)
     nl__reader_t rd;
     nl_rec_t rec;
     nl_rec_init(&rec);
+    nl_rec_init(&f->srec);
+    nl__replay_t *rp = f->summarize ? nl__replay_new(f->summarize, emit_summary, f) : NULL;
     nll_chunk_t *c = take(f);
     int end = NLL_FEED_MORE, err_no = 0;
-    if (!c || nl__reader_init(&rd, f->fd, f->off)) {
+    if (!c || nl__reader_init(&rd, f->fd, f->off) || (f->summarize && !rp)) {
         free(c);
+        nl__replay_free(rp);
+        nl_rec_free(&f->srec);
         c = calloc(1, sizeof *c); /* small: must not fail in practice */
         if (c) {
             c->end = NLL_FEED_ERROR;
@@ -124,9 +154,24 @@ static void *run(void *arg)
         }
         const char *line;
         size_t len;
+        uint64_t before = rd.off; /* where the line begins */
         int r = nl__reader_next(&rd, f->live ? LIVE_WAIT_MS : -1, &line, &len), bad = 0;
         nl_perr_t pe;
-        if (r == NL_RD_LINE) {
+        int folded = 0;
+        if (r == NL_RD_LINE && rp) { /* --summarize: the replayer first */
+            f->cur = c;              /* its summaries come after the line before */
+            f->cur_lineno = rd.lineno - 1;
+            f->cur_off = before;
+            int k = nl_parse(&rec, line, len, rd.lineno, f->flags, &pe);
+            folded = k > 0 && nl__replay_line(rp, &rec) != NL_REPLAY_KEEP;
+            if (folded) bad = add_line(c, rd.lineno, rd.off, NLL_L_FOLDED);
+            if (f->oom) {
+                end = NLL_FEED_ERROR;
+                err_no = ENOMEM;
+                break;
+            }
+        }
+        if (r == NL_RD_LINE && !folded) {
             int k = nll_parse_line(&rec, f->flags, line, len, rd.lineno, &c->recs, &pe);
             if (k == NL_ENOMEM) {
                 end = NLL_FEED_ERROR;
@@ -165,6 +210,15 @@ static void *run(void *arg)
         }
     }
     if (!c) c = calloc(1, sizeof *c);
+    if (c && rp) { /* the running intervals, partial, after the last line */
+        f->cur = c;
+        f->cur_lineno = rd.lineno;
+        f->cur_off = rd.off;
+        nl__replay_end(rp);
+        if (f->oom && end != NLL_FEED_ERROR) end = NLL_FEED_ERROR, err_no = ENOMEM;
+    }
+    nl__replay_free(rp);
+    nl_rec_free(&f->srec);
     if (c) {
         c->end = end;
         c->err_no = err_no;
@@ -176,11 +230,17 @@ static void *run(void *arg)
     return NULL;
 }
 
-nll_feed_t *nll_feed_start(int fd, uint64_t off, long lineno, unsigned parse_flags, int live)
+nll_feed_t *nll_feed_start(int fd, uint64_t off, long lineno, unsigned parse_flags, int live,
+                           const char *summarize)
 {
     nll_feed_t *f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    *f = (nll_feed_t){.fd = fd, .live = live, .off = off, .lineno = lineno, .flags = parse_flags};
+    *f = (nll_feed_t){.fd = fd,
+                      .live = live,
+                      .off = off,
+                      .lineno = lineno,
+                      .flags = parse_flags,
+                      .summarize = summarize};
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->ready, NULL);
     pthread_cond_init(&f->room, NULL);

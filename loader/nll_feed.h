@@ -10,7 +10,8 @@
 
 #include "nll.h"
 
-enum { NLL_L_EVENT = 1, NLL_L_BLANK = 2, NLL_L_BAD = 3 };
+/* NLL_L_FOLDED: a line --summarize folded into a summary (or switched off): not stored */
+enum { NLL_L_EVENT = 1, NLL_L_BLANK = 2, NLL_L_BAD = 3, NLL_L_FOLDED = 4 };
 enum { NLL_FEED_MORE = 0, NLL_FEED_EOF = 1, NLL_FEED_ERROR = 2, NLL_FEED_STOPPED = 3 };
 
 /* One input line, in input order. */
@@ -41,11 +42,16 @@ typedef struct nll_chunk {
 
 typedef struct nll_feed nll_feed_t;
 
-/* Start reading fd, positioned at byte `off` which follows line `lineno`. `live` input
+/* Start reading fd, positioned at byte `off` which follows line `lineno`. With `summarize`
+ * (rules, checked: nl__replay_check), lines are folded as the library's summarizer would
+ * have folded them (../internal/nl_replay.h): a folded line is NLL_L_FOLDED, and the
+ * summaries come as NLL_L_EVENT lines before the line whose time closed them (at the
+ * input's end, after its last line). `live` input
  * (a pipe, a socket) is waited on with poll and a part-filled chunk is handed over within
  * about 100 ms; a regular file is read as fast as the consumer takes it. The thread blocks
  * SIGINT, SIGTERM and SIGHUP: they go to the caller. NULL if out of memory or threads. */
-nll_feed_t *nll_feed_start(int fd, uint64_t off, long lineno, unsigned parse_flags, int live);
+nll_feed_t *nll_feed_start(int fd, uint64_t off, long lineno, unsigned parse_flags, int live,
+                           const char *summarize);
 /* The next chunk, waiting at most timeout_ms (-1: until there is one); NULL on time-out. */
 nll_chunk_t *nll_feed_next(nll_feed_t *f, int timeout_ms);
 /* Hand a chunk back (it is reused). */

@@ -101,7 +101,7 @@ static int begin(nll_load_t *ld, const nll_pos_t *at)
     }
     ld->in_tx = 1;
     ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = ld->t_unindexed = 0;
-    ld->t_recovered = ld->t_recovered_lines = 0;
+    ld->t_recovered = ld->t_recovered_lines = ld->t_folded = 0;
     ld->t_first_line = at->lines + 1;
     ld->t_started = 0;
     return 0;
@@ -130,8 +130,9 @@ static int commit(nll_load_t *ld, source_t *src, const nll_pos_t *at)
         ld->recovered += ld->t_recovered;
         ld->recovered_lines += ld->t_recovered_lines;
         ld->blank += ld->t_blank;
+        ld->folded += ld->t_folded;
         ld->t_events = ld->t_bad = ld->t_blank = ld->t_untyped = ld->t_unindexed = 0;
-        ld->t_recovered = ld->t_recovered_lines = 0;
+        ld->t_recovered = ld->t_recovered_lines = ld->t_folded = 0;
         ld->t_first_line = at->lines + 1;
         ld->t_started = 0;
         return 0;
@@ -196,6 +197,8 @@ static int store_chunk(nll_load_t *ld, source_t *src, const nll_chunk_t *c, nll_
             ld->t_events++;
         } else if (l->kind == NLL_L_BLANK) {
             ld->t_blank++;
+        } else if (l->kind == NLL_L_FOLDED) {
+            ld->t_folded++;
         } else {
             nll_bad_t b;
             memcpy(&b, c->bads.p + bad, sizeof b);
@@ -205,7 +208,7 @@ static int store_chunk(nll_load_t *ld, source_t *src, const nll_chunk_t *c, nll_
         }
         at->offset = l->off;
         at->lines = l->lineno;
-        if (ld->t_events + ld->t_bad + ld->t_blank >= (uint64_t)ld->batch) {
+        if (ld->t_events + ld->t_bad + ld->t_blank + ld->t_folded >= (uint64_t)ld->batch) {
             int rc = commit(ld, src, at);
             if (rc) return rc;
         }
@@ -218,7 +221,8 @@ static int store_chunk(nll_load_t *ld, source_t *src, const nll_chunk_t *c, nll_
  * reported), or NLL_CONFLICT (the caller finds the position again and retries). */
 static int load_fd(nll_load_t *ld, int fd, source_t *src, nll_pos_t start)
 {
-    nll_feed_t *feed = nll_feed_start(fd, start.offset, start.lines, ld->parse_flags, !src->key);
+    nll_feed_t *feed =
+        nll_feed_start(fd, start.offset, start.lines, ld->parse_flags, !src->key, ld->summarize);
     if (!feed) {
         fprintf(stderr, "nl-load: cannot start the reading thread: out of memory\n");
         return -1;
@@ -410,6 +414,10 @@ void nll_load_report(const nll_load_t *ld, int failed)
                 ld->bad && ld->reject_path ? " (copied to " : "",
                 ld->bad && ld->reject_path ? ld->reject_path : "",
                 ld->bad && ld->reject_path ? ")" : "");
+    if (ld->summarize && (!ld->quiet || failed))
+        fprintf(stderr,
+                "nl-load: %s: %llu line(s) folded into the summaries loaded (--summarize)\n",
+                ld->db_name, (unsigned long long)ld->folded);
     if (ld->untyped)
         fprintf(stderr,
                 "nl-load: %s: %llu summary field(s) not a finite number of their column's kind "

@@ -22,6 +22,7 @@ typedef struct nll_load {
     unsigned parse_flags;              /* NL_PARSE_LENIENT, NL_PARSE_NETLOGGER or 0 */
     int progress;                      /* a progress line on standard error */
     int quiet;                         /* no "waiting" or "left for the next load" notes */
+    const char *summarize;             /* --summarize's rules (checked), or NULL */
     const volatile sig_atomic_t *stop; /* optional: set (by a signal), the load ends cleanly */
     /* the engine's: the archive, and what it counted */
     nll_db_t *db;
@@ -30,11 +31,13 @@ typedef struct nll_load {
     FILE *reject;
     /* counted when their transaction commits */
     uint64_t events, bad, blank, untyped, unindexed, recovered, recovered_lines;
+    uint64_t folded; /* --summarize: lines a summary carries instead */
     /* the open transaction: begun at the first line to store, so an idle loader (a quiet
      * syslog-ng feed) holds no write lock and other writers (a prune, a second nl-load)
      * get their turn */
     int in_tx;
     uint64_t t_events, t_bad, t_blank, t_untyped, t_unindexed, t_recovered, t_recovered_lines;
+    uint64_t t_folded;
     long t_first_line; /* first line number read in it */
     double t_started;  /* when its first line was read */
     uint64_t reported;
