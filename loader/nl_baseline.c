@@ -34,6 +34,9 @@ static void usage(FILE *f)
           "                       (v) of every pair in the selected summaries, their\n"
           "                       histograms merged (p50 p90 p99 p99.9, within 1.6 %)\n"
           "  -t, --table          a table instead of event lines\n"
+          "      --with-anomalies keep the values inside the anomaly episodes nl-detect\n"
+          "                       recorded in the archive (by default they are left out,\n"
+          "                       and counted on standard error)\n"
           "  -h, --help           this text\n"
           "      --version        version\n"
           "Exit status: 0 (also when nothing matched: n=0, and said on standard error), 1\n"
@@ -45,7 +48,7 @@ typedef struct opts {
     const char *db, *event, *host, *by, *pct;
     char *metrics;
     double since, until;
-    int table;
+    int table, with_anomalies;
 } opts_t;
 
 static void fmt_num(char *out, size_t cap, double v)
@@ -89,6 +92,7 @@ static void print_one(const opts_t *o, const nll_base_q_t *q, const nll_base_t *
         nl_enc_ts(&buf, "first", (int64_t)llround(b->first_ts * 1e6));
         nl_enc_ts(&buf, "last", (int64_t)llround(b->last_ts * 1e6));
     }
+    if (b->skipped) nl_enc_i64(&buf, "left.out", b->skipped);
     if (nl_enc_end(&buf) == 0) fwrite(buf.p, 1, buf.len, stdout);
     nl_buf_free(&buf);
 }
@@ -124,6 +128,7 @@ static void print_pct(const opts_t *o, const nll_base_q_t *q, const char *ser, c
         nl_enc_str(&buf, "series", ser, strlen(ser));
         nl_enc_i64(&buf, "summaries", p->summaries);
         nl_enc_u64(&buf, "n", p->h.n);
+        if (p->skipped) nl_enc_i64(&buf, "left.out", p->skipped);
         for (int i = 0; p->h.n && i < 4; i++) nl_enc_dbl(&buf, pct_name[i], x[i]);
         if (p->h.refused) nl_enc_u64(&buf, "refused", p->h.refused);
         if (nl_enc_end(&buf) == 0) fwrite(buf.p, 1, buf.len, stdout);
@@ -147,11 +152,16 @@ static int64_t count_summaries(nll_db_t *db, const nll_base_q_t *q, nll_err_t *e
 static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
 {
     int64_t matched = 0, no_hist = 0; /* summaries found; of them, with no histogram */
+    int64_t skipped = 0;              /* values (summaries) inside anomaly episodes */
     char **hosts = NULL;
     int nhosts = 1, groups = 1, rc = 0;
+    nll_eps_t *eps = NULL;
+    if (!o->with_anomalies && (rc = nll_eps_read(db, &eps, err))) return rc;
     if (o->by && !strcmp(o->by, "host")) {
-        if ((rc = nll_base_hosts(db, o->event, o->since, o->until, &hosts, &nhosts, err)))
+        if ((rc = nll_base_hosts(db, o->event, o->since, o->until, &hosts, &nhosts, err))) {
+            nll_eps_free(eps);
             return rc;
+        }
     } else if (o->by) {
         groups = !strcmp(o->by, "hour") ? 24 : 7;
     }
@@ -171,6 +181,7 @@ static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
                 q.host = hosts ? hosts[h] : o->host;
                 q.since = o->since;
                 q.until = o->until;
+                q.skip = eps;
                 if (o->by && !strcmp(o->by, "hour")) q.hour = g;
                 if (o->by && !strcmp(o->by, "dow")) q.dow = g;
                 if (o->pct) {
@@ -180,12 +191,14 @@ static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
                     if (!rc) {
                         int64_t all = p.h.n ? p.summaries : count_summaries(db, &q, err);
                         matched += all;
+                        skipped += p.skipped;
                         no_hist += p.h.n ? 0 : all;
                         nl__hist_free(&p.h);
                     }
                 } else if (!(rc = nll_base_get(db, &q, &b, err))) {
                     if (b.n || !o->by) print_one(o, &q, &b);
                     matched += b.n;
+                    skipped += b.skipped;
                 }
             }
     if (!rc && !matched)
@@ -197,6 +210,12 @@ static int run(nll_db_t *db, const opts_t *o, nll_err_t *err)
                 "nl-baseline: %lld of the %s summaries carry no %s histogram (%s.h): their "
                 "pairs have no percentiles here (-m gives their other figures)\n",
                 (long long)no_hist, o->event, o->pct, o->pct);
+    if (!rc && skipped)
+        fprintf(stderr,
+                "nl-baseline: %s: %lld %s inside anomaly episodes left out (%d episode(s) "
+                "of nl-detect in the archive; --with-anomalies keeps them)\n",
+                o->event, (long long)skipped, o->pct ? "summaries" : "values", nll_eps_count(eps));
+    nll_eps_free(eps);
     free(list);
     for (int h = 0; hosts && h < nhosts; h++) free(hosts[h]);
     free(hosts);
@@ -211,7 +230,8 @@ int main(int argc, char **argv)
         {"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
         {"by", required_argument, NULL, 'b'},    {"percentiles", required_argument, NULL, 'p'},
         {"table", no_argument, NULL, 't'},       {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},     {0, 0, 0, 0},
+        {"version", no_argument, NULL, 'V'},     {"with-anomalies", no_argument, NULL, 'A'},
+        {0, 0, 0, 0},
     };
     opts_t o = {.metrics = "rate,busy,mean.dur", .since = -INFINITY, .until = INFINITY};
     double now = (double)time(NULL);
@@ -239,6 +259,7 @@ int main(int argc, char **argv)
             break;
         case 'p': o.pct = optarg; break;
         case 't': o.table = 1; break;
+        case 'A': o.with_anomalies = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': puts("nl-baseline (nlkit) " NLKIT_VERSION); return 0;
         default: fputs("Try 'nl-baseline --help' for the options.\n", stderr); return 2;

@@ -177,6 +177,29 @@ int nll_prune(nll_db_t *db, double before, int64_t *deleted, nll_err_t *err);
  * or an age back from `now` ("30d", "12h", "90m", "2w"). Returns 0 or NL_ETS. */
 int nll_parse_when(const char *s, double now, double *out);
 
+/* ---- anomaly episodes in the archive (nll_eps.c) ---------------------------------------- */
+
+/* The episodes nl-detect recorded (nl.anomaly.start / nl.anomaly.end lines loaded as any
+ * event), for baselines that leave the faults out. Opaque. */
+typedef struct nll_eps nll_eps_t;
+#define NLL_EPS_NAMES 8 /* key fields other than host an archive's episodes may use */
+
+/* Read every episode: from its start.ts to its end line's ts (both included), or with no
+ * end while its end is not in the archive; for its key's values (key.host=gw2 ...) of its
+ * trig.event (any event when its start is not in the archive). One scan of the event table.
+ * 0, NL_ENOMEM, NL_EINVAL (more key names than NLL_EPS_NAMES) or an archive error, with err
+ * filled; *out is freed with nll_eps_free. */
+int nll_eps_read(nll_db_t *db, nll_eps_t **out, nll_err_t *err);
+void nll_eps_free(nll_eps_t *eps);
+/* How many episodes were read. */
+int nll_eps_count(const nll_eps_t *eps);
+/* The key names other than host the episodes use (*names: that many, owned by eps). */
+int nll_eps_names(const nll_eps_t *eps, const char *const **names);
+/* Whether a value of `event` at ts from `host`, whose fields named by nll_eps_names are
+ * vals[i] (NULL or "" when it has none), lies inside an episode of its key. */
+int nll_eps_covers(const nll_eps_t *eps, const char *event, double ts, const char *host,
+                   const char *const *vals);
+
 /* ---- baselines (nll_base.c) ------------------------------------------------------------ */
 
 /* Which summaries a baseline reads. NULL/negative members are not constrained. */
@@ -189,6 +212,8 @@ typedef struct nll_base_q {
     double until;       /* exclusive (or INFINITY) */
     int hour;           /* 0-23: only summaries in that UTC hour; -1 all */
     int dow;            /* 0-6 (Sunday 0): only that weekday; -1 all */
+    /* leave out values inside these anomaly episodes (NULL: keep every value) */
+    const nll_eps_t *skip;
 } nll_base_q_t;
 
 /* Initialise a query for `event` and `metric`, everything else unconstrained. */
@@ -199,6 +224,7 @@ typedef struct nll_base {
     double mean, sd; /* sd: sample standard deviation (NAN if n < 2) */
     double p5, p50, p95;
     double first_ts, last_ts;
+    int64_t skipped; /* values left out: inside an episode of q->skip */
 } nll_base_t;
 
 /* The summary column holding `metric`, or NULL if it is not one the archive types. */
@@ -206,7 +232,8 @@ const char *nll_base_column(const char *metric);
 /* Compute the baseline of the values selected by q. n == 0 when none matched. */
 int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err);
 /* Visit the selected values oldest first, the newest `limit` of them if limit > 0 (for
- * seeding a detector's history). */
+ * seeding a detector's history); those inside q->skip's episodes are left out (after the
+ * limit). */
 int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
                     void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
 
@@ -222,6 +249,7 @@ typedef struct nll_pct {
     double lo, hi;      /* the exact extremes over those summaries (dur/v min and max) */
     int64_t summaries;  /* histograms merged */
     int64_t unreadable; /* histograms left out: damaged text */
+    int64_t skipped;    /* summaries left out: inside an episode of q->skip */
 } nll_pct_t;
 
 /* Merge the `series` ("dur" or "v") histograms of the summaries q selects (q->metric is

@@ -86,6 +86,41 @@ static void bind_where(nll_stmt_t *st, const nll_base_q_t *q)
         nll_sql_bind_null(st, 6);
 }
 
+/* With episodes to leave out, the row's host and the episodes' other key fields (a value
+ * or an identity field of the summary), as columns after ts and x: parameters ?first... */
+static int key_cols(const nll_base_q_t *q, char *sql, size_t cap, int len, int first)
+{
+    const char *const *names;
+    int n = nll_eps_names(q->skip, &names);
+    if (!q->skip) return len;
+    len += snprintf(sql + len, cap - (size_t)len, ", s.host");
+    for (int j = 0; j < n; j++)
+        len += snprintf(sql + len, cap - (size_t)len,
+                        ", COALESCE((SELECT CAST(kv.value AS text) FROM value kv WHERE "
+                        "kv.event_id = s.event_id AND kv.name = ?%d), (SELECT ki.value FROM "
+                        "ident ki WHERE ki.event_id = s.event_id AND ki.name = ?%d))",
+                        first + j, first + j);
+    return len;
+}
+
+static void bind_keys(nll_stmt_t *st, const nll_base_q_t *q, int first)
+{
+    const char *const *names;
+    int n = nll_eps_names(q->skip, &names);
+    for (int j = 0; j < n; j++) nll_sql_bind_text(st, first + j, names[j], strlen(names[j]));
+}
+
+/* Whether the current row (its key columns from column `col` on) is inside an episode. */
+static int row_skipped(nll_stmt_t *st, const nll_base_q_t *q, double ts, int col)
+{
+    if (!q->skip) return 0;
+    const char *const *names;
+    const char *vals[NLL_EPS_NAMES];
+    int n = nll_eps_names(q->skip, &names);
+    for (int j = 0; j < n; j++) vals[j] = nll_sql_col_text(st, col + 1 + j, NULL);
+    return nll_eps_covers(q->skip, q->event, ts, nll_sql_col_text(st, col, NULL), vals);
+}
+
 /* Build and bind the range query; the column name comes from the fixed map above, never
  * from the caller's text. A value past a double's range (a rate of 1e149 over 1e-300 s)
  * is left out, as nl-detect leaves it out. */
@@ -100,8 +135,10 @@ static int prepare(nll_db_t *db, const nll_base_q_t *q, int64_t limit, nll_stmt_
                  q->metric ? q->metric : "");
         return NL_EINVAL;
     }
-    char sql[800];
-    int len = snprintf(sql, sizeof sql, "SELECT s.ts, s.%s FROM summary s", col);
+    char sql[4096];
+    int len = snprintf(sql, sizeof sql, "SELECT s.ts, s.%s", col);
+    len = key_cols(q, sql, sizeof sql, len, limit > 0 ? 8 : 7);
+    len += snprintf(sql + len, sizeof sql - (size_t)len, " FROM summary s");
     len = where(db, sql, sizeof sql, len, q);
     len += snprintf(
         sql + len, sizeof sql - (size_t)len,
@@ -116,6 +153,7 @@ static int prepare(nll_db_t *db, const nll_base_q_t *q, int64_t limit, nll_stmt_
     if (rc) return rc;
     bind_where(*st, q);
     if (limit > 0) nll_sql_bind_int64(*st, 7, limit);
+    bind_keys(*st, q, limit > 0 ? 8 : 7);
     return 0;
 }
 
@@ -123,8 +161,10 @@ typedef struct pair {
     double ts, x;
 } pair_t;
 
-int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
-                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err)
+/* nll_base_values, counting the values inside q->skip's episodes in *skipped. */
+static int values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
+                  void (*fn)(void *ctx, double ts, double x), void *ctx, int64_t *skipped,
+                  nll_err_t *err)
 {
     nll_stmt_t *st;
     int rc = prepare(db, q, limit, &st, err);
@@ -138,6 +178,10 @@ int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
     }
     while ((rc = nll_sql_step(st, err)) == 1) {
         pair_t p = {nll_sql_col_double(st, 0), nll_sql_col_double(st, 1)};
+        if (row_skipped(st, q, p.ts, 2)) {
+            ++*skipped;
+            continue;
+        }
         if (keep && n < limit)
             keep[n++] = p;
         else if (!keep)
@@ -151,6 +195,13 @@ int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
     free(keep);
     nll_sql_finalize(st);
     return rc;
+}
+
+int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
+                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err)
+{
+    int64_t skipped = 0;
+    return values(db, q, limit, fn, ctx, &skipped, err);
 }
 
 typedef struct acc {
@@ -177,7 +228,8 @@ int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return NL_ENOMEM;
     }
-    int rc = nll_base_values(db, q, 0, add, &a, err);
+    int64_t skipped = 0;
+    int rc = values(db, q, 0, add, &a, &skipped, err);
     if (!rc && a.oom) {
         snprintf(err->msg, sizeof err->msg, "out of memory computing quantiles");
         rc = NL_ENOMEM;
@@ -192,6 +244,7 @@ int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t
         .p95 = nl_quant_quantile(a.q, 0.95),
         .first_ts = a.first,
         .last_ts = a.last,
+        .skipped = skipped,
     };
     nl_quant_free(a.q);
     return rc;
@@ -208,17 +261,24 @@ int nll_base_pct(nll_db_t *db, const nll_base_q_t *q, const char *series, nll_pc
     memset(out, 0, sizeof *out);
     out->lo = INFINITY;
     out->hi = -INFINITY;
-    char sql[800];
-    int len = snprintf(sql, sizeof sql,
-                       "SELECT v.value, s.%s, s.%s FROM summary s JOIN value v ON v.event_id = "
-                       "s.event_id AND v.name = '%s'",
-                       dur ? "dur_min" : "v_min", dur ? "dur_max" : "v_max", dur ? "dur.h" : "v.h");
+    char sql[4096];
+    int len = snprintf(sql, sizeof sql, "SELECT v.value, s.%s, s.%s, s.ts",
+                       dur ? "dur_min" : "v_min", dur ? "dur_max" : "v_max");
+    len = key_cols(q, sql, sizeof sql, len, 7);
+    len += snprintf(sql + len, sizeof sql - (size_t)len,
+                    " FROM summary s JOIN value v ON v.event_id = s.event_id AND v.name = '%s'",
+                    dur ? "dur.h" : "v.h");
     where(db, sql, sizeof sql, len, q);
     nll_stmt_t *st;
     int rc = nll_sql_prepare(db, sql, &st, err);
     if (rc) return rc;
     bind_where(st, q);
+    bind_keys(st, q, 7);
     while ((rc = nll_sql_step(st, err)) == 1) {
+        if (row_skipped(st, q, nll_sql_col_double(st, 3), 4)) {
+            out->skipped++;
+            continue;
+        }
         nl__hist_t one = {0};
         size_t tl;
         const char *text = nll_sql_col_text(st, 0, &tl);

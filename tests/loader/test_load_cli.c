@@ -993,6 +993,81 @@ static void test_baseline_and_prune_cli(void **state)
     t_rmtree(dir);
 }
 
+/* Baselines without the faults: values inside the anomaly episodes nl-detect recorded (an
+ * ended one, one still open, one keyed by host and prog) are left out and counted, unless
+ * --with-anomalies; the figure is then the baseline of the clean values alone. */
+static void test_baseline_leaves_out_anomalies(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *in = keep(t_path(dir, "a.log")), *db = archive(dir, "anom.db");
+    const char *out = keep(t_path(dir, "out")), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(in, "w");
+    double sum = 0;
+    int clean = 0;
+    for (int i = 0; i < 20; i++) { /* h1: faults at 10-13 s (ended) and from 18 s (open) */
+        int fault = (i >= 10 && i <= 13) || i >= 18, v = fault ? 1000 * i : 100 + i % 3;
+        if (!fault) sum += v, clean++;
+        fprintf(f,
+                "ts=2026-11-22T12:00:%02dZ event=x.summary level=Info host=h1 prog=p1 n=1 "
+                "dur.sum=1 v.sum=%d int=1\n"
+                "ts=2026-11-22T12:00:%02dZ event=x.summary level=Info host=h2 prog=p2 n=1 "
+                "dur.sum=1 v.sum=100 int=1\n",
+                i, v, i);
+    }
+    fputs("ts=2026-11-22T12:00:11Z event=nl.anomaly.start level=Warn stream=s algo=msd-su "
+          "key.host=h1 trig.event=x.summary dir=high x=1000 s=1000 score=9 "
+          "start.ts=2026-11-22T12:00:10.000000Z len=2\n"
+          "ts=2026-11-22T12:00:13Z event=nl.anomaly.end level=Info stream=s algo=msd-su "
+          "key.host=h1 dir=high len=4 start.ts=2026-11-22T12:00:10.000000Z dur=3\n"
+          "ts=2026-11-22T12:00:18Z event=nl.anomaly.start level=Warn stream=s algo=msd-su "
+          "key.host=h1 trig.event=x.summary dir=high start.ts=2026-11-22T12:00:18.000000Z len=1\n"
+          /* h2: an episode of another prog on it leaves its values in; one of its own
+           * prog (3 s) leaves one out */
+          "ts=2026-11-22T12:00:05Z event=nl.anomaly.start level=Warn stream=t algo=cdf-su "
+          "key.host=h2 key.prog=other trig.event=x.summary start.ts=2026-11-22T12:00:05Z\n"
+          "ts=2026-11-22T12:00:06Z event=nl.anomaly.end level=Info stream=t algo=cdf-su "
+          "key.host=h2 key.prog=other start.ts=2026-11-22T12:00:05Z\n"
+          "ts=2026-11-22T12:00:03Z event=nl.anomaly.start level=Warn stream=t algo=cdf-su "
+          "key.host=h2 key.prog=p2 trig.event=x.summary start.ts=2026-11-22T12:00:03Z\n"
+          "ts=2026-11-22T12:00:03.5Z event=nl.anomaly.end level=Info stream=t algo=cdf-su "
+          "key.host=h2 key.prog=p2 start.ts=2026-11-22T12:00:03Z\n",
+          f);
+    fclose(f);
+    const char *largs[] = {"-d", db, in, NULL};
+    t_child_t c = {.out = out, .err = err};
+    assert_int_equal(t_run(load_prog, &c, largs), 0);
+    const char *bargs[] = {"-d", db, "-e", "x", "-H", "h1", "-m", "rate", NULL};
+    assert_int_equal(t_run(base_prog, &c, bargs), 0);
+    t_readback_t rb;
+    t_rb_load(&rb, out);
+    assert_int_equal(rb.n, 1);
+    nl_rec_t *r = t_rb_rec(&rb, 0);
+    assert_true(t_num(r, "n") == clean && clean == 14);
+    assert_true(fabs(t_num(r, "mean") - sum / clean) < 1e-9);
+    assert_true(t_num(r, "p95") < 103 && t_num(r, "left.out") == 6);
+    t_rb_free(&rb);
+    char *said = t_slurp(err, NULL);
+    assert_non_null(strstr(said, "x.summary: 6 values inside anomaly episodes left out"));
+    free(said);
+    const char *with[] = {"-d", db, "-e", "x", "-H", "h1", "-m", "rate", "--with-anomalies", NULL};
+    assert_int_equal(t_run(base_prog, &c, with), 0);
+    t_rb_load(&rb, out);
+    r = t_rb_rec(&rb, 0);
+    assert_true(t_num(r, "n") == 20 && t_field(r, "left.out") == NULL);
+    t_rb_free(&rb);
+    said = t_slurp(err, NULL);
+    assert_null(strstr(said, "left out"));
+    free(said);
+    const char *h2[] = {"-d", db, "-e", "x", "-H", "h2", "-m", "rate", NULL};
+    assert_int_equal(t_run(base_prog, &c, h2), 0);
+    t_rb_load(&rb, out);
+    r = t_rb_rec(&rb, 0);
+    assert_true(t_num(r, "n") == 19 && t_num(r, "left.out") == 1);
+    t_rb_free(&rb);
+    t_rmtree(dir);
+}
+
 /* nl-detect starting from the archive: a transfer slow from its first second is flagged at
  * once, and its alert fires after the hold time, where an empty history would still be
  * warming up. */
@@ -1237,6 +1312,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stdin_loss_is_reported_exactly),
         cmocka_unit_test(test_read_only_and_full_database),
         cmocka_unit_test(test_baseline_and_prune_cli),
+        cmocka_unit_test(test_baseline_leaves_out_anomalies),
         cmocka_unit_test(test_detect_starts_from_archive),
     };
     /* the same programs on a PostgreSQL archive: what does not depend on the archive being
@@ -1254,6 +1330,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pg_password_hidden),
         cmocka_unit_test(test_pg_keyword_conninfo),
         cmocka_unit_test(test_baseline_and_prune_cli),
+        cmocka_unit_test(test_baseline_leaves_out_anomalies),
         cmocka_unit_test(test_detect_starts_from_archive),
     };
     if (argc > 5) { /* PostgreSQL only: the SQLite round runs in its own ctest entry */
