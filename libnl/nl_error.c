@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_error.c — text for nl_status codes. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nl_log_int.h"
+#include "nl_say.h"
 #include "nl_url.h"
 #include "nlkit/nl.h"
 
@@ -47,25 +47,12 @@ const char *nl_open_strerror(int err)
     return msg;
 }
 
-/* Why a report is said only once: a program that retries nl_open every second with the same
- * mistyped NL_DEST would otherwise fill its own standard error with it. */
+/* Said once (nl_say.h): a program that retries nl_open every second with the same mistyped
+ * NL_DEST would otherwise fill its own standard error with it. */
 void nl__open_report(const char *url, int err)
 {
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    static char said[sizeof open_dest + 512];
-    int e = errno;
-    char msg[sizeof said];
     if (open_dest[0])
-        snprintf(msg, sizeof msg, "nlkit: cannot open the log: %s", nl_open_strerror(err));
+        nl__say_once("cannot open the log: %s", nl_open_strerror(err));
     else
-        snprintf(msg, sizeof msg, "nlkit: cannot open the log '%s': %s", url ? url : "(null)",
-                 nl_open_strerror(err));
-    pthread_mutex_lock(&mu);
-    int fresh = strcmp(msg, said) != 0;
-    if (fresh) {
-        memcpy(said, msg, sizeof said);
-        fprintf(stderr, "%s\n", msg);
-    }
-    pthread_mutex_unlock(&mu);
-    errno = e;
+        nl__say_once("cannot open the log '%s': %s", url ? url : "(null)", nl_open_strerror(err));
 }

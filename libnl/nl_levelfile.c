@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_levelfile.c — the level file (NL_CFG): lets an operator turn a running program's
  * detail up or down by editing a file. Re-read by the flusher thread when its mtime
- * changes; problems are written into the log itself, where the operator is looking. */
+ * changes; problems are written into the log itself, and said on standard error too (once),
+ * since the log may be a file or a collector the operator is not watching. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nl_log_int.h"
+#include "nl_say.h"
 
 #define LEVELFILE_MAX 65536 /* a level file is a few bytes; more is a mistake */
 
 /* Parse the file's text: the first word that is not a comment, optionally "level=NAME".
- * Returns the level or NL_ELEVEL with *lineno of the offending line. */
-static int parse_levelfile(const char *text, int *lineno)
+ * Returns the level or NL_ELEVEL with *lineno of the offending line and its word in
+ * bad[cap] ("" for an empty file). */
+static int parse_levelfile(const char *text, int *lineno, char *bad, size_t cap)
 {
+    bad[0] = '\0';
     int line = 1;
     for (const char *p = text; *p;) {
         const char *eol = strchr(p, '\n');
@@ -28,7 +32,9 @@ static int parse_levelfile(const char *text, int *lineno)
             size_t wl = e - i;
             if (wl > 6 && !strncmp(w, "level=", 6)) w += 6, wl -= 6;
             *lineno = line;
-            return nl_level_parse(w, wl);
+            int lvl = nl_level_parse(w, wl);
+            if (lvl < 0) snprintf(bad, cap, "%.*s", (int)(wl > 40 ? 40 : wl), w);
+            return lvl;
         }
         if (!eol) break;
         p = eol + 1;
@@ -38,7 +44,16 @@ static int parse_levelfile(const char *text, int *lineno)
     return NL_ELEVEL; /* empty file */
 }
 
-/* Read and apply the file; caller holds cfg_mu. report: write problems into the log. */
+/* A problem with the level file, in the log and once on standard error, naming NL_CFG when
+ * the variable named the file. */
+static void level_problem(nl_log_t *log, const char *msg)
+{
+    nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
+    nl__say_once("%s%s; the level stays %s", log->level_from_env ? "NL_CFG=" : "level file ", msg,
+                 nl_level_name(atomic_load(&log->gate.level)));
+}
+
+/* Read and apply the file; caller holds cfg_mu. report: say what is wrong with it. */
 static int apply_levelfile(nl_log_t *log, int report)
 {
     char *text;
@@ -51,21 +66,24 @@ static int apply_levelfile(nl_log_t *log, int report)
             snprintf(msg, sizeof msg, "%s: %s", log->level_file.path,
                      rd == NL_EINVAL ? "not a regular file (a FIFO, device or directory)"
                                      : "larger than 64 KiB");
-            nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
+            level_problem(log, msg);
         }
         return rd;
     }
     if (rd) return rd;
     int lineno;
-    int lvl = parse_levelfile(text, &lineno);
+    char bad[48];
+    int lvl = parse_levelfile(text, &lineno, bad, sizeof bad);
     free(text);
     if (lvl < 0) {
         if (report) {
-            char msg[NL_URL_PATH_MAX + 64];
+            char msg[NL_URL_PATH_MAX + 160];
             snprintf(msg, sizeof msg,
-                     "%s:%d: no valid level name (Fatal Error Warn Info Debug Trace)",
-                     log->level_file.path, lineno);
-            nl__log_self(log, NL_LVL_ERROR, "nl.log.config", "level-file", msg);
+                     "%s:%d: no valid level name%s%s%s (expected one of Fatal Error Warn Info "
+                     "Debug Trace, alone or as level=NAME)",
+                     log->level_file.path, lineno, bad[0] ? ", '" : " (an empty file)", bad,
+                     bad[0] ? "'" : "");
+            level_problem(log, msg);
         }
         return NL_ELEVEL;
     }
@@ -73,10 +91,12 @@ static int apply_levelfile(nl_log_t *log, int report)
     return 0;
 }
 
-int nl_level_file(nl_log_t *log, const char *path)
+/* The level file from NL_CFG (from_env) or from nl_level_file. */
+static int level_file_set(nl_log_t *log, const char *path, int from_env)
 {
     if (!log || !path || !*path) return NL_EINVAL;
     pthread_mutex_lock(&log->cfg_mu);
+    log->level_from_env = from_env;
     int rc = nl__watch_set(&log->level_file, path);
     if (!rc) {
         nl__watch_changed(&log->level_file);
@@ -85,6 +105,10 @@ int nl_level_file(nl_log_t *log, const char *path)
     pthread_mutex_unlock(&log->cfg_mu);
     return rc;
 }
+
+int nl_level_file(nl_log_t *log, const char *path) { return level_file_set(log, path, 0); }
+
+int nl__level_file_env(nl_log_t *log, const char *path) { return level_file_set(log, path, 1); }
 
 void nl__levelfile_check(nl_log_t *log)
 {

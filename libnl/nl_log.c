@@ -308,7 +308,7 @@ static nl_log_t *log_open(const char *url, int *rc)
     pthread_condattr_destroy(&ca);
     nl__trace_from_env(log, eg);
     const char *cfg = getenv("NL_CFG");
-    if (cfg && *cfg) nl_level_file(log, cfg); /* problems are reported in the log itself */
+    if (cfg && *cfg) nl__level_file_env(log, cfg); /* problems: in the log and on stderr */
     pthread_mutex_lock(&log->fmu);
     int started = nl__flusher_start(log);
     pthread_mutex_unlock(&log->fmu);

@@ -29,6 +29,7 @@ struct nl_log {
     _Atomic uint64_t errors; /* written: the sink counts it */
     pthread_mutex_t cfg_mu;  /* serialises head replacement and the level file */
     nl_watch_t level_file;   /* under cfg_mu */
+    int level_from_env;      /* under cfg_mu: NL_CFG named the level file */
     pthread_t flusher;
     pthread_mutex_t fmu;
     pthread_cond_t fcond;
@@ -60,6 +61,9 @@ int nl__flusher_kick(void *log);
  * holds fmu. Returns 0 or the pthread_create error. */
 int nl__flusher_start(nl_log_t *log);
 
+/* Watch the level file NL_CFG names (at open; nl_levelfile.c): as nl_level_file, but its
+ * problems name the variable. */
+int nl__level_file_env(nl_log_t *log, const char *path);
 /* Re-read the level file if it changed since last time (flusher thread; nl_levelfile.c). */
 void nl__levelfile_check(nl_log_t *log);
 /* Write an event from the library itself (configuration problems and the like), straight

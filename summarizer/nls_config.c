@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nl_enc.h"
+#include "nl_say.h"
 #include "nls_int.h"
 
 static int copy_rules(nls_rules_t *into, const nls_rules_t *from)
@@ -50,12 +51,26 @@ int nls_config_add(nls_t *s, const char *glob, int mode, double interval_s, cons
     return rc;
 }
 
-/* Report a configuration problem where the operator is looking: in the log. */
-static void report(nls_t *s, const char *where, const nl_perr_t *e)
+/* Report a configuration problem where the operator is looking: in the log, and once on
+ * standard error (the log may be a file or a collector nobody watches yet), naming the
+ * variable, the text and what was expected (the parser's message says it). `var` is the
+ * variable that gave the rules, `where` its value's name in the message (the text of
+ * NL_SUMMARY, the rules file's path); `then` what happens instead. */
+static void report(nls_t *s, const char *var, const char *where, const nl_perr_t *e,
+                   const char *then)
 {
+    int text = var && strcmp(var, "NL_SUMMARY") == 0; /* where is the rules themselves */
+    char at[48] = ""; /* a whole-file problem has no line or column */
+    if (e->line) snprintf(at, sizeof at, ":%ld:%d", e->line, e->col);
     char msg[512];
-    snprintf(msg, sizeof msg, "%s:%ld:%d: %s", where, e->line, e->col, e->msg);
+    snprintf(msg, sizeof msg, "%s%s: %s", text ? var : where, at, e->msg);
     nls__emit_note(s, NL_LVL_ERROR, "nl.summary.config", 0, 0, msg);
+    if (text)
+        nl__say_once("NL_SUMMARY='%.300s': at %ld:%d: %s; %s", where, e->line, e->col, e->msg,
+                     then);
+    else
+        nl__say_once("%s%s%.300s%s: %s; %s", var ? var : "rules file", var ? "=" : " ", where, at,
+                     e->msg, then);
 }
 
 /* A whole-file problem (no line or column): fill err with the shared filler, return code. */
@@ -114,7 +129,8 @@ void nls_config_check(nls_t *s)
     if (nl__watch_changed(&s->rules_file)) {
         nl_perr_t e;
         memset(&e, 0, sizeof e);
-        if (load_file(s, &e)) report(s, s->rules_file.path, &e); /* the old rules stay */
+        if (load_file(s, &e))
+            report(s, NULL, s->rules_file.path, &e, "the rules in force stay"); /* the old ones */
     }
     pthread_mutex_unlock(&s->cfg_mu);
 }
@@ -127,7 +143,7 @@ void nls_config_env(nls_t *s)
         nl_perr_t e;
         memset(&e, 0, sizeof e);
         if (nls_rules_parse(&s->env_rules, env, &e))
-            report(s, "NL_SUMMARY", &e);
+            report(s, "NL_SUMMARY", env, &e, "none of its rules apply");
         else
             nls__config_apply(s);
     }
@@ -136,7 +152,8 @@ void nls_config_env(nls_t *s)
     if (file && *file) {
         nl_perr_t e;
         memset(&e, 0, sizeof e);
-        if (nls_config_file(s, file, &e)) report(s, file, &e);
+        if (nls_config_file(s, file, &e))
+            report(s, "NL_SUMMARY_FILE", file, &e, "none of its rules apply until it is fixed");
     }
 }
 

@@ -59,6 +59,25 @@ char *t_slurp(const char *path, size_t *len)
     return b;
 }
 
+char *t_stderr_of(void (*f)(void *), void *arg)
+{
+    char path[] = "/tmp/nlkit-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    f(arg);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(fd);
+    char *text = t_slurp(path, NULL);
+    unlink(path);
+    assert_non_null(text);
+    return text;
+}
+
 size_t t_lines(char *text, char ***lines)
 {
     size_t n = 0, cap = 1024;

@@ -25,6 +25,9 @@ void t_rmtree(const char *dir);
 int t_readonly_mount(const char *dir);
 /* The same, a writable tmpfs of `size` bytes (a filesystem that fills up). */
 int t_small_mount(const char *dir, long size);
+/* What this process writes on standard error while f(arg) runs (malloc'd; "" for
+ * nothing): fd 2 goes to a temporary file meanwhile. */
+char *t_stderr_of(void (*f)(void *), void *arg);
 /* Sleep for ms milliseconds. */
 void t_sleep_ms(int ms);
 /* Seconds on the monotonic clock, for "it happened within" checks. */

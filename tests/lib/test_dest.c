@@ -95,30 +95,10 @@ static void *collector_main(void *arg)
     return NULL;
 }
 
-/* Standard error while f(arg) runs (malloc'd). */
-static char *stderr_of(void (*f)(void *), void *arg)
-{
-    char path[] = "/tmp/nlkit-stderr-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    f(arg);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
-    char *text = t_slurp(path, NULL);
-    unlink(path);
-    assert_non_null(text);
-    return text;
-}
-
 static void close_log(void *log) { nl_close(log); }
 
 /* nl_close with standard error caught: what it says there (malloc'd). */
-static char *close_stderr(nl_log_t *log) { return stderr_of(close_log, log); }
+static char *close_stderr(nl_log_t *log) { return t_stderr_of(close_log, log); }
 
 /* Every received line parses strictly (no torn line); returns the sum of n= over
  * nl.log.dropped reports, and counts the application's lines. */
@@ -1027,12 +1007,12 @@ static void test_bad_url_said_once(void **state)
 {
     (void)state;
     setenv("NL_DEST", "htp://x", 1);
-    char *said = stderr_of(open_ignoring, (void *)"-");
+    char *said = t_stderr_of(open_ignoring, (void *)"-");
     assert_int_equal(count_of(said, "NL_DEST=htp://x: malformed or unsupported destination "
                                     "URL\n"),
                      1);
     free(said);
-    said = stderr_of(open_ignoring, (void *)"-"); /* the same mistake again: said already */
+    said = t_stderr_of(open_ignoring, (void *)"-"); /* the same mistake again: said already */
     assert_string_equal(said, "");
     free(said);
     int err = 0;
@@ -1042,13 +1022,13 @@ static void test_bad_url_said_once(void **state)
                                                "destination URL");
     unsetenv("NL_DEST");
     /* the program's own URL, mistyped: named as well */
-    said = stderr_of(open_ignoring, (void *)"x-netlgo://collector");
+    said = t_stderr_of(open_ignoring, (void *)"x-netlgo://collector");
     assert_int_equal(count_of(said, "'x-netlgo://collector': malformed or unsupported"), 1);
     free(said);
     /* a good one says nothing */
     char path[600];
     snprintf(path, sizeof path, "%s/ok.log", t_tmpdir());
-    said = stderr_of(open_ignoring, path);
+    said = t_stderr_of(open_ignoring, path);
     assert_string_equal(said, "");
     free(said);
 }

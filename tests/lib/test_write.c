@@ -290,6 +290,55 @@ static void test_level_file(void **state)
     t_rmtree(dir);
 }
 
+typedef struct opened {
+    const char *url;
+    nl_log_t *log;
+} opened_t;
+
+static void open_into(void *arg)
+{
+    opened_t *o = arg;
+    o->log = nl_open(o->url);
+}
+
+/* A mistyped NL_CFG is said on standard error as well as in the log, once, naming the
+ * variable, the file, the word and what was expected: with the log in a file the terminal
+ * said nothing, and the program ran at the default level. */
+static void test_level_file_said(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512], cfg[512], url[600], want[1400];
+    snprintf(path, sizeof path, "%s", t_path(dir, "a.log"));
+    snprintf(cfg, sizeof cfg, "%s", t_path(dir, "level.cfg"));
+    write_file(cfg, "# quieter\nlevel=Infoo\n");
+    snprintf(url, sizeof url, "file://%s", path);
+    setenv("NL_CFG", cfg, 1);
+    opened_t o = {url, NULL};
+    char *said = t_stderr_of(open_into, &o);
+    assert_non_null(o.log);
+    snprintf(want, sizeof want,
+             "nlkit: NL_CFG=%s:2: no valid level name, 'Infoo' (expected one of Fatal Error "
+             "Warn Info Debug Trace, alone or as level=NAME); the level stays Info\n",
+             cfg);
+    assert_string_equal(said, want);
+    free(said);
+    opened_t again = {url, NULL}; /* a second log reads the same variable: said already */
+    said = t_stderr_of(open_into, &again);
+    unsetenv("NL_CFG");
+    assert_string_equal(said, "");
+    free(said);
+    nl_close(again.log);
+    assert_int_equal(nl_get_level(o.log), NL_LVL_INFO);
+    nl_close(o.log);
+    char *text = t_slurp(path, NULL); /* and in the log, as before */
+    assert_non_null(text);
+    assert_non_null(strstr(text, "event=nl.log.config level=Error"));
+    assert_non_null(strstr(text, "level.cfg:2: no valid level name, 'Infoo'"));
+    free(text);
+    t_rmtree(dir);
+}
+
 /* A level file or rules file that is a FIFO (no writer) hung nl_open, the flusher and
  * nl_close. Now both are refused for not being regular files, said in the log, and nl_open
  * returns at once. alarm() turns a hang into a failure. */
@@ -447,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_write_line),
         cmocka_unit_test(test_level_file),
+        cmocka_unit_test(test_level_file_said),
         cmocka_unit_test(test_config_fifo_never_blocks),
         cmocka_unit_test(test_bad_time_field),
         cmocka_unit_test(test_env_overrides),

@@ -18,6 +18,7 @@
 #include "nl_tsc.h"
 #include "nlkit/nl.h"
 #include "nls.h"
+#include "nls_rules.h"
 #include "summ_fixture.h"
 
 /* One start/end pair of `ev` from start_ms to end_ms with the end's value. */
@@ -871,6 +872,72 @@ static void test_env_error_reported(void **state)
     t_rmtree(dir);
 }
 
+typedef struct opened {
+    const char *url;
+    nl_log_t *log;
+} opened_t;
+
+static void open_into(void *arg)
+{
+    opened_t *o = arg;
+    o->log = nl_open(o->url);
+}
+
+/* The issue's case: NL_SUMMARY mistyped, NL_DEST sending the log to a file. The mistake
+ * was a line inside that file only, the terminal said nothing and the program logged in
+ * full. Now it is said on standard error too, once, with the variable, its text, where,
+ * and what was expected. */
+static void test_env_error_said(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s", t_path(dir, "log"));
+    setenv("NL_SUMMARY", "request=sumary:1", 1);
+    setenv("NL_DEST", path, 1);
+    opened_t o = {"-", NULL};
+    char *said = t_stderr_of(open_into, &o);
+    assert_non_null(o.log);
+    assert_string_equal(said, "nlkit: NL_SUMMARY='request=sumary:1': at 1:9: unknown mode "
+                              "'sumary' (full, summary, both, off, count, dedup); none of its "
+                              "rules apply\n");
+    free(said);
+    opened_t again = {"-", NULL}; /* every log reads the variable: said once all the same */
+    said = t_stderr_of(open_into, &again);
+    assert_string_equal(said, "");
+    free(said);
+    nl_close(again.log);
+    unsetenv("NL_SUMMARY");
+    unsetenv("NL_DEST");
+    nl_close(o.log);
+    t_readback_t rb; /* and in the log, as before */
+    t_rb_load(&rb, path);
+    assert_true(rb.n >= 1);
+    assert_string_equal(t_field(t_rb_rec(&rb, 0), "event"), "nl.summary.config");
+    assert_non_null(strstr(t_field(t_rb_rec(&rb, 0), "msg"), "NL_SUMMARY:1:9: unknown mode"));
+    t_rb_free(&rb);
+    /* a rules file named by NL_SUMMARY_FILE: its path, line and column */
+    char rules[512];
+    snprintf(rules, sizeof rules, "%s", t_path(dir, "rules"));
+    FILE *f = fopen(rules, "w");
+    assert_non_null(f);
+    fputs("# the transfer service\nrequest=summary:1\nxfer=both:often\n", f);
+    fclose(f);
+    setenv("NL_SUMMARY_FILE", rules, 1);
+    opened_t fo = {path, NULL};
+    said = t_stderr_of(open_into, &fo);
+    unsetenv("NL_SUMMARY_FILE");
+    char want[1200];
+    snprintf(want, sizeof want,
+             "nlkit: NL_SUMMARY_FILE=%s:3:11: bad interval 'often' (seconds: 0 for once per "
+             "run, or 0.01 to %d); none of its rules apply until it is fixed\n",
+             rules, NLS_INTERVAL_MAX);
+    assert_string_equal(said, want);
+    free(said);
+    nl_close(fo.log);
+    t_rmtree(dir);
+}
+
 /* A log to the file "log" in dir, unbuffered, with the URL options `more` ("&flush=100"),
  * for the tests that run the real flusher thread and clock. */
 static nl_log_t *open_real(const char *dir, const char *more, const char **path)
@@ -1026,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_cached_identity_per_log),
         cmocka_unit_test(test_rules_file),
         cmocka_unit_test(test_env_error_reported),
+        cmocka_unit_test(test_env_error_said),
         cmocka_unit_test(test_flusher_thread_on_time),
         cmocka_unit_test(test_real_clock_durations),
         cmocka_unit_test(test_counter_clock_withdrawn_said_once),
