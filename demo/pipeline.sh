@@ -122,7 +122,7 @@ sleep 2
 show_new
 
 echo
-echo "== archived in SQLite: $writes disk writes in $(sql "SELECT count(*) FROM summary WHERE event = 'gridftp.disk.write.summary'") summaries, $transfers transfers, $(sql "SELECT count(*) FROM event WHERE event LIKE 'nl.%'") reports; per-day file: $(cat "$T"/archive/*.log | wc -l) lines; tool errors: $(wc -l <"$T/tools.log")"
+echo "== archived in SQLite: $writes disk writes in $(sql "SELECT count(*) FROM summary WHERE event = 'gridftp.disk.write.summary'") summaries, $transfers transfers, $(sql "SELECT count(*) FROM event WHERE event LIKE 'nl.%'") reports; per-day file: $(cat "$T"/archive/*.log | wc -l) lines; lines the tools wrote on stderr (errors and notes, $T/tools.log): $(wc -l <"$T/tools.log")"
 echo
 echo "== what was detected, read back from SQLite (a missing end's host is its start's, found by guid)"
 sqlite3 -header -column "$T/archive.db" "
@@ -145,7 +145,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])] if os.path.exists(sys.argv[1])
 for r in rows:
     b = r["body"]
     for a in b["alerts"]:
-        if a["new"]:
+        if a["new"] or a["end"]:  # a firing alert's first notice, and its resolve
             end = f"  end {a['end'][11:19]}" if a["end"] else ""
             print(f"  {b['status']:8} {a['kind']:7} {a['key']:28} start {a['start'][11:19]}{end}"
                   f"  (notification {b['seq']} of group {b['group']})")
