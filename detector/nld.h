@@ -49,6 +49,8 @@ typedef struct nld_counts {
     uint64_t out_errors;     /* output lines that could not be written (see the logs' counts) */
     uint64_t oom;            /* updates skipped for lack of memory */
     uint64_t seeded;         /* past values taken from the archive (history.from=db, ...) */
+    uint64_t base_skipped;   /* values a subscription's baseline left out: an anomaly episode
+                                of their key was open */
     uint64_t seed_errors;    /* keys whose past values could not be read (reported) */
     uint64_t restored;       /* open episodes and alerts of a previous run taken up again */
     uint64_t fatigued;       /* flags that would have started an episode but did not clear

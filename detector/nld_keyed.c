@@ -636,6 +636,29 @@ static void alert_end(nld_t *d, nld_keyed_t *k, int64_t ts, double x, const char
     d->n.cleared++;
 }
 
+/* Whether a stream that takes line r has an anomaly episode open (its start written, its end
+ * not yet) on r's key: a subscription's baseline leaves such values out, so that a fault
+ * does not become the reference the next one is held to. Streams run first on a line. */
+static int episode_open(nld_t *d, const nl_rec_t *r)
+{
+    for (int i = 0; i < d->cfg->ns; i++) {
+        const nld_sel_t *s = &d->cfg->s[i].sel;
+        if (!nld_sel_match(s, r)) continue;
+        char st[512];
+        nl_buf_t b;
+        nl_buf_init(&b, st, sizeof st);
+        b.limit = KEY_MAX;
+        int hdr[2] = {NLD_K_STREAM, i};
+        nld__out_raw(&b, (const char *)hdr, sizeof hdr);
+        nld_sel_key(s, r, &b);
+        nld_keyed_t *k = b.err == NL_ENOMEM ? NULL : nl__map_get(&d->keyed, b.p, b.len);
+        nl_buf_free(&b);
+        for (int a = 0; k && a <= NLD_ALGOS; a++)
+            if (k->u.s.ep[a].reported) return 1;
+    }
+    return 0;
+}
+
 void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x)
 {
     const nld_wdef_t *w = &d->cfg->w[def];
@@ -646,7 +669,12 @@ void nld__sub_value(nld_t *d, int def, const nl_rec_t *r, double x)
     if (w->baseline) {
         nl_moments_t *m = &k->u.w.base;
         ref = nl_mom_count(m) >= w->base_min ? nl_mom_mean(m) : NAN;
-        if (!k->u.w.frozen && nl_mom_count(m) < w->base_n) nl_mom_add(m, x);
+        if (!k->u.w.frozen && nl_mom_count(m) < w->base_n) {
+            if (episode_open(d, r))
+                d->n.base_skipped++;
+            else
+                nl_mom_add(m, x);
+        }
         if (isnan(ref)) return; /* no baseline yet: no verdict */
     }
     double thr = isnan(w->pct) ? ref : ref * w->pct / 100.0;

@@ -329,6 +329,33 @@ static void test_subscription_baseline(void **state)
     run_free(&r);
 }
 
+/* A subscription's baseline leaves out the values while a stream's anomaly episode of the
+ * same key is open: a fault learnt while the baseline fills does not raise the reference
+ * the next fault is held to. */
+static void test_subscription_baseline_skips_episodes(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream s event=disk.write value=avgrate history=20 min=20 episode.min=1\n"
+                  "when disk.write avgrate below 50% of baseline for 5s baseline.n=40 "
+                  "baseline.min=40\n");
+    char ev[160];
+    for (int t = 0; t < 100; t++) { /* a fault at 30-39 s, a dip at 70-89 s */
+        double v = t >= 30 && t < 40 ? 300 : t >= 70 && t < 90 ? 10 : 100 + (t % 2);
+        snprintf(ev, sizeof ev, "event=disk.write.summary level=Info n=1 v.sum=%g dur.sum=1 int=1",
+                 v);
+        feed(&r, line_at(t, ev));
+    }
+    nld_counts_t c;
+    run_end(&r, &c);
+    assert_int_equal(count_ev(&r, "nl.anomaly.start"), 2);
+    assert_int_equal(c.base_skipped, 10); /* the fault's values, while its episode was open */
+    assert_int_equal(c.alerts, 1);
+    nl_rec_t *s = nth_ev(&r, "nl.alert.start", 0);
+    assert_true(t_num(s, "reference") == 100.5); /* the clean values only (it was 150.375) */
+    run_free(&r);
+}
+
 /* One disturbance of five values is one episode (start + end), not five lines; with
  * each=1 every flag is also written. */
 static void test_episodes(void **state)
@@ -1238,6 +1265,7 @@ int main(void)
         cmocka_unit_test(test_missing_learned),
         cmocka_unit_test(test_subscription),
         cmocka_unit_test(test_subscription_baseline),
+        cmocka_unit_test(test_subscription_baseline_skips_episodes),
         cmocka_unit_test(test_episodes),
         cmocka_unit_test(test_episode_min),
         cmocka_unit_test(test_bad_lines),
