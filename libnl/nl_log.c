@@ -347,11 +347,14 @@ void nl__log_exit_flush(nl_log_t *log)
     if (hook) log->hook.ops->tick(hook, 1, 1); /* as at nl_close: the run ends */
     if (log->defer) nl__defer_drain(log->defer);
     uint64_t lost = nl__sink_exit_flush(&log->sink);
-    if (lost)
+    if (lost) {
+        char dest[NL_URL_PATH_MAX + 160];
+        nl__sink_describe(&log->sink, dest, sizeof dest);
         fprintf(stderr,
-                "nlkit: at exit, %llu line(s) could not be delivered to the log destination "
+                "nlkit: at exit, %llu line(s) could not be delivered to the log destination %s "
                 "and are reported nowhere else\n",
-                (unsigned long long)lost);
+                (unsigned long long)lost, dest);
+    }
 }
 
 void nl_close(nl_log_t *log)
@@ -376,11 +379,14 @@ void nl_close(nl_log_t *log)
     /* the last place left to say it (the log itself may be what failed): the drops no
      * nl.log.dropped line in the log has reported already */
     uint64_t lost = atomic_load(&log->sink.unreported);
-    if (lost)
+    if (lost) {
+        char dest[NL_URL_PATH_MAX + 160];
+        nl__sink_describe(&log->sink, dest, sizeof dest);
         fprintf(stderr,
-                "nlkit: %llu line(s) could not be delivered to the log destination and are "
+                "nlkit: %llu line(s) could not be delivered to the log destination %s and are "
                 "reported nowhere else\n",
-                (unsigned long long)lost);
+                (unsigned long long)lost, dest);
+    }
     pthread_cond_destroy(&log->fcond);
     pthread_mutex_destroy(&log->fmu);
     log_free(log);

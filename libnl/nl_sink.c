@@ -32,6 +32,7 @@
 
 #include "nl_clock.h"
 #include "nl_fork.h"
+#include "nl_say.h"
 #include "nl_sink.h"
 #include "nl_sock.h"
 
@@ -170,11 +171,13 @@ static size_t out_stream(nl_sink_t *s, const char *p, size_t n)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (wait_writable(s->fd, deadline)) continue;
             atomic_store(&s->stalled, 1); /* slow peer: the flusher thread takes over */
+            atomic_store(&s->why, ETIMEDOUT);
             atomic_store(&s->active, 0);
             return done;
         }
         /* hard error: ENOSPC, EPIPE, ECONNRESET, EIO ... A FIFO's reader went away: open
          * it again (on the flusher thread) when another comes. */
+        atomic_store(&s->why, w < 0 ? errno : EIO);
         if (tcp || s->fifo)
             disconnect(s);
         else
@@ -361,6 +364,7 @@ static int send_dgram(nl_sink_t *s, const char *line, size_t len, int level)
         return 0;
     }
     atomic_store(&s->active, 0);
+    atomic_store(&s->why, errno);
     if (s->url.kind == NL_D_SYSLOG && errno != EAGAIN && errno != EWOULDBLOCK && errno != EMSGSIZE)
         disconnect(s); /* the daemon restarted: reconnect to its new socket */
     return -1;
@@ -578,9 +582,12 @@ static int connect_net(nl_sink_t *s)
     int tcp = s->url.kind == NL_D_TCP;
     struct addrinfo *res;
     if (nl__resolve(s->url.host, s->url.port, tcp ? SOCK_STREAM : SOCK_DGRAM, s->url.timeout_ms,
-                    &s->lookup, &res) != 0)
+                    &s->lookup, &res) != 0) {
+        atomic_store(&s->why, NL_WHY_NONAME);
         return -1;
+    }
     int fd = tcp ? nl__tcp_connect(res, s->url.timeout_ms) : nl__udp_connect(res);
+    if (fd < 0) atomic_store(&s->why, errno);
     freeaddrinfo(res);
     if (fd >= 0 && tcp) nl__flight_reset(&s->flight, fd); /* no one sends while fd < 0 */
     return fd;
@@ -597,8 +604,11 @@ static int connect_fd(nl_sink_t *s)
     case NL_D_SYSLOG: {
         int fd = nl__unix_dgram_socket();
         if (fd >= 0 && nl__unix_dgram_connect(fd, s->url.path) != 0) {
+            atomic_store(&s->why, errno); /* no daemon: ENOENT, ECONNREFUSED */
             close(fd);
             fd = -1;
+        } else if (fd < 0) {
+            atomic_store(&s->why, errno);
         }
         return fd;
     }
@@ -632,6 +642,36 @@ void nl__sink_tick(nl_sink_t *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+void nl__sink_describe(const nl_sink_t *s, char *out, size_t cap)
+{
+    char name[NL_URL_PATH_MAX + 64];
+    nl__url_name(&s->url, name, sizeof name);
+    int why = atomic_load(&s->why);
+    if (why == NL_WHY_NONAME)
+        snprintf(out, cap, "%s (its host name does not resolve)", name);
+    else if (why)
+        snprintf(out, cap, "%s (%s)", name, strerror(why));
+    else
+        snprintf(out, cap, "%s", name);
+}
+
+/* A network destination down at nl_open: said now, on standard error, rather than only as
+ * "30 line(s) could not be delivered" at exit, with nothing of where or why. */
+static void say_unreachable(nl_sink_t *s)
+{
+    char what[NL_URL_PATH_MAX + 160];
+    nl__sink_describe(s, what, sizeof what);
+    if (s->url.kind == NL_D_TCP)
+        nl__say_once("log destination %s cannot be reached; lines wait in its buffer until it "
+                     "answers (tried again every %d ms), and what does not fit is dropped and "
+                     "counted",
+                     what, s->url.flush_ms);
+    else
+        nl__say_once("log destination %s cannot be reached; lines are dropped and counted until "
+                     "it answers (tried again every %d ms)",
+                     what, s->url.flush_ms);
+}
+
 int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
 {
     memset(s, 0, sizeof *s);
@@ -646,6 +686,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     atomic_init(&s->dropped, 0);
     atomic_init(&s->reconnects, 0);
     atomic_init(&s->written, 0);
+    atomic_init(&s->why, 0);
     if (!s->url.prog[0]) {
         snprintf(s->url.prog, sizeof s->url.prog, "%s", program_invocation_short_name);
     }
@@ -670,6 +711,7 @@ int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid)
     default:
         s->own_fd = 1;
         s->fd = connect_fd(s); /* down now is not an error: the flusher retries */
+        if (s->fd < 0) say_unreachable(s);
     }
     cpu_set_t cpus;
     s->ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;

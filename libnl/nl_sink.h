@@ -69,11 +69,16 @@ typedef struct nl_sink {
     char hot_pad1_[64];
     _Atomic uint64_t dropped;
     _Atomic uint64_t reconnects;
+    _Atomic int why; /* why the destination last failed: an errno, NL_WHY_NONAME, 0 */
 } nl_sink_t;
 
+/* nl_sink_t.why: the host name did not resolve (or its lookup was still running). */
+#define NL_WHY_NONAME (-1)
+
 /* Open the destination. A network destination that is down is not an error (the sink
- * opens inactive and retries on nl__sink_tick); a file that cannot be opened is.
- * Returns 0, NL_EIO (with errno set) or NL_ENOMEM. */
+ * opens inactive and retries on nl__sink_tick), but it is said at once on standard error,
+ * named, with the reason (once per process for the same text); a file that cannot be
+ * opened is an error. Returns 0, NL_EIO (with errno set) or NL_ENOMEM. */
 int nl__sink_open(nl_sink_t *s, const nl_url_t *u, const char *guid);
 
 /* Hand one complete line (ending in '\n') to the destination at the given level.
@@ -141,6 +146,10 @@ void nl__sink_exiting(nl_sink_t *s);
  * says, so it is said once), and those still pending (a destination that is down or
  * stalled: the flusher thread, not this call, reconnects). */
 uint64_t nl__sink_exit_flush(nl_sink_t *s);
+
+/* The destination's name for a message on standard error, in out[cap], with the reason it
+ * last failed when one is known: "x-netlog://127.0.0.1:9 (Connection refused)". */
+void nl__sink_describe(const nl_sink_t *s, char *out, size_t cap);
 
 /* Update the GUID used on drop reports. */
 void nl__sink_set_guid(nl_sink_t *s, const char *guid);

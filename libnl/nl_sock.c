@@ -27,13 +27,20 @@ static int connect_timed(const struct addrinfo *ai, int timeout_ms)
     int r;
     do r = poll(&p, 1, timeout_ms);
     while (r < 0 && errno == EINTR);
+    if (r == 0) errno = ETIMEDOUT;
     if (r <= 0) goto fail;
     int err = 0;
     socklen_t len = sizeof err;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) goto fail;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) goto fail;
+    if (err != 0) {
+        errno = err;
+        goto fail;
+    }
     return fd;
-fail:
+fail:; /* errno says why, for the message that names the destination (nl_sink.c) */
+    int e = errno;
     close(fd);
+    errno = e;
     return -1;
 }
 
@@ -51,7 +58,9 @@ int nl__udp_connect(const struct addrinfo *res)
     for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+            int e = errno;
             close(fd);
+            errno = e;
             fd = -1;
         }
     }
@@ -68,7 +77,7 @@ int nl__unix_dgram_connect(int fd, const char *path)
     struct sockaddr_un sa;
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof sa.sun_path) return -1;
+    if (strlen(path) >= sizeof sa.sun_path) return errno = ENAMETOOLONG, -1;
     strcpy(sa.sun_path, path);
     return connect(fd, (struct sockaddr *)&sa, sizeof sa);
 }

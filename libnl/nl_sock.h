@@ -12,7 +12,8 @@
 #define NL_TCP_SNDBUF 262144
 
 /* Connect TCP to the first of the resolved addresses that answers, each within
- * timeout_ms. Returns a non-blocking fd, or -1. */
+ * timeout_ms. Returns a non-blocking fd, or -1 with errno saying why (ETIMEDOUT when no
+ * answer came in time). Like the two below. */
 int nl__tcp_connect(const struct addrinfo *res, int timeout_ms);
 /* A UDP socket connected to the first usable resolved address. Returns a non-blocking fd,
  * or -1. */

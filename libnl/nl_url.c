@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* nl_url.c — parse destination URLs: strict, so a typo is an error at nl_open rather than
  * a log that silently goes nowhere. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -193,4 +194,21 @@ int nl__url_parse(const char *url, nl_url_t *u)
     }
     if (rc == 0 && q) rc = parse_query(q + 1, u);
     return rc;
+}
+
+void nl__url_name(const nl_url_t *u, char *out, size_t cap)
+{
+    int v6 = strchr(u->host, ':') != NULL;
+    switch (u->kind) {
+    case NL_D_FILE: snprintf(out, cap, "%s", u->path); break;
+    case NL_D_STDOUT: snprintf(out, cap, "standard output"); break;
+    case NL_D_STDERR: snprintf(out, cap, "standard error"); break;
+    case NL_D_TCP:
+    case NL_D_UDP:
+        snprintf(out, cap, "%s://%s%s%s:%d", u->kind == NL_D_TCP ? "x-netlog" : "x-netlog-udp",
+                 v6 ? "[" : "", u->host, v6 ? "]" : "", u->port);
+        break;
+    case NL_D_SYSLOG: snprintf(out, cap, "x-syslog (socket %s)", u->path); break;
+    default: snprintf(out, cap, "?");
+    }
 }

@@ -3,6 +3,8 @@
 #ifndef NLKIT_NL_URL_H
 #define NLKIT_NL_URL_H
 
+#include <stddef.h>
+
 enum nl_dest_kind { NL_D_FILE, NL_D_STDOUT, NL_D_STDERR, NL_D_TCP, NL_D_UDP, NL_D_SYSLOG };
 
 #define NL_URL_PATH_MAX 4096
@@ -25,5 +27,10 @@ typedef struct nl_url {
 
 /* Parse a destination URL (see nl_open in nl.h). Returns 0 or NL_EURL. */
 int nl__url_parse(const char *url, nl_url_t *u);
+
+/* The destination's name for a message to the operator, in out[cap]: the file's path,
+ * "standard output", "x-netlog://HOST:PORT", "x-syslog (socket PATH)" ... without options
+ * (these URLs hold no user or password: a host with '@' is refused). */
+void nl__url_name(const nl_url_t *u, char *out, size_t cap);
 
 #endif

@@ -1033,6 +1033,86 @@ static void test_bad_url_said_once(void **state)
     free(said);
 }
 
+typedef struct opened {
+    const char *url;
+    nl_log_t *log;
+} opened_t;
+
+static void open_into(void *arg)
+{
+    opened_t *o = arg;
+    o->log = nl_open(o->url);
+}
+
+/* A destination that cannot be reached at nl_open is said then, on standard error, named,
+ * with the system's reason, once; at close the count of the lines it never got names it
+ * too. Before, a collector that was not listening, or a missing syslog socket, was said only
+ * at exit as "30 line(s) could not be delivered to the log destination": which, and why,
+ * nowhere. */
+static void test_unreachable_said_at_open(void **state)
+{
+    (void)state;
+    int lfd = listen_on(0);
+    int port = bound_port(lfd);
+    close(lfd); /* nothing listens there now: connect is refused */
+    char url[128], want[256];
+    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=50", port);
+    opened_t o = {url, NULL};
+    char *said = t_stderr_of(open_into, &o);
+    assert_non_null(o.log);
+    snprintf(want, sizeof want,
+             "nlkit: log destination x-netlog://127.0.0.1:%d (Connection refused) cannot be "
+             "reached; lines wait in its buffer",
+             port);
+    if (count_of(said, want) != 1) print_message("stderr: %s\n", said);
+    assert_int_equal(count_of(said, want), 1);
+    assert_int_equal(count_of(said, "nlkit:"), 1);
+    free(said);
+    for (int i = 0; i < 30; i++) nl_write(o.log, "t.unreached", "i=i", i);
+    opened_t again = {url, NULL}; /* another log to it: said already */
+    said = t_stderr_of(open_into, &again);
+    assert_string_equal(said, "");
+    free(said);
+    nl_close(again.log);
+    said = close_stderr(o.log);
+    snprintf(want, sizeof want,
+             "nlkit: 30 line(s) could not be delivered to the log destination "
+             "x-netlog://127.0.0.1:%d (Connection refused) and are reported nowhere else",
+             port);
+    if (count_of(said, want) != 1) print_message("stderr: %s\n", said);
+    assert_int_equal(count_of(said, want), 1);
+    free(said);
+
+    /* no syslog daemon: its socket path is missing */
+    const char *dir = t_tmpdir();
+    char sock[512], surl[600];
+    snprintf(sock, sizeof sock, "%s/no-daemon.sock", dir);
+    snprintf(surl, sizeof surl, "x-syslog://daemon:x?socket=%s", sock);
+    opened_t sy = {surl, NULL};
+    said = t_stderr_of(open_into, &sy);
+    assert_non_null(sy.log);
+    char swant[700];
+    snprintf(swant, sizeof swant,
+             "nlkit: log destination x-syslog (socket %s) (No such file or directory) cannot be "
+             "reached; lines are dropped and counted until it answers",
+             sock);
+    if (count_of(said, swant) != 1) print_message("stderr: %s\n", said);
+    assert_int_equal(count_of(said, swant), 1);
+    free(said);
+    nl_close(sy.log);
+
+    /* a collector that listens says nothing */
+    lfd = listen_on(0);
+    snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d", bound_port(lfd));
+    opened_t up = {url, NULL};
+    said = t_stderr_of(open_into, &up);
+    assert_string_equal(said, "");
+    free(said);
+    nl_close(up.log);
+    close(lfd);
+    t_rmtree(dir);
+}
+
 /* A file that cannot be opened says why in the system's words: a directory (named, when
  * NL_DEST named it), and (root, in its own mount namespace) a read-only mount, which was
  * reported as "destination unavailable, line dropped" with nothing of the cause. */
@@ -1172,6 +1252,7 @@ int main(void)
         cmocka_unit_test(test_udp),
         cmocka_unit_test(test_syslog_socket_goes_and_returns),
         cmocka_unit_test(test_syslog_missing_daemon),
+        cmocka_unit_test(test_unreachable_said_at_open),
         cmocka_unit_test(test_disk_full),
         cmocka_unit_test(test_stdout_broken_pipe),
         cmocka_unit_test(test_stdout_stalled_pipe),
