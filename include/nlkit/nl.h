@@ -144,7 +144,9 @@ const char *nl_open_strerror(int err);
  *  fmt (counted in nl_stats.errors, nothing written); NL_EIO if the destination could not
  *  take the line (counted in nl_dropped); NL_ETOOBIG for a line over NL_LINE_MAX (counted
  *  as dropped); NL_ETS for a 't' value that is no time (counted in nl_stats.errors,
- *  nothing written); NL_EINVAL for a NULL log or event. */
+ *  nothing written); NL_EINVAL for a NULL log or event. The arguments cannot be checked by
+ *  the compiler (the format is not printf's): a wrong type is undefined behaviour, and
+ *  tests/project/nl_write_args.py checks what a call's text shows (nl_write(3), NOTES). */
 int nl_write(nl_log_t *log, const char *event, const char *fmt, ...);
 
 /** nl_write at an explicit level (an enum nl_level value). */
