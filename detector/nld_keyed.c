@@ -418,6 +418,13 @@ static uint64_t run_needed(const nld_sdef_t *sd, const nld_keyed_t *k)
     return need;
 }
 
+/* A page (a start or an escalation) counts towards the stream's recent reports (fatigue=). */
+static void count_page(const nld_sdef_t *sd, nld_keyed_t *k, int slot, int64_t ts)
+{
+    k->u.s.fat[slot] = fatigue_now(sd, k, slot, ts) + 1;
+    k->u.s.fat_t[slot] = ts;
+}
+
 /* Whether the hold-off after the last flag that counted has run out. */
 static int holdoff_over(const nld_sdef_t *sd, const nld_episode_t *e, int64_t ts)
 {
@@ -445,8 +452,7 @@ static void episode_counts(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r
         } else if (!e->restored) {
             e->reported = 1;
             d->n.episodes++;
-            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
-            k->u.s.fat_t[slot] = r->ts_usec;
+            count_page(sd, k, slot, r->ts_usec);
             flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
         }
     }
@@ -486,8 +492,7 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
         if (worse && e->reported) { /* 2: the open episode got worse */
             d->n.escalated++;
             e->peak = sv;
-            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
-            k->u.s.fat_t[slot] = r->ts_usec;
+            count_page(sd, k, slot, r->ts_usec);
             flag_line(d, k, slot, r, "nl.anomaly.escalate", x, s, v, e, agree);
         }
         if (worse && e->ended) e->esc = 1;
@@ -497,8 +502,7 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
             e->reported = 1;
             e->peak = sv;
             d->n.episodes++;
-            k->u.s.fat[slot] = fatigue_now(sd, k, slot, r->ts_usec) + 1;
-            k->u.s.fat_t[slot] = r->ts_usec;
+            count_page(sd, k, slot, r->ts_usec);
             flag_line(d, k, slot, r, "nl.anomaly.start", x, s, v, e, agree);
         }
         if (!e->run) { /* a new run */
