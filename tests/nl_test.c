@@ -17,6 +17,8 @@
 #include "nl_clock.h"
 #include "nl_test.h"
 
+#include "nlkit/nl.h"
+
 const char *t_tmpdir(void)
 {
     static char dirs[8][64];
@@ -236,3 +238,9 @@ static int own_tmpfs(const char *dir, unsigned long flags, long size)
 int t_readonly_mount(const char *dir) { return own_tmpfs(dir, MS_RDONLY, 4L << 20); }
 
 int t_small_mount(const char *dir, long size) { return own_tmpfs(dir, 0, size); }
+
+void t_open_into(void *arg)
+{
+    t_opened_t *o = arg;
+    o->log = nl_open(o->url);
+}

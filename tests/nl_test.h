@@ -28,6 +28,12 @@ int t_small_mount(const char *dir, long size);
 /* What this process writes on standard error while f(arg) runs (malloc'd; "" for
  * nothing): fd 2 goes to a temporary file meanwhile. */
 char *t_stderr_of(void (*f)(void *), void *arg);
+/* nl_open(url) into log, for t_stderr_of: what opening a log says on standard error. */
+typedef struct t_opened {
+    const char *url;
+    struct nl_log *log;
+} t_opened_t;
+void t_open_into(void *arg);
 /* Sleep for ms milliseconds. */
 void t_sleep_ms(int ms);
 /* Seconds on the monotonic clock, for "it happened within" checks. */

@@ -1033,17 +1033,6 @@ static void test_bad_url_said_once(void **state)
     free(said);
 }
 
-typedef struct opened {
-    const char *url;
-    nl_log_t *log;
-} opened_t;
-
-static void open_into(void *arg)
-{
-    opened_t *o = arg;
-    o->log = nl_open(o->url);
-}
-
 /* A destination that cannot be reached at nl_open is said then, on standard error, named,
  * with the system's reason, once; at close the count of the lines it never got names it
  * too. Before, a collector that was not listening, or a missing syslog socket, was said only
@@ -1057,8 +1046,8 @@ static void test_unreachable_said_at_open(void **state)
     close(lfd); /* nothing listens there now: connect is refused */
     char url[128], want[256];
     snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d?flush=50", port);
-    opened_t o = {url, NULL};
-    char *said = t_stderr_of(open_into, &o);
+    t_opened_t o = {url, NULL};
+    char *said = t_stderr_of(t_open_into, &o);
     assert_non_null(o.log);
     snprintf(want, sizeof want,
              "nlkit: log destination x-netlog://127.0.0.1:%d (Connection refused) cannot be "
@@ -1069,8 +1058,8 @@ static void test_unreachable_said_at_open(void **state)
     assert_int_equal(count_of(said, "nlkit:"), 1);
     free(said);
     for (int i = 0; i < 30; i++) nl_write(o.log, "t.unreached", "i=i", i);
-    opened_t again = {url, NULL}; /* another log to it: said already */
-    said = t_stderr_of(open_into, &again);
+    t_opened_t again = {url, NULL}; /* another log to it: said already */
+    said = t_stderr_of(t_open_into, &again);
     assert_string_equal(said, "");
     free(said);
     nl_close(again.log);
@@ -1088,8 +1077,8 @@ static void test_unreachable_said_at_open(void **state)
     char sock[512], surl[600];
     snprintf(sock, sizeof sock, "%s/no-daemon.sock", dir);
     snprintf(surl, sizeof surl, "x-syslog://daemon:x?socket=%s", sock);
-    opened_t sy = {surl, NULL};
-    said = t_stderr_of(open_into, &sy);
+    t_opened_t sy = {surl, NULL};
+    said = t_stderr_of(t_open_into, &sy);
     assert_non_null(sy.log);
     char swant[700];
     snprintf(swant, sizeof swant,
@@ -1104,8 +1093,8 @@ static void test_unreachable_said_at_open(void **state)
     /* a collector that listens says nothing */
     lfd = listen_on(0);
     snprintf(url, sizeof url, "x-netlog://127.0.0.1:%d", bound_port(lfd));
-    opened_t up = {url, NULL};
-    said = t_stderr_of(open_into, &up);
+    t_opened_t up = {url, NULL};
+    said = t_stderr_of(t_open_into, &up);
     assert_string_equal(said, "");
     free(said);
     nl_close(up.log);

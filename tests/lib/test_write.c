@@ -290,17 +290,6 @@ static void test_level_file(void **state)
     t_rmtree(dir);
 }
 
-typedef struct opened {
-    const char *url;
-    nl_log_t *log;
-} opened_t;
-
-static void open_into(void *arg)
-{
-    opened_t *o = arg;
-    o->log = nl_open(o->url);
-}
-
 /* A mistyped NL_CFG is said on standard error as well as in the log, once, naming the
  * variable, the file, the word and what was expected: with the log in a file the terminal
  * said nothing, and the program ran at the default level. */
@@ -314,8 +303,8 @@ static void test_level_file_said(void **state)
     write_file(cfg, "# quieter\nlevel=Infoo\n");
     snprintf(url, sizeof url, "file://%s", path);
     setenv("NL_CFG", cfg, 1);
-    opened_t o = {url, NULL};
-    char *said = t_stderr_of(open_into, &o);
+    t_opened_t o = {url, NULL};
+    char *said = t_stderr_of(t_open_into, &o);
     assert_non_null(o.log);
     snprintf(want, sizeof want,
              "nlkit: NL_CFG=%s:2: no valid level name, 'Infoo' (expected one of Fatal Error "
@@ -323,8 +312,8 @@ static void test_level_file_said(void **state)
              cfg);
     assert_string_equal(said, want);
     free(said);
-    opened_t again = {url, NULL}; /* a second log reads the same variable: said already */
-    said = t_stderr_of(open_into, &again);
+    t_opened_t again = {url, NULL}; /* a second log reads the same variable: said already */
+    said = t_stderr_of(t_open_into, &again);
     unsetenv("NL_CFG");
     assert_string_equal(said, "");
     free(said);

@@ -872,17 +872,6 @@ static void test_env_error_reported(void **state)
     t_rmtree(dir);
 }
 
-typedef struct opened {
-    const char *url;
-    nl_log_t *log;
-} opened_t;
-
-static void open_into(void *arg)
-{
-    opened_t *o = arg;
-    o->log = nl_open(o->url);
-}
-
 /* The issue's case: NL_SUMMARY mistyped, NL_DEST sending the log to a file. The mistake
  * was a line inside that file only, the terminal said nothing and the program logged in
  * full. Now it is said on standard error too, once, with the variable, its text, where,
@@ -895,15 +884,15 @@ static void test_env_error_said(void **state)
     snprintf(path, sizeof path, "%s", t_path(dir, "log"));
     setenv("NL_SUMMARY", "request=sumary:1", 1);
     setenv("NL_DEST", path, 1);
-    opened_t o = {"-", NULL};
-    char *said = t_stderr_of(open_into, &o);
+    t_opened_t o = {"-", NULL};
+    char *said = t_stderr_of(t_open_into, &o);
     assert_non_null(o.log);
     assert_string_equal(said, "nlkit: NL_SUMMARY='request=sumary:1': at 1:9: unknown mode "
                               "'sumary' (full, summary, both, off, count, dedup); none of its "
                               "rules apply\n");
     free(said);
-    opened_t again = {"-", NULL}; /* every log reads the variable: said once all the same */
-    said = t_stderr_of(open_into, &again);
+    t_opened_t again = {"-", NULL}; /* every log reads the variable: said once all the same */
+    said = t_stderr_of(t_open_into, &again);
     assert_string_equal(said, "");
     free(said);
     nl_close(again.log);
@@ -924,8 +913,8 @@ static void test_env_error_said(void **state)
     fputs("# the transfer service\nrequest=summary:1\nxfer=both:often\n", f);
     fclose(f);
     setenv("NL_SUMMARY_FILE", rules, 1);
-    opened_t fo = {path, NULL};
-    said = t_stderr_of(open_into, &fo);
+    t_opened_t fo = {path, NULL};
+    said = t_stderr_of(t_open_into, &fo);
     unsetenv("NL_SUMMARY_FILE");
     char want[1200];
     snprintf(want, sizeof want,
