@@ -16,14 +16,19 @@
  *             inside a `retry` activity
  *   slow      be2's disk is slow: its disk.read takes ten times as long
  *   drop      be1 serves the request but never replies; the front-end's call times out
- *             after 250 ms (a be.timeout event)
+ *             after 250 ms (a be.timeout event). A reply merely late on busy cores is
+ *             not taken for a lost one: after 250 ms the front-end sends PING, which the
+ *             back-end answers in order, after any reply it was going to send
+ *   late      be1 replies 625 ms late (really: as on cores busy elsewhere); the same
+ *             sim.dur, no fault of the flow's, and no be.timeout: the reply is waited for
  *   none      (default) no fault
  *
  * Time: each activity's end event carries `sim.dur`, the activity's duration in seconds as
  * the process accounts it — its own cost (simulated, with ±20% variation) plus what its
  * callees reported in their replies — so the run's figures do not depend on how busy the
  * machine is (nl-flows --dur-field sim.dur). The requests, sockets, processes, logs and
- * the timeout of a dropped reply are real. */
+ * the timeout of a dropped reply are real; whether a reply was dropped is the back-end's
+ * answer to PING, not the clock's. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -43,8 +48,8 @@
                           * 50 ms on two busy cores under a sanitizer) */
 #define IO_MS 20000   /* longest any other wait: a stuck run fails instead of hanging */
 
-enum fault { F_NONE, F_RETRY, F_SLOW, F_DROP };
-static const char *const fault_name[] = {"none", "retry", "slow", "drop"};
+enum fault { F_NONE, F_RETRY, F_SLOW, F_DROP, F_LATE };
+static const char *const fault_name[] = {"none", "retry", "slow", "drop", "late"};
 
 static uint64_t rng;
 
@@ -172,7 +177,8 @@ static int parse_tp(const char *tp, char trace[33], char span[17])
 }
 
 /* ---- back-end: GET TRACEPARENT FAULT ATTEMPT -> "OK TRACE DUR_US", "BUSY TRACE" or
- * nothing (the trace id, so a reply too late for its call is told from the next one's) */
+ * nothing (the trace id, so a reply too late for its call is told from the next one's);
+ * PING TRACE -> "PONG TRACE", in order after the replies to the requests before it */
 
 static int back_end(int lfd, const char *dir, const char *name)
 {
@@ -185,6 +191,12 @@ static int back_end(int lfd, const char *dir, const char *name)
     while (conn_line(&c, line, sizeof line, IO_MS) == 1) {
         char tp[64], trace[33], pspan[17], span[17], guid[NL_GUID_LEN + 1];
         int fault, attempt;
+        if (sscanf(line, "PING %32s", trace) == 1) {
+            char pong[64];
+            snprintf(pong, sizeof pong, "PONG %s\n", trace);
+            if (send_line(fd, pong)) break;
+            continue;
+        }
         if (sscanf(line, "GET %63s %d %d", tp, &fault, &attempt) != 3 || parse_tp(tp, trace, pspan))
             break;
         nl_guid_new(guid);
@@ -206,6 +218,7 @@ static int back_end(int lfd, const char *dir, const char *name)
         double d = cost(50e-6) + disk;
         nl_write(log, "be.serve.end", "guid=s trace.id=s sim.dur=d", guid, trace, d);
         if (fault == F_DROP && be1) continue; /* the reply is lost */
+        if (fault == F_LATE && be1) usleep(TIMEOUT_MS * 2500); /* 2.5 waits, as if descheduled */
         char reply[64];
         snprintf(reply, sizeof reply, "OK %s %.0f\n", trace, d * 1e6);
         if (send_line(fd, reply)) break;
@@ -224,6 +237,18 @@ typedef struct fe {
     int fault;
 } fe_t;
 
+/* The next line from c about trace (its second word), passing over lines about other
+ * traces (a reply too late for an earlier call): 1, 0 on timeout, -1 at EOF or error. */
+static int line_for(conn_t *c, const char *trace, char *out, size_t cap, int timeout_ms)
+{
+    size_t tl = strlen(trace);
+    int r;
+    do
+        r = conn_line(c, out, cap, timeout_ms);
+    while (r == 1 && strncmp(strchr(out, ' ') ? strchr(out, ' ') + 1 : "", trace, tl));
+    return r;
+}
+
 /* One call to a back-end in a be.call activity; its duration, seconds (-1: connection
  * lost). *busy is set when the back-end was too busy. */
 static double call(fe_t *x, int b, int attempt, int *busy)
@@ -233,11 +258,21 @@ static double call(fe_t *x, int b, int attempt, int *busy)
              b ? "be2" : "be1");
     snprintf(req, sizeof req, "GET 00-%s-%s-01 %d %d\n", x->trace, x->span, x->fault, attempt);
     if (send_line(x->be[b].fd, req)) return -1;
-    int r;
     size_t tl = strlen(x->trace);
-    do /* a reply that came too late for an earlier call is passed over */
-        r = conn_line(&x->be[b], reply, sizeof reply, TIMEOUT_MS);
-    while (r == 1 && strncmp(strchr(reply, ' ') ? strchr(reply, ' ') + 1 : "", x->trace, tl));
+    int r = line_for(&x->be[b], x->trace, reply, sizeof reply, TIMEOUT_MS);
+    if (r == 0) { /* nothing yet: lost, or late on busy cores? The PONG comes after it */
+        char ping[64], pong[64];
+        snprintf(ping, sizeof ping, "PING %s\n", x->trace);
+        if (send_line(x->be[b].fd, ping)) return -1;
+        r = line_for(&x->be[b], x->trace, reply, sizeof reply, IO_MS);
+        if (r == 1 && !strncmp(reply, "PONG ", 5))
+            r = 0; /* no reply before it: lost, the call has timed out */
+        else if (r == 1 && (line_for(&x->be[b], x->trace, pong, sizeof pong, IO_MS) != 1 ||
+                            strncmp(pong, "PONG ", 5)))
+            return -1;
+        else if (r != 1)
+            return -1;
+    }
     double d;
     *busy = 0;
     if (r == 0) { /* no reply in time: the call gives up */
@@ -340,7 +375,7 @@ static int client(int port, const char *dir, long n, int fault, double share)
 
 static int usage(void)
 {
-    fputs("usage: nl-flows-rpc run DIR [--requests N] [--fault none|retry|slow|drop]\n"
+    fputs("usage: nl-flows-rpc run DIR [--requests N] [--fault none|retry|slow|drop|late]\n"
           "                    [--share P] [--seed S]\n",
           stderr);
     return 2;
@@ -361,7 +396,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--fault")) {
             fault = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
                 if (!strcmp(argv[i + 1], fault_name[k])) fault = k;
             if (fault < 0) return usage();
         } else return usage();
