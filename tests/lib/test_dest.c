@@ -306,7 +306,12 @@ static double mono_s(void)
 }
 
 /* A collector that accepts and never reads: once the socket buffers fill, one write waits
- * out the timeout, then the sink is marked stalled and writers drop instead of waiting. */
+ * out the timeout, then the sink is marked stalled and writers drop instead of waiting.
+ * What is counted is how many calls waited a timeout (200 ms): a few where the flusher
+ * thread retries, every call after the buffers fill where writers keep waiting. The bounds
+ * on the worst call and on close are generous (25 timeouts), as a call can lose the CPU for
+ * a while on busy cores, and still fail a wait without a timeout; the loop gives up after
+ * 60 s, saying so, rather than running into ctest's timeout. */
 static void test_tcp_stalled_peer(void **state)
 {
     (void)state;
@@ -318,14 +323,15 @@ static void test_tcp_stalled_peer(void **state)
     assert_true(cfd >= 0);
     double t0 = mono_s(), worst = 0;
     const int n = 200000;
-    for (int i = 0; i < n; i++) {
+    int waited = 0, i;
+    for (i = 0; i < n && mono_s() - t0 < 60.0; i++) {
         double a = mono_s();
         nl_write(log, "t.stall", "i=i pad=s", i,
                  "a line long enough to fill the socket buffers soon");
         double d = mono_s() - a;
         if (d > worst) worst = d;
+        waited += d >= 0.19;
     }
-    double total = mono_s() - t0;
     uint64_t dropped = nl_dropped(log);
     int active = nl_is_active(log);
     double c0 = mono_s();
@@ -335,9 +341,10 @@ static void test_tcp_stalled_peer(void **state)
     close(lfd);
     assert_false(active);
     assert_true(dropped > 0);
-    if (worst > 1.0 || total > 10.0 || close_s > 2.0)
-        fail_msg("writers blocked: worst call %.3f s, all calls %.3f s, close %.3f s", worst, total,
-                 close_s);
+    if (i < n || waited > 20 || worst > 5.0 || close_s > 5.0)
+        fail_msg("writers blocked: %d of %d calls in %.1f s, %d waited a timeout, worst %.3f s, "
+                 "close %.3f s",
+                 i, n, mono_s() - t0, waited, worst, close_s);
 }
 
 static void test_udp(void **state)
