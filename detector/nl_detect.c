@@ -70,6 +70,7 @@ static void usage(FILE *f)
         "      --metrics-max-series N  the most series held (100000)\n"
         "      --metrics-hold    after the input ends, go on serving until SIGINT/SIGTERM\n"
         "  -h, --help            this text\n"
+        "      --help-stream     every stream option (config file), its range and defaults\n"
         "      --version         version\n"
         "\n"
         "Time is the events' own ts, so replaying a file gives the same reports as live.\n"
@@ -99,7 +100,8 @@ enum {
     O_MBUCKETS,
     O_MMAX,
     O_MHOLD,
-    O_VERSION
+    O_VERSION,
+    O_HELP_STREAM
 };
 
 static void print_stats(const nld_counts_t *c)
@@ -262,6 +264,7 @@ int main(int argc, char **argv)
                                          {"metrics-max-series", required_argument, 0, O_MMAX},
                                          {"metrics-hold", no_argument, 0, O_MHOLD},
                                          {"help", no_argument, 0, 'h'},
+                                         {"help-stream", no_argument, 0, O_HELP_STREAM},
                                          {"version", no_argument, 0, O_VERSION},
                                          {0, 0, 0, 0}};
     nl__tool_env_clear(); /* the reports go where -o and the receivers say */
@@ -307,6 +310,7 @@ int main(int argc, char **argv)
         case O_MMAX: mo.max_series = strtoul(optarg, NULL, 10); break;
         case O_MHOLD: mhold = 1; break;
         case 'h': usage(stdout); return 0;
+        case O_HELP_STREAM: return nld_cfg_help_stream(stdout) ? 1 : 0;
         case O_VERSION: puts("nl-detect (nlkit) " NLKIT_VERSION); return 0;
         default: fputs("Try 'nl-detect --help' for the options.\n", stderr); return 2;
         }

@@ -27,25 +27,6 @@ static const struct {
     {"default", NLD_DEFAULT_ALGOS, 0, 1},
 };
 
-void nld_default_params(nld_params_t *p)
-{
-    p->algos = NLD_DEFAULT_ALGOS;
-    p->n = NLD_DEFAULT_HISTORY;
-    p->relearn = NLD_DEFAULT_RELEARN;
-    p->relearn_s = NLD_DEFAULT_RELEARN_S;
-    p->season_s = NLD_DEFAULT_SEASON_S;
-    p->calib = NLD_DEFAULT_CALIB;
-    p->res_floor = NLD_DEFAULT_FLOOR;
-    p->jump = NLD_DEFAULT_JUMP;
-    p->calib_shrink = NLD_DEFAULT_CALIB_SHRINK;
-    p->calib_record = NLD_DEFAULT_CALIB_RECORD;
-    p->recur_days = NLD_DEFAULT_RECUR_DAYS;
-    p->young = NLD_DEFAULT_YOUNG;
-    p->threshold = 0;
-    p->rate = NLD_DEFAULT_RATE;
-    p->alarms_per_s = 0;
-}
-
 int nld_combine_parse(const char *spec, nld_combine_t *c, unsigned *algos, int algos_given)
 {
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {

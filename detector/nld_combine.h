@@ -11,29 +11,20 @@
  *   transients the heuristic-smoothed family (msd-hs, cdf-hs), any of them
  *   default    the recommended setting for real metrics, chosen across two labelled data
  *              sets of different character by bench-realdata (chosen on one, scored on the
- *              other and the reverse; the best worse-of-the-two; bench/README.md): cdf-hu
- *              over the last 2000 values, relearn=10m, season=1d, floor=5, calib=1000,
- *              calib.shrink=10, calib.record=6, jump=0.5, recur=3d, young=300,
- *              rate=NLD_DEFAULT_RATE,
- *              holdoff=3h, fatigue=3d, escalate=3, confirm=2, episode.min=10,
- *              episode.for=10s, clear=30s, admit=0 (jump= only where values come 10 s
- *              or more apart) —
- *              each unless given (a threshold= or alarms= replaces the rate). The episode
- *              rule is the best of the cross choice that keeps bench-eval free of false
- *              episodes (escalate=2 ranked higher but opened 5); the rate the one whose worse
- *              low-FP score over the two sets is best among those that keep at least 75% of
- *              windows found on each; bench-eval finds every simulated fault with it (and
- *              opens one false episode in 60 runs, 20 seeds of its three scenarios: a cold
- *              start). (Until 2026-11-26:
- *              cusum over 300 values, threshold=0.86, holdoff=1h, no calibration, chosen on
- *              one data set; until 2026-11-23 a majority of the paper's eight:
- *              algo=all combine=majority.) */
+ *              other and the reverse; the best worse-of-the-two; bench/README.md): the
+ *              NLD_DEFAULT_* values below, each set as its option unless given, by the
+ *              option table (nld_opts.c; nl-detect --help-stream lists them). cdf-hu,
+ *              scored as the largest of its algorithms' scores, like "any".
+ *              (Until 2026-11-26: cusum over 300 values, threshold=0.86, holdoff=1h, no
+ *              calibration, chosen on one data set; until 2026-11-23 a majority of the
+ *              paper's eight: algo=all combine=majority.) */
 #ifndef NLKIT_NLD_COMBINE_H
 #define NLKIT_NLD_COMBINE_H
 
 #include "nld_algo.h"
 
-/* What combine=default sets (see above; nld_default_params sets the bank's part). */
+/* What combine=default sets, by option (nld_opts.c's table says which value is which
+ * option's; nld_default_params sets the bank's part). */
 #define NLD_DEFAULT_ALGOS (1u << 7) /* cdf-hu */
 #define NLD_DEFAULT_HISTORY 2000
 #define NLD_DEFAULT_RELEARN 0
@@ -72,12 +63,10 @@ typedef struct nld_combine {
     int strict;               /* more than quorum (majority), not at least */
 } nld_combine_t;
 
-/* The bank's parameters combine=default sets (algorithms, history, relearn, season,
- * calibration, jump, recur, resolution floor, alarm budget), on top of p's others; the stream's
- * hold-off, fatigue, escalation (NLD_DEFAULT_HOLDOFF_S, _FATIGUE_S, _ESCALATE), episode.min,
- * episode.for and clear (NLD_DEFAULT_EPISODE_MIN, _EPISODE_FOR_S, _CLEAR_S) are the
- * engine's: at a row a minute or slower a run of one flag opens an episode, as on the
- * labelled sets it was chosen on; 1-second summaries need 10 s of flags (bench-live). */
+/* The bank's parameters combine=default sets (the presets of nld_opts.c's table that are
+ * fields of nld_params_t; threshold= and alarms= none), on top of p's others; the stream's
+ * episode rule (hold-off, fatigue, escalation, confirm, episode.min, episode.for, clear) is
+ * the engine's. Defined in nld_opts.c, from the table. */
 void nld_default_params(nld_params_t *p);
 
 /* Set c from a combine= value; a preset also sets *algos unless algos_given. Returns 0

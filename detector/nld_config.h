@@ -41,6 +41,7 @@
 #define NLKIT_NLD_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "nld_algo.h"
@@ -141,6 +142,10 @@ int nld_cfg_load(nld_cfg_t *c, const char *path, char *err, size_t errlen);
 /* Parse one "stream" directive's words (after the keyword), e.g. from the command line. */
 int nld_cfg_stream(nld_cfg_t *c, const char *name, char *const *words, int nwords, char *err,
                    size_t errlen);
+/* Print the stream options' table (nl-detect --help-stream): each option with its value in
+ * a stream given algo=msd-hu alone and in one given combine=default. 0, or an error if the
+ * table's own streams do not parse (a bug). */
+int nld_cfg_help_stream(FILE *f);
 
 /* ---- selectors (nld_sel.c) ------------------------------------------------------------ */
 /* Whether a parsed line is one the selector watches (event glob and field equalities). */
