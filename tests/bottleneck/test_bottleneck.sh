@@ -4,8 +4,11 @@
 # loopback TCP with, in turn, a slowed sending disk, a throttled link and a slowed
 # receiving disk (NL_XFER_LIMIT), logged summarized (every 0.2 s, one summary per transfer:
 # key=guid) and in full; the verdict
-# for the transfer, and for each 0.2 s interval of it that saw both ends (at least 3 pairs
-# in each stage), is the slowed stage. From the
+# for the transfer is the slowed stage, and so it is for each 0.2 s interval of it that saw
+# both ends (at least 3 pairs in each stage) but where busy cores kept a process off the CPU
+# long enough to outweigh the slowed stage in one interval (89 ms of a 0.2 s interval in a
+# fast stage, seen beside stress-ng): at least two in three such intervals must name it,
+# which an interval analysis that mixed up its stages would not. From the
 # sender's log alone, only a slow sending disk can be named: the rest is "missing data".
 #   test_bottleneck.sh NL_XFER NL_BOTTLENECK
 set -euo pipefail
@@ -21,7 +24,7 @@ xfer() { # LIMIT MODE -> $T/send.log $T/recv.log
     : > "$T/recv.err"
     NL_XFER_LIMIT=$limit NL_DEST="$T/recv.log" NL_SUMMARY="*=$mode" "$XFER" recv 0 "$T/dst" 2>"$T/recv.err" &
     local rpid=$!
-    for _ in $(seq 100); do
+    for _ in $(seq 1200); do # up to 60 s: a receiver not started by then is broken
         port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$T/recv.err")
         [ -n "$port" ] && break
         sleep 0.05
@@ -50,10 +53,13 @@ for case in "disk.read=20 disk.read" "network.write=20 network" "disk.write=20 d
     n=$(grep -c 'event=nl.bottleneck' "$T/iv")
     named=$(verdict < "$T/iv" | grep -cx "$want" || true)
     [ "$n" -ge 3 ] || fail "$limit: only $n intervals"
+    both=$(grep -v 'missing=' "$T/iv" | verdict | grep -c . || true)
     other=$(grep -v 'missing=' "$T/iv" | verdict | grep -vx "$want" || true)
-    [ -z "$other" ] || { cat "$T/iv" >&2; fail "$limit: intervals with both ends named '$other'"; }
+    n_other=$(printf '%s' "$other" | grep -c . || true)
+    [ $((n_other * 3)) -le "$both" ] ||
+        { cat "$T/iv" >&2; fail "$limit: $n_other of $both intervals with both ends named '$other'"; }
     [ "$named" -ge 2 ] || { cat "$T/iv" >&2; fail "$limit: only $named intervals name $want"; }
-    echo "ok: $limit per interval: $named of $n intervals name $want"
+    echo "ok: $limit per interval: $named of $n intervals name $want ($n_other of $both with both ends name another)"
     # the sender alone
     got=$("$BN" "$T/send.log" | verdict)
     if [ "$want" = disk.read ]; then exp=disk.read; else exp="missing data"; fi
