@@ -188,8 +188,9 @@ void nldm__label_own(nl_buf_t *b, const char *name, const char *v, size_t vlen)
 static size_t series_of(int kind, const nldm_act_t *a)
 {
     switch (kind) {
-    case NLDM_ACT: /* the edges' buckets (nb + 1 of them), +Inf, count, sum, value, open */
-        return (a && a->nb ? a->nb + 1 : 0) + 5;
+    case NLDM_ACT: /* the edges' buckets (nb + 1 of them), +Inf, count, sum, value, errors,
+                    * open */
+        return (a && a->nb ? a->nb + 1 : 0) + 6;
     case NLDM_STREAM: return 3;
     case NLDM_MISSING: return 2;
     default: return 1;

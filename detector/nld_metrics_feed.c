@@ -24,13 +24,14 @@ void nld_metrics_event(void *mv, const nl_rec_t *r, int64_t now)
     const nl_field_t *ev = &r->f[r->i_event];
     size_t alen;
     if (nl__event_kind(ev->value, ev->value_len, &alen) != NL_KIND_SUMMARY) return;
-    double n, dsum = 0, vsum = NAN, open = NAN;
+    double n, dsum = 0, vsum = NAN, open = NAN, err = 0;
     int rn = field_num(r, "n", &n), rd = field_num(r, NL_SF_NAME(DUR_SUM), &dsum);
     int rv = field_num(r, NL_SF_NAME(V_SUM), &vsum), ro = field_num(r, NL_SF_NAME(OPEN), &open);
+    int re = field_num(r, NL_SF_NAME(ERR_N), &err);
     const nl_field_t *hf = nl_rec_get(r, "dur.h");
     pthread_mutex_lock(&m->mu);
     if (rn || n < 0 || n != floor(n) || n > 9007199254740992.0 || rd < 0 || dsum < 0 || rv < 0 ||
-        ro < 0) {
+        ro < 0 || re < 0 || err < 0 || err != floor(err) || err > n) {
         m->bad_summary++; /* not a summary nlkit wrote: nothing of it is counted */
         goto out;
     }
@@ -60,6 +61,10 @@ void nld_metrics_event(void *mv, const nl_rec_t *r, int64_t now)
     e->u.a.dur_sum += dsum;
     if (!rv) e->u.a.v_sum += vsum;
     if (!ro) e->u.a.open = open;
+    if (!re) { /* err.n absent: no outcome counted, so no errors series (not 0 errors) */
+        e->u.a.err += (uint64_t)err;
+        e->u.a.has_err = 1;
+    }
     if (hist_ok) nldm__add_hist(m, e);
 out:
     pthread_mutex_unlock(&m->mu);

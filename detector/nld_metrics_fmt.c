@@ -322,12 +322,15 @@ static int s_hist(nld_metrics_stream_t *st, const nldm_ent_t *e, uint32_t j)
 }
 
 /* The one sample of entry e in a family other than the histogram (F_*), if it has one. */
-enum { F_HIST, F_VALUE, F_OPEN, F_ACTIVE, F_SCORE, F_EPISODES, F_MISSING, F_LATE, F_FIRING };
+enum { F_HIST, F_VALUE, F_ERRORS, F_OPEN, F_ACTIVE, F_SCORE, F_EPISODES, F_MISSING, F_LATE, F_FIRING };
 
 static void s_one(out_t *o, int id, const nldm_ent_t *e)
 {
     switch (id) {
     case F_VALUE: sample_d(o, "nlkit_activity_value", "_total", e, NULL, e->u.a.v_sum); break;
+    case F_ERRORS:
+        if (e->u.a.has_err) sample_u(o, "nlkit_activity_errors", "_total", e, NULL, e->u.a.err);
+        break;
     case F_OPEN:
         if (!isnan(e->u.a.open)) sample_d(o, "nlkit_activity_open", NULL, e, NULL, e->u.a.open);
         break;
@@ -357,6 +360,10 @@ static const struct fam {
     {"nlkit_activity_value", "counter", NULL,
      "Sum of an activity's event values (v.sum of its summaries), in the value's own unit.",
      NLDM_ACT, F_VALUE},
+    {"nlkit_activity_errors", "counter", NULL,
+     "An activity's pairs whose end's result said it failed (err.n of its summaries); over "
+     "nlkit_activity_duration_seconds_count, the error ratio.",
+     NLDM_ACT, F_ERRORS},
     {"nlkit_activity_open", "gauge", NULL,
      "Activities started and not yet ended at the close of the last summary (open).", NLDM_ACT,
      F_OPEN},

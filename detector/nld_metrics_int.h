@@ -38,6 +38,8 @@ typedef struct nldm_ent {
             uint64_t n, below, above; /* pairs; durations under / over the buckets */
             uint64_t *cnt;            /* act->nb buckets */
             double dur_sum, v_sum, open;
+            uint64_t err; /* err.n summed: failed pairs (has_err: an err.n was seen) */
+            int has_err;
         } a;
         struct {
             int active, has_score;

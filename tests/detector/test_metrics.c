@@ -191,7 +191,7 @@ static void test_labels(void **state)
 static void test_bound_and_expiry(void **state)
 {
     (void)state;
-    nld_metrics_t *m = store(40, NULL); /* 8 keys of 5 series (no buckets yet) */
+    nld_metrics_t *m = store(48, NULL); /* 8 keys of 6 series (no buckets yet) */
     char line[512];
     for (int h = 0; h < 10; h++) {
         snprintf(line, sizeof line,
@@ -199,19 +199,19 @@ static void test_bound_and_expiry(void **state)
         feed(m, line);
     }
     size_t n = nld_metrics_series(m);
-    assert_true(n <= 40);
-    assert_int_equal(n, 40);
+    assert_true(n <= 48);
+    assert_int_equal(n, 48);
     char *t = render(m, 0);
     assert_true(sample(t, "nlkit_metrics_refused_total") == 2);
-    assert_true(sample(t, "nlkit_metrics_series") == 40);
-    assert_true(sample(t, "nlkit_metrics_series_limit") == 40);
+    assert_true(sample(t, "nlkit_metrics_series") == 48);
+    assert_true(sample(t, "nlkit_metrics_series_limit") == 48);
     free(t);
     /* h5 is touched again at 70 s: at 69 s (expire 60) all the others, idle since 9 s or
      * before, go */
     feed(m, "ts=2026-11-26T10:01:10.000000Z event=a.summary level=Info host=h5 n=1");
     nld_counts_t c = {.lines = 11};
     nld_metrics_health(m, &c, (int64_t)1795687200 * 1000000 + 69 * 1000000LL);
-    assert_int_equal(nld_metrics_series(m), 5); /* h5 */
+    assert_int_equal(nld_metrics_series(m), 6); /* h5 */
     t = render(m, 0);
     assert_true(sample(t, "nlkit_metrics_expired_total") == 7); /* h0-h4, h6, h7 */
     assert_true(sample(t, "nlkit_detect_lines_read_total") == 11);
@@ -241,6 +241,39 @@ static void test_bad_summaries(void **state)
     assert_true(sample(t, "nlkit_activity_duration_seconds_bucket{activity=\"b\",host=\"x\","
                           "le=\"+Inf\"}") == 3);
     assert_null(strstr(t, "activity=\"a\""));
+    free(t);
+    nld_metrics_free(m);
+}
+
+/* Outcomes: err.n adds up into nlkit_activity_errors_total beside _count, so that an
+ * operator divides them for the error ratio; an activity whose summaries never counted
+ * outcomes has no errors series (unknown, not 0); err.n that is not a count within n makes
+ * the summary a bad one, like any other field. */
+static void test_errors(void **state)
+{
+    (void)state;
+    nld_metrics_t *m = store(100000, NULL);
+    feed(m, "ts=2026-11-26T10:00:00.000000Z event=req.summary level=Info host=x n=10 "
+            "dur.sum=1 err.n=3 res.5xx=3 res.2xx=7");
+    feed(m, "ts=2026-11-26T10:00:01.000000Z event=req.summary level=Info host=x n=30 "
+            "dur.sum=3 err.n=1");
+    feed(m, "ts=2026-11-26T10:00:01.000000Z event=req.summary level=Info host=y n=5 "
+            "dur.sum=3 err.n=0");
+    feed(m, "ts=2026-11-26T10:00:01.000000Z event=disk.summary level=Info host=x n=5 "
+            "dur.sum=3");
+    feed(m, "ts=2026-11-26T10:00:02.000000Z event=req.summary level=Info host=x n=2 "
+            "dur.sum=1 err.n=3");
+    feed(m, "ts=2026-11-26T10:00:02.000000Z event=req.summary level=Info host=x n=2 "
+            "dur.sum=1 err.n=0.5");
+    char *t = render(m, 0);
+    assert_true(sample(t, "nlkit_activity_errors_total{activity=\"req\",host=\"x\"}") == 4);
+    assert_true(sample(t, "nlkit_activity_duration_seconds_count{activity=\"req\",host=\"x\"}") ==
+                40);
+    assert_true(sample(t, "nlkit_activity_errors_total{activity=\"req\",host=\"y\"}") == 0);
+    assert_null(strstr(t, "nlkit_activity_errors_total{activity=\"disk\""));
+    assert_non_null(strstr(t, "nlkit_activity_duration_seconds_count{activity=\"disk\""));
+    assert_true(sample(t, "nlkit_metrics_bad_summaries_total") == 2);
+    assert_non_null(strstr(t, "# TYPE nlkit_activity_errors_total counter"));
     free(t);
     nld_metrics_free(m);
 }
@@ -829,7 +862,7 @@ static void test_documented(void **state)
     (void)state;
     nld_metrics_t *m = store(100000, NULL);
     feed(m, "ts=2026-11-26T10:00:00.000000Z event=a.summary level=Info host=x n=1 dur.sum=1 "
-            "open=0 dur.h=16300:1");
+            "open=0 err.n=0 dur.h=16300:1");
     report(m, NLD_R_ANOMALY, NLD_R_START, NULL,
            "ts=2026-11-26T10:00:00.000000Z event=nl.anomaly.start level=Warn stream=s algo=a");
     report(m, NLD_R_ALERT, NLD_R_START, NULL,
@@ -879,7 +912,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_width),         cmocka_unit_test(test_counters_and_buckets),
         cmocka_unit_test(test_labels),        cmocka_unit_test(test_bound_and_expiry),
-        cmocka_unit_test(test_bad_summaries), cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_bad_summaries), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_reports),
         cmocka_unit_test(test_engine_hooks),  cmocka_unit_test(test_http),
         cmocka_unit_test(test_documented),    cmocka_unit_test(test_render_unlocked),
         cmocka_unit_test(test_worst_exposition), cmocka_unit_test(test_worst_store),
