@@ -11,6 +11,8 @@
 
 struct nld_seed_db {
     nll_db_t *db;
+    nll_eps_t *eps;  /* the archive's anomaly episodes: their values are left out */
+    int64_t skipped; /* values left out so far */
     int reported;
 };
 
@@ -47,6 +49,14 @@ nld_seed_db_t *nld_seed_db_open(const nld_cfg_t *cfg, const char *path, char *er
     }
     if (nll_db_open(path, NLL_OPEN_READ, 0, &s->db, &e)) {
         snprintf(err, errlen, "%s", e.msg);
+        free(s);
+        return NULL;
+    }
+    /* a history or baseline learnt from the archive leaves out the faults nl-detect
+     * already called there, as nl-baseline does */
+    if (nll_eps_read(s->db, &s->eps, &e)) {
+        snprintf(err, errlen, "anomaly episodes in the archive: %s", e.msg);
+        nll_db_close(s->db);
         free(s);
         return NULL;
     }
@@ -88,9 +98,10 @@ int nld_seed_db(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t lim
     }
     if (since != INT64_MIN) q.since = (double)since / 1e6;
     q.until = (double)until / 1e6;
+    q.skip = s->eps;
     relay_t rl = {add, add_ctx};
     nll_err_t e;
-    int rc = nll_base_values(s->db, &q, limit, relay, &rl, &e);
+    int rc = nll_base_values(s->db, &q, limit, relay, &rl, &s->skipped, &e);
     if (rc && s->reported++ < 5)
         fprintf(stderr, "nl-detect: past values of %s: %s\n", event, e.msg);
     return rc;
@@ -99,6 +110,12 @@ int nld_seed_db(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t lim
 void nld_seed_db_close(nld_seed_db_t *s)
 {
     if (!s) return;
+    if (s->skipped)
+        fprintf(stderr,
+                "nl-detect: %lld past value(s) from the archive inside its %d anomaly "
+                "episode(s) left out of histories and baselines\n",
+                (long long)s->skipped, nll_eps_count(s->eps));
+    nll_eps_free(s->eps);
     nll_db_close(s->db);
     free(s);
 }

@@ -232,10 +232,11 @@ const char *nll_base_column(const char *metric);
 /* Compute the baseline of the values selected by q. n == 0 when none matched. */
 int nll_base_get(nll_db_t *db, const nll_base_q_t *q, nll_base_t *out, nll_err_t *err);
 /* Visit the selected values oldest first, the newest `limit` of them if limit > 0 (for
- * seeding a detector's history); those inside q->skip's episodes are left out (after the
- * limit). */
+ * seeding a detector's history); those inside q->skip's episodes are left out and added to
+ * *skipped (if not NULL), and the limit counts only the values kept. */
 int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
-                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err);
+                    void (*fn)(void *ctx, double ts, double x), void *ctx, int64_t *skipped,
+                    nll_err_t *err);
 
 /* The hosts whose `event` summaries fall in [since, until) (-INFINITY / INFINITY: open),
  * sorted, in a new array of new strings (*n of them; free each, then the array). 0,

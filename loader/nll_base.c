@@ -152,7 +152,9 @@ static int prepare(nll_db_t *db, const nll_base_q_t *q, int64_t limit, nll_stmt_
     int rc = nll_sql_prepare(db, sql, st, err);
     if (rc) return rc;
     bind_where(*st, q);
-    if (limit > 0) nll_sql_bind_int64(*st, 7, limit);
+    /* with episodes to leave out, the newest `limit` values outside them: rows are read
+     * newest first until that many are kept (values() stops there) */
+    if (limit > 0) nll_sql_bind_int64(*st, 7, q->skip ? INT64_MAX : limit);
     bind_keys(*st, q, limit > 0 ? 8 : 7);
     return 0;
 }
@@ -186,6 +188,7 @@ static int values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
             keep[n++] = p;
         else if (!keep)
             fn(ctx, p.ts, p.x);
+        if (keep && n == limit) break;
     }
     rc = rc < 0 ? rc : 0;
     while (!rc && n > 0) {
@@ -198,10 +201,11 @@ static int values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
 }
 
 int nll_base_values(nll_db_t *db, const nll_base_q_t *q, int64_t limit,
-                    void (*fn)(void *ctx, double ts, double x), void *ctx, nll_err_t *err)
+                    void (*fn)(void *ctx, double ts, double x), void *ctx, int64_t *skipped,
+                    nll_err_t *err)
 {
-    int64_t skipped = 0;
-    return values(db, q, limit, fn, ctx, &skipped, err);
+    int64_t none = 0;
+    return values(db, q, limit, fn, ctx, skipped ? skipped : &none, err);
 }
 
 typedef struct acc {

@@ -179,7 +179,7 @@ static int summary_finish(nll_db_t *db, nlr_report_t *r, sacc_t *a, int fam, nll
     hist_t h = {0};
     (void)db;
     int rc = summary_p99(r, c, event, err);
-    if (!rc) rc = nll_base_values(r->archive, &q, NLR_BASE_HIST, hist_add, &h, err);
+    if (!rc) rc = nll_base_values(r->archive, &q, NLR_BASE_HIST, hist_add, &h, NULL, err);
     if (!rc && h.oom) rc = nlr__oom(err);
     if (!rc && h.n >= NLR_BASE_MIN)
         set_base(c, h.v, h.n, h.n, NLR_BASE_HISTORY);

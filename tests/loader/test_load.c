@@ -628,7 +628,7 @@ static void test_baselines(void **state)
     int got = 0;
     nll_base_q_init(&q, "x.summary", "rate");
     q.host = "gw1";
-    assert_int_equal(nll_base_values(db, &q, 3, collect, &got, &err), 0);
+    assert_int_equal(nll_base_values(db, &q, 3, collect, &got, NULL, &err), 0);
     assert_int_equal(got, 3);
     nll_db_close(db);
     t_rmtree(dir);

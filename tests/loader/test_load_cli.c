@@ -1138,6 +1138,86 @@ static void test_detect_starts_from_archive(void **state)
     t_rmtree(dir);
 }
 
+/* history.from=db and baseline.from=db leave out the archive's anomaly episodes, as
+ * nl-baseline does: yesterday's 30-s fault (flagged then, its episode loaded with it) is
+ * neither in the subscription's reference nor in the stream's history, which is still
+ * filled to its 300 values with clean ones; nl-detect says how many it left out. */
+static void test_detect_history_leaves_out_anomalies(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir();
+    const char *hist = keep(t_path(dir, "yesterday.log")), *live = keep(t_path(dir, "today.log"));
+    const char *db = archive(dir, "e.db"), *conf = keep(t_path(dir, "d.conf"));
+    const char *out = keep(t_path(dir, "out")), *err = keep(t_path(dir, "err"));
+    FILE *f = fopen(hist, "w"), *g = fopen(live, "w");
+    uint64_t rs = 11;
+    double sum = 0;
+    int clean = 0;
+    for (int t = 0; t < 600; t++) {
+        int fault = t >= 540 && t < 570; /* among the newest 300 */
+        unsigned long long v = fault ? 10000000ull : 100000000ull + t_rand(&rs) % 4000000;
+        if (!fault) sum += (double)v, clean++;
+        fprintf(f,
+                "ts=2026-11-21T12:%02d:%02d.000000Z event=x.summary level=Info host=h1 n=10 "
+                "dur.sum=1 v.sum=%llu int=1\n",
+                t / 60, t % 60, v);
+        if (t < 60)
+            fprintf(g,
+                    "ts=2026-11-22T12:%02d:%02d.000000Z event=x.summary level=Info host=h1 "
+                    "n=10 dur.sum=1 v.sum=%llu int=1\n",
+                    t / 60, t % 60, 30000000ull + t_rand(&rs) % 1000000);
+    }
+    fputs("ts=2026-11-21T12:09:00.000000Z event=nl.anomaly.start level=Warn stream=s "
+          "algo=msd-su key.host=h1 trig.event=x.summary dir=low "
+          "start.ts=2026-11-21T12:09:00.000000Z len=1\n"
+          "ts=2026-11-21T12:09:29.000000Z event=nl.anomaly.end level=Info stream=s algo=msd-su "
+          "key.host=h1 dir=low len=30 start.ts=2026-11-21T12:09:00.000000Z dur=29\n",
+          f);
+    fclose(f);
+    fclose(g);
+    f = fopen(conf, "w");
+    fputs("stream s event=x value=rate key=host algo=msd-su history=300 episode.min=1 "
+          "history.from=db\n"
+          "when x rate below 50% of baseline for 10s key=host baseline.from=db name=slow\n",
+          f);
+    fclose(f);
+    t_child_t c = {.out = out, .err = err};
+    const char *largs[] = {"-d", db, "-q", hist, NULL};
+    assert_int_equal(t_run(load_prog, &c, largs), 0);
+    const char *dargs[] = {"-c", conf, "--db", db, live, NULL};
+    assert_int_equal(t_run(detect_prog, &c, dargs), 0);
+    t_readback_t rb;
+    t_rb_load(&rb, out);
+    int flagged = 0, alerted = 0;
+    for (size_t i = 0; i < rb.n; i++) {
+        nl_rec_t *r = t_rb_rec(&rb, i);
+        if (!strcmp(t_field(r, "event"), "nl.anomaly.start")) {
+            assert_true(t_num(r, "hist.n") == 300);
+            flagged++;
+        }
+        if (!strcmp(t_field(r, "event"), "nl.alert.start")) {
+            double ref = t_num(r, "reference");
+            if (fabs(ref - sum / clean) >= 1e-6 * sum / clean)
+                fprintf(stderr, "reference %.17g, the clean values' mean %.17g\n", ref,
+                        sum / clean);
+            assert_true(fabs(ref - sum / clean) < 1e-6 * sum / clean);
+            alerted++;
+        }
+    }
+    assert_int_equal(flagged, 1);
+    assert_int_equal(alerted, 1);
+    assert_int_equal(clean, 570);
+    t_rb_free(&rb);
+    char *said = t_slurp(err, NULL);
+    /* 30 left out of the baseline (all 600 read) and 30 of the history (its newest 330) */
+    if (!strstr(said, "60 past value(s) from the archive inside its 1 anomaly episode(s)"))
+        fprintf(stderr, "nl-detect said:\n%s", said);
+    assert_non_null(strstr(said, "60 past value(s) from the archive inside its 1 anomaly "
+                                 "episode(s) left out"));
+    free(said);
+    t_rmtree(dir);
+}
+
 /* Standard input cannot be read twice: when the archive stays locked by another writer past
  * --busy-timeout, what was read is lost, and the report must say exactly which lines (it
  * said "lines 0-0"), and that what came after them was never read. */
@@ -1317,6 +1397,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_baseline_leaves_out_anomalies),
         cmocka_unit_test(test_detect_starts_from_archive),
+        cmocka_unit_test(test_detect_history_leaves_out_anomalies),
     };
     /* the same programs on a PostgreSQL archive: what does not depend on the archive being
      * a file (its mode, a read-only mount, a full disk, SQLite's write lock) */
@@ -1335,6 +1416,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_baseline_and_prune_cli),
         cmocka_unit_test(test_baseline_leaves_out_anomalies),
         cmocka_unit_test(test_detect_starts_from_archive),
+        cmocka_unit_test(test_detect_history_leaves_out_anomalies),
     };
     if (argc > 5) { /* PostgreSQL only: the SQLite round runs in its own ctest entry */
         char *uri = t_slurp(argv[5], NULL);
