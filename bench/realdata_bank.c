@@ -52,12 +52,12 @@ void rd_per_day(const rd_series_t *s, double *score)
     }
 }
 
-rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0}; }
+rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0, 0}; }
 
 rd_ep_t rd_ep_of(const nld_sdef_t *d)
 {
     return (rd_ep_t){d->holdoff_s > 0 ? (int64_t)(d->holdoff_s * 1e6) : -(int64_t)d->holdoff_n,
-                     d->fatigue_s, d->escalate, d->confirm};
+                     d->fatigue_s, d->escalate, d->confirm, d->confirm_wait_s};
 }
 
 void rd_default_params(nld_params_t *p)
@@ -70,7 +70,7 @@ void rd_default_params(nld_params_t *p)
 rd_ep_t rd_ep_default(void)
 {
     return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,
-                     NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM};
+                     NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM, NLD_DEFAULT_CONFIRM_WAIT_S};
 }
 
 /* The engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 at
@@ -112,9 +112,18 @@ static inline void ep_quiet(ep_run_t *e, int64_t now)
         e->active = 0;
 }
 
-/* Row i of score `score`, surprise sv, at event time ts and hold-off time now; 1 when a
- * report would open an episode there. */
-static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now)
+/* Whether confirm.wait= holds every lone flag at row i: the engine asks at the stream's
+ * spacing (the geometric mean of its gaps); the mean gap so far is the same on the regular
+ * series the benches read. */
+static inline int ep_every(const ep_run_t *e, const int64_t *ts, size_t i)
+{
+    double sp = i ? (double)(ts[i] - ts[0]) / 1e6 / (double)i : 0;
+    return nld_confirm_every(sp, e->ep.confirm_wait_s);
+}
+
+/* Row i of score `score`, surprise sv, at event time ts and hold-off time now, `every`
+ * as ep_every says; 1 when a report would open an episode there. */
+static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now, int every)
 {
     int flag = score >= e->t;
     double st = e->st;
@@ -128,7 +137,7 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
             }
         }
         int wait = !confirmed && flag && !e->active &&
-                   nld_confirm_wait(&e->cf, ts, sv, st, e->ep.confirm);
+                   nld_confirm_wait(&e->cf, ts, sv, st, e->ep.confirm, every);
         nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
         if (wait) {
             e->cf.pending = 1;
@@ -168,7 +177,8 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
     ep_run_t e;
     ep_run_init(&e, t, ep);
     for (size_t i = 0; i < n; i++)
-        out[i] = ep_row(&e, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i));
+        out[i] = ep_row(&e, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i),
+                        ep_every(&e, ts, i));
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
@@ -318,7 +328,8 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i))) rows[nr++] = i;
+            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_every(&e, ts, i)))
+                rows[nr++] = i;
         return nr;
     }
     for (;;) {
@@ -333,7 +344,8 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i))) rows[nr++] = i;
+        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_every(&e, ts, i)))
+            rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;
     }

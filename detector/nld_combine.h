@@ -43,7 +43,8 @@
 #define NLD_DEFAULT_CALIB_SHRINK 10.0
 #define NLD_DEFAULT_CALIB_RECORD 6.0
 #define NLD_DEFAULT_RECUR_DAYS 3u
-#define NLD_DEFAULT_CONFIRM 2.0
+#define NLD_DEFAULT_CONFIRM 3.0
+#define NLD_DEFAULT_CONFIRM_WAIT_S 600.0
 #define NLD_DEFAULT_YOUNG 300u
 
 /* What combine=default meant until 2026-11-26 (cusum over 300 values, threshold=0.86 as its
@@ -53,7 +54,7 @@
 #define NLD_BEFORE_WORDS                                                                  \
     "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 "          \
     "holdoff=1h calib=off floor=0 jump=off recur=off young=off fatigue=off escalate=off "   \
-    "confirm=off"
+    "confirm=off confirm.wait=off"
 
 typedef struct nld_combine {
     int on;

@@ -8,7 +8,7 @@
  *               [combine=any|majority|all|vote|shifts|transients|default [weights=A:W,...]
  *               [quorum=Q]] [holdoff=N|DUR] [threshold=T] [relearn=N|DUR]
  *               [rate=R | alarms=N/PERIOD] [calib=N] [floor=K] [fatigue=DUR] [escalate=D]
- *               [confirm=F]
+ *               [confirm=F] [confirm.wait=DUR]
  *               [cusum.k=0.5] [cusum.h=5] [relent.w=24] [relent.bins=6] [relent.p=0.001]
  *               [where.FIELD=VALUE ...] [history.from=db [history.since=DUR]]
  *   missing GLOB [timeout=DUR | quantile=0.99 factor=3 learn=1000 min=20 initial=DUR]
@@ -82,6 +82,7 @@ typedef struct nld_sdef { /* stream */
     double escalate;      /* escalate=D: a flag D decades rarer than the episode's peak raises
                              it (nl.anomaly.escalate), or pages through a hold-off (0: off) */
     double confirm;       /* confirm=F: a lone flag under F times the threshold waits (0: off) */
+    double confirm_wait_s; /* confirm.wait=DUR: on streams this frequent every lone flag waits */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;

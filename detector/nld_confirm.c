@@ -26,8 +26,13 @@ void nld_confirm_add(nld_confirm_t *c, int64_t t, double s, double floor)
     c->n++;
 }
 
-int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f)
+int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every)
 {
     if (!(st > 0) || !(f > 0) || sv >= f * st) return 0;
-    return nld_confirm_recent(c, now, NLD_CONFIRM_WITHIN_S) >= NLD_CONFIRM_LIKE * sv;
+    return every || nld_confirm_recent(c, now, NLD_CONFIRM_WITHIN_S) >= NLD_CONFIRM_LIKE * sv;
+}
+
+int nld_confirm_every(double spacing_s, double wait_s)
+{
+    return wait_s > 0 && spacing_s > 0 && spacing_s <= wait_s;
 }

@@ -82,17 +82,34 @@ static void test_wait(void **state)
     (void)state;
     nld_confirm_t c = {0};
     /* no recent spike: a flag pages at once */
-    assert_false(nld_confirm_wait(&c, DAY, 4.5, 4, 2));
+    assert_false(nld_confirm_wait(&c, DAY, 4.5, 4, 2, 0));
     nld_confirm_add(&c, DAY, 4.5, 0.8 * 4);
     /* a like flag a day later waits; one 2x the threshold's does not; nor with f off */
-    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 2));
-    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE, 4, 2)); /* just alike */
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE + 0.01, 4, 2));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 8, 4, 2));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 0));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 0, 2));
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 2, 0));
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE, 4, 2, 0)); /* just alike */
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE + 0.01, 4, 2, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 8, 4, 2, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 0, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 0, 2, 0));
     /* after the period the memory is empty again */
-    assert_false(nld_confirm_wait(&c, 5 * DAY, 4.6, 4, 2));
+    assert_false(nld_confirm_wait(&c, 5 * DAY, 4.6, 4, 2, 0));
+    /* on a frequent stream (confirm.wait=) every lone flag under f waits, spike or not */
+    nld_confirm_t fresh = {0};
+    assert_true(nld_confirm_wait(&fresh, DAY, 4.5, 4, 2, 1));
+    assert_false(nld_confirm_wait(&fresh, DAY, 8, 4, 2, 1));
+    assert_false(nld_confirm_wait(&fresh, DAY, 4.5, 4, 0, 1));
+}
+
+/* confirm.wait=DUR holds every lone flag only where values come at most DUR apart, and
+ * never before the spacing is known or with the option off. */
+static void test_every(void **state)
+{
+    (void)state;
+    assert_true(nld_confirm_every(1, 600));
+    assert_true(nld_confirm_every(600, 600));
+    assert_false(nld_confirm_every(3600, 600));
+    assert_false(nld_confirm_every(0, 600));
+    assert_false(nld_confirm_every(60, 0));
 }
 
 /* Two banks (cdf-hu, calibrated) over the same values, young=300 and off: a spike as the
@@ -171,7 +188,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sliding_max), cmocka_unit_test(test_order_and_cap),
-        cmocka_unit_test(test_wait),        cmocka_unit_test(test_young),
+        cmocka_unit_test(test_wait),
+        cmocka_unit_test(test_every),
+        cmocka_unit_test(test_young),
         cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -942,6 +942,32 @@ static void test_confirm_spikes(void **state)
     }
 }
 
+/* confirm.wait=: on a stream of 5-minute values every lone spike waits, the first too and
+ * the one after three quiet days (no recent spike needed); two in a row and one far past
+ * the threshold still page. With confirm.wait shorter than the spacing, confirm=2 as
+ * above: the first spike and the last page. */
+static void test_confirm_wait(void **state)
+{
+    (void)state;
+    for (int every = 0; every <= 1; every++) {
+        run_t r;
+        run_spiky(&r, every ? "confirm=2 confirm.wait=10m" : "confirm=2 confirm.wait=1m");
+        int spikes = 0, t = feed_5min(&r, 0, 2 * 86400, 113.5, &spikes);
+        for (int i = 0; i < 2; i++, t += 300) feed_one(&r, t, 113.5);
+        t = feed_5min(&r, t, t + 12 * 300, 0, &spikes);
+        feed_one(&r, t, 400);
+        t = feed_5min(&r, t + 300, 6 * 86400, 0, &spikes);
+        feed_one(&r, t, 113.5);
+        feed_one(&r, t + 300, 100);
+        nld_counts_t n;
+        run_end(&r, &n);
+        assert_true(spikes > 10);
+        assert_int_equal(n.episodes, every ? 2 : 4); /* (the first spike,) the pair, 400 (, the last) */
+        assert_int_equal(n.unconfirmed, every ? (uint64_t)spikes + 1 : (uint64_t)spikes - 1);
+        run_free(&r);
+    }
+}
+
 /* Reports per day of one stream of `words` over `days` of 5-minute values of kind k (0
  * white noise around 100, sd 5; 1 bursty counts; 2 quantised runs: tests/t_kinds.h). */
 static double quiet_reports_per_day(const char *words, int k, int days)
@@ -1278,6 +1304,7 @@ int main(void)
         cmocka_unit_test(test_default_preset),
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
+        cmocka_unit_test(test_confirm_wait),
         cmocka_unit_test(test_quiet_floor),
         cmocka_unit_test(test_mistakes_said),
         cmocka_unit_test(test_history_from_archive),
