@@ -168,8 +168,10 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     int comb_col = later_col[i_comb], weights_col = later_col[i_weights],
         quorum_col = later_col[i_quorum];
     /* combine=default is the recommended setting as a whole, chosen on real labelled
-     * series (bench-realdata): its options apply unless given */
-    int preset = comb && !strcmp(comb, "default");
+     * series (bench-realdata): its options apply unless given; it is also what a stream
+     * gets that names neither algorithms nor a combination (algo= alone: that algorithm) */
+    if (!comb && !given[nld_opt_find("algo")]) comb = "default", comb_col = name_col;
+    int preset = !strcmp(comb ? comb : "", "default");
     if (preset) {
         nld_opts_preset(d, given);
         /* live, a run must last: 10 values or 10 s, whichever is fewer (a row a minute or
@@ -197,7 +199,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
             "unknown combine '%s' (use any, majority, all, vote, shifts, transients or "
             "default)",
             comb);
-    if ((weights || quorum) && !comb)
+    if ((weights || quorum) && !later[i_comb])
         return nl__cfg_fail(x, weights ? weights_col : quorum_col,
                             "weights and quorum need combine=");
     const char *wbad = NULL;
@@ -478,9 +480,10 @@ int nld_cfg_help_stream(FILE *f)
                            "stream preset event=x combine=default\n",
                            "help", err, sizeof err);
     if (!rc) {
-        fputs("Stream options (nl-detect(1), STREAM OPTIONS), with the value each has in a "
-              "stream\ngiven algo=msd-hu alone and one given combine=default; any that takes "
-              "off is\nturned off by it. Also: event=GLOB value=V key=F1,F2 where.FIELD=VALUE.\n\n",
+        fputs("Stream options (nl-detect(1), STREAM OPTIONS), with the value each has in a\n"
+              "stream given algo=msd-hu alone and in one given combine=default (as one without\n"
+              "algo= or combine= is); any that takes off is turned off by it.\n"
+              "Also: event=GLOB value=V key=F1,F2 where.FIELD=VALUE.\n\n",
               f);
         nld_opts_help(f, &c.s[0], &c.s[1]);
     }

@@ -24,6 +24,9 @@
  * the value has stayed clear that long — a value hovering at the threshold stays one alert.
  *   set [each=0|1] [scores=0|1] [expire=DUR] [max-streams=N] [max-pending=N] [db=FILE]
  *
+ * A stream with neither algo= nor combine= gets combine=default (nld_opts.h); with
+ * algo= alone, that algorithm with the built-in values.
+ *
  * GLOB matches the event name, or the event name without a ".summary" suffix (so
  * "gridftp.disk.write" selects the summaries of that activity); V is a field, or a value
  * derived from summary fields: rate = v.sum/dur.sum, avgrate = v.sum/int,

@@ -48,8 +48,8 @@ const nld_opt_t nld_opts[] = {
      "a run of flags longer than N values or DUR enters the histories from then on"},
     {"threshold", NLD_OK_NUM, BUD, P(threshold), 0, 0, 0, 0, "T",
      "flag a value whose score reaches T, instead of each algorithm's own rule"},
-    {"rate", NLD_OK_PCT, GT | HI | PRE | BUD, P(rate), 0, 0, 0.5, NLD_DEFAULT_RATE, "R",
-     "an alarm budget: the share of values flagged"},
+    {"rate", NLD_OK_PCT, GT | HI | PRE | BUD | NLD_OF_NONE, P(rate), 0, 0, 0.5, NLD_DEFAULT_RATE,
+     "R", "an alarm budget: the share of values flagged"},
     {"alarms", NLD_OK_ALARMS, BUD, P(alarms_per_s), 0, 0, 0, 0, "N/PERIOD",
      "an alarm budget in event time: N/day, N/hour, N/week or N/DUR"},
     {"calib", NLD_OK_U32, OFF | LO | HI | PRE, P(calib), 0, NLD_CALIB_MIN, NLD_CALIB_MAX,
@@ -104,7 +104,7 @@ const nld_opt_t nld_opts[] = {
      "... every lone flag, on streams whose values come at most DUR apart"},
     {"history.from", NLD_OK_DB, 0, S(seed), 0, 0, 0, 0, "db",
      "start a new key's history from the archive"},
-    {"history.since", NLD_OK_DUR, GT, S(seed_since), 0, 0, 0, 0, "DUR",
+    {"history.since", NLD_OK_DUR, GT | NLD_OF_NONE, S(seed_since), 0, 0, 0, 0, "DUR",
      "... no older than DUR before its first value"},
 };
 const int nld_nopts = (int)(sizeof nld_opts / sizeof nld_opts[0]);
@@ -336,8 +336,8 @@ void nld_opt_format(const nld_sdef_t *d, int i, char *buf, size_t len)
     }
     default: x = *(const double *)f;
     }
-    if (o->flags & NLD_OF_OFF && x == 0) {
-        snprintf(buf, len, "off");
+    if (o->flags & (NLD_OF_OFF | NLD_OF_NONE) && x == 0) {
+        snprintf(buf, len, "%s", o->flags & NLD_OF_OFF ? "off" : "none");
         return;
     }
     switch (o->kind) {

@@ -35,6 +35,7 @@ enum nld_opt_kind {
 #define NLD_OF_HI 8u      /* values above hi are refused */
 #define NLD_OF_PRESET 16u /* combine=default sets it to `preset` unless given */
 #define NLD_OF_BUDGET 32u /* one of threshold=, rate=, alarms=: any given keeps the preset rate */
+#define NLD_OF_NONE 64u   /* 0 is not a value it takes but "not set": written as none */
 
 typedef struct nld_opt {
     const char *name;

@@ -15,6 +15,7 @@
 #include "t_kinds.h"
 #include "nld.h"
 #include "nld_combine.h"
+#include "nld_opts.h"
 #include "nld_tail.h"
 
 typedef struct run {
@@ -336,9 +337,10 @@ static void test_subscription_baseline_skips_episodes(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r, "stream s event=disk.write value=avgrate history=20 min=20 episode.min=1\n"
-                  "when disk.write avgrate below 50% of baseline for 5s baseline.n=40 "
-                  "baseline.min=40\n");
+    run_start(
+        &r, "stream s event=disk.write value=avgrate algo=msd-hu history=20 min=20 episode.min=1\n"
+            "when disk.write avgrate below 50% of baseline for 5s baseline.n=40 "
+            "baseline.min=40\n");
     char ev[160];
     for (int t = 0; t < 100; t++) { /* a fault at 30-39 s, a dip at 70-89 s */
         double v = t >= 30 && t < 40 ? 300 : t >= 70 && t < 90 ? 10 : 100 + (t % 2);
@@ -363,9 +365,10 @@ static void test_episodes(void **state)
     (void)state;
     for (int each = 0; each < 2; each++) {
         run_t r;
-        run_start(&r, each
-                          ? "stream s event=m value=x history=20 min=20 episode.min=1\nset each=1\n"
-                          : "stream s event=m value=x history=20 min=20 episode.min=1\n");
+        run_start(&r,
+                  each ? "stream s event=m value=x algo=msd-hu history=20 min=20 "
+                         "episode.min=1\nset each=1\n"
+                       : "stream s event=m value=x algo=msd-hu history=20 min=20 episode.min=1\n");
         char ev[96];
         for (int t = 0; t < 40; t++) {
             double x = t >= 30 && t < 35 ? 50 : 10 + (t % 2);
@@ -391,7 +394,7 @@ static void test_bad_lines(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r, "stream s event=m value=x history=10 min=10 episode.min=1\n");
+    run_start(&r, "stream s event=m value=x algo=msd-hu history=10 min=10 episode.min=1\n");
     static long n = 0;
     const char *lines[] = {
         "ts=2026-11-22T12:00:00Z event=m level=Info x=1",
@@ -496,9 +499,10 @@ static void test_nonfinite_values_refused(void **state)
     (void)state;
     for (int pass = 0; pass < 2; pass++) {
         run_t r;
-        run_start(&r, pass ? "stream s event=m value=x history=20 min=20 episode.min=1\n"
-                           : "stream s event=m value=x history=20 min=20 episode.min=1 "
-                             "algo=all\n");
+        run_start(&r, pass
+                          ? "stream s event=m value=x algo=msd-hu history=20 min=20 episode.min=1\n"
+                          : "stream s event=m value=x history=20 min=20 episode.min=1 "
+                            "algo=all\n");
         char ev[96];
         /* 1e300 and -1e200 are finite, but their squares overflow a variance */
         static const char *const junk[] = {"inf",    "1e400", "-inf",  "nan",
@@ -531,7 +535,7 @@ static void test_episode_min(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r, "stream s event=m value=x history=20 min=20 episode.min=3\n");
+    run_start(&r, "stream s event=m value=x algo=msd-hu history=20 min=20 episode.min=3\n");
     char ev[96];
     for (int t = 0; t < 60; t++) {
         int spike = t == 25 || t == 30 || t == 31 || (t >= 40 && t < 44);
@@ -557,8 +561,8 @@ static void test_stream_bounds(void **state)
 {
     (void)state;
     run_t r;
-    run_start(&r,
-              "stream s event=m value=x key=host episode.min=1\nset max-streams=3 expire=100s\n");
+    run_start(&r, "stream s event=m value=x algo=msd-hu key=host episode.min=1\nset max-streams=3 "
+                  "expire=100s\n");
     char ev[96];
     for (int h = 0; h < 5; h++) {
         snprintf(ev, sizeof ev, "event=m level=Info host=h%d x=1", h);
@@ -582,8 +586,7 @@ typedef struct fake_seed {
 } fake_seed_t;
 
 static int fake_seed(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit,
-                     int64_t since, int64_t until, void (*add)(void *, double, int64_t),
-                     void *actx)
+                     int64_t since, int64_t until, void (*add)(void *, double, int64_t), void *actx)
 {
     fake_seed_t *f = ctx;
     (void)sel;
@@ -600,8 +603,7 @@ static int fake_seed(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_
 /* A stand-in archive of four days of values every 5 minutes around 20, with a spike to 80
  * at the time of day of the first live line (a nightly job's). */
 static int fake_days(void *ctx, const nld_sel_t *sel, const nl_rec_t *r, uint32_t limit,
-                     int64_t since, int64_t until, void (*add)(void *, double, int64_t),
-                     void *actx)
+                     int64_t since, int64_t until, void (*add)(void *, double, int64_t), void *actx)
 {
     (void)ctx, (void)sel, (void)r, (void)since;
     const int64_t step = 300000000LL, n = 4 * 288;
@@ -651,7 +653,7 @@ static void test_default_episode_min(void **state)
     (void)state;
     for (int len = 9; len <= 10; len++) {
         run_t r;
-        run_start(&r, "stream s event=m value=x history=20 min=20\n");
+        run_start(&r, "stream s event=m value=x algo=msd-hu history=20 min=20\n");
         char ev[96];
         for (int t = 0; t < 60; t++) {
             double x = t >= 30 && t < 30 + len ? 50 : 10 + (t % 2);
@@ -681,7 +683,8 @@ static void test_holdoff(void **state)
     for (int i = 0; i < 5; i++) {
         run_t r;
         char conf[160];
-        snprintf(conf, sizeof conf, "stream s event=m value=x history=20 min=20 episode.min=1 %s\n",
+        snprintf(conf, sizeof conf,
+                 "stream s event=m value=x algo=msd-hu history=20 min=20 episode.min=1 %s\n",
                  hold[i]);
         run_start(&r, conf);
         char ev[96];
@@ -758,6 +761,75 @@ static void test_mistakes_said(void **state)
 
 static char *line_day(double sec, const char *rest);
 
+/* A stream that names neither algo= nor combine= gets what combine=default gives, every
+ * option of the table alike; algo= alone still gives that algorithm with its own
+ * defaults; weights= and quorum= still need combine= written. */
+static void test_no_options_is_default(void **state)
+{
+    (void)state;
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256] = "";
+    assert_int_equal(nld_cfg_parse(&c,
+                                   "stream a event=m\n"
+                                   "stream b event=m combine=default\n"
+                                   "stream c event=m algo=msd-hu\n"
+                                   "stream d event=m holdoff=5\n",
+                                   "c", err, sizeof err),
+                     0);
+    for (int i = 0; i < nld_nopts; i++) {
+        char a[64], b[64];
+        nld_opt_format(&c.s[0], i, a, sizeof a);
+        nld_opt_format(&c.s[1], i, b, sizeof b);
+        if (strcmp(a, b))
+            fail_msg("%s: %s without options, %s with combine=default", nld_opts[i].name, a, b);
+    }
+    assert_true(c.s[0].comb.on && !strcmp(c.s[0].comb.name, "default"));
+    assert_true(c.s[0].p.runs_s == c.s[1].p.runs_s && c.s[0].p.runs_n == c.s[1].p.runs_n);
+    assert_int_equal(c.s[0].p.algos, NLD_DEFAULT_ALGOS);
+    /* algo=msd-hu alone: the paper's algorithm with the plain defaults, no combination */
+    assert_int_equal(c.s[2].p.algos, 1u << 3);
+    assert_false(c.s[2].comb.on);
+    assert_true(c.s[2].p.n == 300 && c.s[2].p.calib == 0 && c.s[2].p.rate == 0);
+    assert_true(c.s[2].holdoff_s == 0 && c.s[2].episode_min == 10 && c.s[2].p.admit == 9);
+    /* one option given keeps the rest of the default */
+    assert_true(c.s[3].holdoff_n == 5 && c.s[3].holdoff_s == 0);
+    assert_true(c.s[3].p.calib == NLD_DEFAULT_CALIB && c.s[3].comb.on);
+    nld_cfg_free(&c);
+    nld_cfg_init(&c);
+    assert_int_not_equal(
+        nld_cfg_parse(&c, "stream e event=m weights=cdf-hu:2\n", "c", err, sizeof err), 0);
+    assert_non_null(strstr(err, "need combine="));
+    nld_cfg_free(&c);
+}
+
+/* Every option's value as the help writes it reads back as the same value (so what
+ * --help-stream prints can be written in a config), alone and under combine=default. */
+static void test_opts_format_reads_back(void **state)
+{
+    (void)state;
+    nld_cfg_t c;
+    nld_cfg_init(&c);
+    char err[256] = "";
+    assert_int_equal(
+        nld_cfg_parse(&c, "stream a event=m algo=msd-hu\nstream b event=m\n", "c", err, sizeof err),
+        0);
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < nld_nopts; i++) {
+            if (nld_opts[i].kind == NLD_OK_LATER) continue;
+            char v[64], back[64];
+            nld_opt_format(&c.s[s], i, v, sizeof v);
+            if (!strcmp(v, "none") || !strcmp(v, "-")) continue; /* not written: nothing set */
+            nld_sdef_t d = c.s[s];
+            const char *where;
+            if (nld_opt_set(&d, i, v, &where))
+                fail_msg("%s=%s does not read back", nld_opts[i].name, v);
+            nld_opt_format(&d, i, back, sizeof back);
+            if (strcmp(v, back)) fail_msg("%s=%s reads back as %s", nld_opts[i].name, v, back);
+        }
+    nld_cfg_free(&c);
+}
+
 static void test_default_preset(void **state)
 {
     (void)state;
@@ -776,7 +848,8 @@ static void test_default_preset(void **state)
     assert_true(c.s[0].p.threshold == 0 && c.s[0].p.rate == NLD_DEFAULT_RATE);
     assert_true(c.s[0].p.calib == NLD_DEFAULT_CALIB && c.s[0].p.res_floor == NLD_DEFAULT_FLOOR);
     assert_true(c.s[0].holdoff_s == NLD_DEFAULT_HOLDOFF_S && c.s[0].holdoff_n == 0);
-    assert_true(c.s[0].fatigue_s == NLD_DEFAULT_FATIGUE_S && c.s[0].escalate == NLD_DEFAULT_ESCALATE);
+    assert_true(c.s[0].fatigue_s == NLD_DEFAULT_FATIGUE_S &&
+                c.s[0].escalate == NLD_DEFAULT_ESCALATE);
     assert_true(c.s[1].fatigue_s == NLD_DEFAULT_FATIGUE_S); /* kept with threshold= */
     assert_int_equal(c.s[0].episode_min, NLD_DEFAULT_EPISODE_MIN);
     assert_true(c.s[0].episode_for_s == NLD_DEFAULT_EPISODE_FOR_S);
@@ -915,9 +988,9 @@ static void test_confirm_spikes(void **state)
         int t_pair = t;
         for (int i = 0; i < 2; i++, t += 300) feed_one(&r, t, 113.5); /* twice in a row */
         t = feed_5min(&r, t, t + 12 * 300, 0, &spikes);
-        feed_one(&r, t, 400); /* far past the threshold */
+        feed_one(&r, t, 400);                              /* far past the threshold */
         t = feed_5min(&r, t + 300, 6 * 86400, 0, &spikes); /* three quiet days and more */
-        feed_one(&r, t, 113.5);                             /* lone, after the quiet */
+        feed_one(&r, t, 113.5);                            /* lone, after the quiet */
         feed_one(&r, t + 300, 100);
         nld_counts_t n;
         run_end(&r, &n);
@@ -1013,9 +1086,9 @@ static void test_quiet_floor(void **state)
 
 /* fatigue=: a stream whose identical spikes (a little over the threshold) come every two
  * hours pages for the first few, then only as the count wears off (each other one counted
- * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the spike pages again, its bar back near
- * the threshold. Escalation needs a value the given decades rarer than the episode's peak.
- * And fatigue without a threshold to raise is refused. */
+ * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the
+ * spike pages again, its bar back near the threshold. Escalation needs a value the given decades
+ * rarer than the episode's peak. And fatigue without a threshold to raise is refused. */
 static void test_fatigue_escalate(void **state)
 {
     (void)state;
@@ -1074,13 +1147,13 @@ static void test_fatigue_escalate(void **state)
     nld_cfg_t c;
     nld_cfg_init(&c);
     char err[256] = "";
-    assert_int_not_equal(nld_cfg_parse(&c, "stream a event=m fatigue=1d\n", "c", err, sizeof err), 0);
+    assert_int_not_equal(
+        nld_cfg_parse(&c, "stream a event=m algo=msd-hu fatigue=1d\n", "c", err, sizeof err), 0);
     assert_non_null(strstr(err, "fatigue= needs threshold="));
     nld_cfg_free(&c);
     nld_cfg_init(&c);
-    assert_int_not_equal(nld_cfg_parse(&c, "stream a event=m threshold=0.9 escalate=0\n", "c", err,
-                                       sizeof err),
-                         0);
+    assert_int_not_equal(
+        nld_cfg_parse(&c, "stream a event=m threshold=0.9 escalate=0\n", "c", err, sizeof err), 0);
     nld_cfg_free(&c);
 }
 
@@ -1211,9 +1284,10 @@ static const heard_t *heard_find(const char *event)
 static void test_reports_and_restore(void **state)
 {
     (void)state;
-    const char *conf = "when m x below 50 name=w key=host\n"
-                       "stream s event=m value=x key=host history=20 min=20 episode.min=3\n"
-                       "missing xfer timeout=5\n";
+    const char *conf =
+        "when m x below 50 name=w key=host\n"
+        "stream s event=m value=x algo=msd-hu key=host history=20 min=20 episode.min=3\n"
+        "missing xfer timeout=5\n";
     hook_on = 1;
     nheard = 0;
     run_t r;
@@ -1302,6 +1376,8 @@ int main(void)
         cmocka_unit_test(test_nonfinite_values_refused),
         cmocka_unit_test(test_config_size_limit),
         cmocka_unit_test(test_default_preset),
+        cmocka_unit_test(test_no_options_is_default),
+        cmocka_unit_test(test_opts_format_reads_back),
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
         cmocka_unit_test(test_confirm_wait),
