@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nl_buf.h"
+#include "nl_label.h"
 #include "nl_line.h"
 #include "nl_list.h"
 #include "nl_map.h"
@@ -65,20 +66,10 @@ static const char *severity(int level)
 }
 
 /* A label name from a field name, as nl-detect's metrics make them (nl-detect(1),
- * METRICS): characters outside [A-Za-z0-9_] become '_', a leading digit gets '_' before
- * it, and one of our own names, or a name starting with "__" (reserved), gets "key_". */
+ * METRICS; internal/nl_label.h), with the alert's own labels reserved. */
 static void label_name(nl_buf_t *b, const char *s, size_t n)
 {
-    int pre = n >= 2 && s[0] == '_' && s[1] == '_';
-    for (size_t i = 0; i < sizeof own_labels / sizeof own_labels[0]; i++)
-        if (strlen(own_labels[i]) == n && !memcmp(own_labels[i], s, n)) pre = 1;
-    if (pre) nl__put(b, "key_", 4);
-    if (!pre && n && s[0] >= '0' && s[0] <= '9') nl__putc(b, '_');
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        nl__putc(b, ok ? c : '_');
-    }
+    nl__label_name(b, s, n, own_labels, sizeof own_labels / sizeof own_labels[0]);
 }
 
 /* The labels written so far ("\nNAME\n..."), so that two fields that make one label name

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nl_buf.h"
+#include "nl_label.h"
 #include "nl_list.h"
 #include "nl_utf8.h"
 #include "nld_metrics_int.h"
@@ -100,24 +101,14 @@ void nld_metrics_free(nld_metrics_t *m)
 
 /* ---- label text ------------------------------------------------------------------------- */
 
-/* A label name from a field name: characters outside [A-Za-z0-9_] become '_', a leading
- * digit gets a '_' before it, and a name that is one of ours, or starts with "__"
- * (Prometheus' own), gets "key_" before it. */
+/* A label name from a field name (internal/nl_label.h), our own labels reserved; `own`:
+ * one of those, taken as it is. */
 static void put_label_name(nl_buf_t *b, const char *s, size_t n, int own)
 {
     if (own) return nl__put(b, s, n);
     static const char *const ours[] = {"activity", "stream", "algo",    "alertname",
                                        "le",       "reason", "quantile"};
-    int pre = n >= 2 && s[0] == '_' && s[1] == '_';
-    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
-        if (strlen(ours[i]) == n && !memcmp(ours[i], s, n)) pre = 1;
-    if (pre) nl__put(b, "key_", 4);
-    if (!pre && n && s[0] >= '0' && s[0] <= '9') nl__putc(b, '_');
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        nl__putc(b, ok ? c : '_');
-    }
+    nl__label_name(b, s, n, ours, sizeof ours / sizeof ours[0]);
 }
 
 int nld_metrics_keys_ok(char *const *keys, int n, char *err, size_t errlen)
