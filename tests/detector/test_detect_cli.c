@@ -174,7 +174,7 @@ static void test_junk_and_long_lines(void **state)
     fputc('\n', f);
     fprintf(f, "ts=2026-11-22T12:00:40.000000Z event=m level=Info x=99\n");
     fclose(f);
-    const char *a[] = {"-e", "m",       "-v", "x", "--min", "20", "--episode-min",
+    const char *a[] = {"-e", "m",       "-v", "x", "-a", "msd-hu", "--min", "20", "--episode-min",
                        "1",  "--stats", in,   NULL};
     assert_int_equal(run(NULL, o, e, a), 0);
     char *t = t_slurp(e, NULL);
@@ -207,8 +207,8 @@ static void test_netlogger_input(void **state)
                 "n=4 dur.sum=%f v.sum=%f int=1.000000\n",
                 t, 0.5, (t == 35 ? 1e3 : 50e6 + 1e6 * (t % 3)));
     fclose(f);
-    const char *a[] = {"--netlogger",   "-e", "x.summary", "-v", "rate", "--min", "20",
-                       "--episode-min", "1",  "--stats",   in,   NULL};
+    const char *a[] = {"--netlogger", "-e", "x.summary",     "-v", "rate",    "-a", "msd-hu",
+                       "--min",       "20", "--episode-min", "1",  "--stats", in,   NULL};
     assert_int_equal(run(NULL, o, e, a), 0);
     char *t = t_slurp(e, NULL);
     assert_non_null(strstr(t, "bad=0 "));
@@ -233,10 +233,8 @@ int main(int argc, char **argv)
     }
     prog = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_replay_identical),
-        cmocka_unit_test(test_usage_errors),
-        cmocka_unit_test(test_metrics_errors),
-        cmocka_unit_test(test_junk_and_long_lines),
+        cmocka_unit_test(test_replay_identical), cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_metrics_errors),   cmocka_unit_test(test_junk_and_long_lines),
         cmocka_unit_test(test_netlogger_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
