@@ -7,7 +7,8 @@
  * summarization come from the environment (NL_DEST, NL_SUMMARY), as for any nlkit program.
  *
  * Disturbances to detect: the disk slows to FACTOR of its speed for SLOW_LEN seconds from
- * SLOW_FROM, and at HANG_AT one transfer hangs: its start is written, its end never is.
+ * SLOW_FROM (failing one write in 8 meanwhile: status=5 on its end, else status=0), and at
+ * HANG_AT one transfer hangs: its start is written, its end never is.
  * At exit it prints the disk writes and transfers it logged and the lines it dropped.
  *
  *   nl-gridftp-sim HOST SECONDS [SLOW_FROM SLOW_LEN FACTOR [HANG_AT]]   (negative: none) */
@@ -85,11 +86,14 @@ int main(int argc, char **argv)
         for (; b < blocks; b++) {
             double at = now_s() - t0;
             double speed = 400e6 * (1 + 0.05 * (uniform(&rng) - 0.5) * 2);
-            if (at >= slow_from && at < slow_from + slow_len) speed *= factor;
+            int slow = at >= slow_from && at < slow_from + slow_len;
+            if (slow) speed *= factor;
             nl_write(log, "gridftp.disk.write.start", "block=l", (long long)b);
             sleep_s(BLOCK / speed);
-            nl_write(log, "gridftp.disk.write.end", "block=l value=l", (long long)b,
-                     (long long)BLOCK);
+            /* the slow disk also fails one write in 8 (EIO, retried at once): the
+             * summaries' err.n, the page's error ratio */
+            nl_write(log, "gridftp.disk.write.end", "block=l value=l status=l", (long long)b,
+                     (long long)BLOCK, slow && b % 8 == 7 ? 5LL : 0LL);
             writes++;
         }
         nl_write(log, "gridftp.transfer.end", "guid=s nbytes=l", guid, (long long)b * BLOCK);
