@@ -57,6 +57,14 @@ typedef struct nlr_col {
     double lo, mean, hi;
 } nlr_col_t;
 
+/* One pixel column of a summarized activity's durations and outcomes: the percentiles of
+ * its summaries' duration histograms (dur.h) merged, and its error ratio. */
+typedef struct nlr_dcol {
+    double t;             /* mean time of the summaries in the column */
+    double p50, p90, p99; /* seconds; NAN where none of them carries a histogram */
+    double err;           /* err.n / n over those that counted outcomes; NAN if none did */
+} nlr_dcol_t;
+
 /* Something that lasted: an anomaly episode of one algorithm, or an alert. */
 enum { NLR_SPAN_EPISODE, NLR_SPAN_ALERT };
 typedef struct nlr_span {
@@ -107,6 +115,12 @@ typedef struct nlr_chart {
     int nspans, capspans;
     nlr_mark_t *marks;
     int nmarks, capmarks;
+    int64_t err_n, err_pairs; /* summaries: err.n summed over those that counted outcomes,
+                                 and their n (the error ratio is err_n / err_pairs) */
+    nlr_dcol_t *dcols;        /* drawn summary charts: durations and errors per column */
+    int ndcols;
+    double dmax, emax;  /* tops of their axes (seconds; error ratio, 0 if none counted) */
+    int64_t hist_bad;   /* dur.h that could not be read: left out of the percentiles */
     int64_t truncated;  /* pairs past NLR_PAIRS_MAX, left out of percentiles */
     char *slowest_guid; /* pairs: the GUID of the longest pair (a lifeline worth seeing) */
     double slowest;
@@ -211,6 +225,10 @@ void nlr_fmt_time(char *out, size_t cap, double t, int ms);
  * spans shaded and marks drawn. Every element carries its times (data-t0, data-t1) so a
  * test can check what is drawn where. */
 void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id);
+/* A summary chart's durations and outcomes as an inline SVG under it, on the same time
+ * axis: the p50, p90 and p99 of each pixel column (its summaries' histograms merged) and,
+ * where outcomes were counted, the error ratio. Nothing if the chart has neither. */
+void nlr_svg_durations(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id);
 /* One lifeline as an inline SVG: a lane per host and event, the events joined in time. */
 void nlr_svg_life(FILE *f, const nlr_life_t *l, int id);
 /* The whole page: title, overview table, charts, peer verdicts, lifelines. */

@@ -163,6 +163,7 @@ void nlr_report_free(nlr_report_t *r)
         free(c->activity);
         free(c->host);
         free(c->cols);
+        free(c->dcols);
         free(c->slowest_guid);
         for (int j = 0; j < c->nspans; j++) free(c->spans[j].label), free(c->spans[j].detail);
         for (int j = 0; j < c->nmarks; j++)

@@ -35,6 +35,8 @@ int nlr__pairs_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* The series of the drawn charts (the first r->shown), read again once ranked. */
 int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 int nlr__pairs_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
+/* The drawn summary charts' durations and outcomes per column (nlr_dur.c). */
+int nlr__dur_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* Sort charts as nlr_charts_rank does. */
 void nlr__rank_sort(nlr_chart_t *c, int n);
 

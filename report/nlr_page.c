@@ -35,6 +35,9 @@ static const char css[] =
     ".cutoff path{fill:#8c959f}.cutoff line{stroke:#8c959f;stroke-width:1;stroke-dasharray:2 3}"
     ".peer path{fill:#8250df}"
     ".lane{stroke:#eaeef2}.lanename{text-anchor:end;fill:#1d2630}"
+    ".pct{fill:none;stroke-width:1.4;stroke-linejoin:round}.p50{stroke:#8fb8de}"
+    ".p90{stroke:#3b7dbf}.p99{stroke:#0b2e59;stroke-width:1.8}"
+    ".errratio{fill:none;stroke:#cf222e;stroke-width:1.5;stroke-linejoin:round}"
     ".dot{fill:#1f4e79}.life{fill:none;stroke:#1f4e79;stroke-width:1.4}.life-ev{fill:#1f4e79}"
     ".key span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px;"
     "vertical-align:middle}"
@@ -134,6 +137,7 @@ static int overview(FILE *f, const nlr_report_t *r)
           "host</th><th>pairs</th><th title=\"of the plotted value: the rate (value/s) of "
           "summaries with values, else the duration\">mean (value/s | s)</th><th>busy (%)</th>"
           "<th>mean dur (s)</th><th>max dur (s)</th><th>p99 dur (s)</th>"
+          "<th title=\"err.n / n of the summaries that counted outcomes\">errors (%)</th>"
           "<th>baseline p50 (value/s | s)</th>"
           "<th title=\"the window's mean against the baseline's median\">vs baseline</th>"
           "<th>anomalies</th><th>alerts</th><th>missing</th><th>peers</th></tr></thead><tbody>\n",
@@ -156,6 +160,11 @@ static int overview(FILE *f, const nlr_report_t *r)
         cell_si(f, c->dur_mean, "s");
         cell_si(f, c->dur_max, "s");
         cell_si(f, c->dur_p99, "s");
+        if (c->err_pairs > 0)
+            fprintf(f, "<td class=\"errors\">%.3g%%</td>",
+                    100.0 * (double)c->err_n / (double)c->err_pairs);
+        else
+            fputs("<td>\xe2\x80\x94</td>", f);
         cell_si(f, c->base_p50, c->unit ? c->unit : "");
         char pct[32];
         fmt_pct(pct, sizeof pct, c->dev);
@@ -170,7 +179,8 @@ static int overview(FILE *f, const nlr_report_t *r)
           "summaries, "
           "the sum of n). busy: the share of time inside the activity. p99 dur: exact, from "
           "pairs logged in full; from summaries, their histograms (dur.h) merged, within 1.6 % "
-          "(\xe2\x80\x94 where they carry none). A unit /s is value per second (bytes/s for "
+          "(\xe2\x80\x94 where they carry none). errors: the share of pairs whose end's result "
+          "said they failed (err.n / n), where the summaries counted outcomes. A unit /s is value per second (bytes/s for "
           "bytes). vs baseline: the "
           "window's mean of the plotted value against the baseline's median; green within 10%, "
           "yellow within 25%, red beyond.</p></section>\n",
@@ -198,8 +208,18 @@ static void figure(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
     if (c->truncated)
         fprintf(f, " %lld pairs beyond the first %d are counted, not plotted.",
                 (long long)c->truncated, NLR_PAIRS_MAX);
+    if (c->ndcols && (c->dmax > 0 || c->err_pairs > 0)) {
+        fputs(" Under it, the same columns' durations", f);
+        if (c->dmax > 0) fputs(": p50, p90 and p99 (dark) of their pairs, dur.h merged", f);
+        if (c->err_pairs > 0) fputs("; the share of pairs that failed (err.n / n, red)", f);
+        fputc('.', f);
+        if (c->hist_bad)
+            fprintf(f, " %lld unreadable histogram%s left out.", (long long)c->hist_bad,
+                    c->hist_bad == 1 ? "" : "s");
+    }
     fputs("</p></figcaption>\n", f);
     nlr_svg_chart(f, r, c, id);
+    if (c->kind == NLR_SUMMARY) nlr_svg_durations(f, r, c, id);
     fputs("</figure>\n", f);
 }
 
@@ -309,7 +329,11 @@ int nlr_page_write(FILE *f, const nlr_report_t *r)
           "<span style=\"background:#e5534b;opacity:.4\"></span>anomaly episode (nl-detect)"
           "<span style=\"background:#d4a72c\"></span>alert"
           "<span style=\"background:#bf8700\"></span>missing end"
-          "<span style=\"background:#8250df\"></span>peer verdict</p></header>\n",
+          "<span style=\"background:#8250df\"></span>peer verdict"
+          "<span style=\"background:#0b2e59\"></span>p99, "
+          "<span style=\"background:#3b7dbf\"></span>p90, "
+          "<span style=\"background:#8fb8de\"></span>p50 duration (summaries)"
+          "<span style=\"background:#cf222e\"></span>error ratio</p></header>\n",
           f);
     if (overview(f, r)) return NL_ENOMEM;
     fputs("<section id=\"charts\"><h2>Series</h2>\n", f);

@@ -80,7 +80,9 @@ int nlr_charts_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 int nlr_charts_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
 {
     int rc;
-    if ((rc = nlr__sum_fill(db, r, err)) || (rc = nlr__pairs_fill(db, r, err))) return rc;
+    if ((rc = nlr__sum_fill(db, r, err)) || (rc = nlr__dur_fill(db, r, err)) ||
+        (rc = nlr__pairs_fill(db, r, err)))
+        return rc;
     /* a window baseline from all the values may move a drawn chart among the drawn */
     for (int i = 0; i < r->shown; i++) dev_of(&r->charts[i]);
     nlr__rank_sort(r->charts, r->shown);

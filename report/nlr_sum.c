@@ -199,7 +199,7 @@ int nlr__sum_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
     int rc = nll_sql_prepare(
         db,
         "SELECT event, coalesce(host, ''), ts, n, dur_sum, interval, dur_max, rate, "
-        "mean_dur FROM summary WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
+        "mean_dur, err_n FROM summary WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
         &st, err);
     if (rc) return rc;
     nll_sql_context(st, "reading summaries");
@@ -214,6 +214,10 @@ int nlr__sum_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
         nlr_chart_t *c = &r->charts[a->chart];
         double ts = nll_sql_col_double(st, 2);
         c->events += nll_sql_col_int64(st, 3);
+        if (nll_sql_col_type(st, 9) != NLL_T_NULL) { /* outcomes counted: an error ratio */
+            c->err_n += nll_sql_col_int64(st, 9);
+            c->err_pairs += nll_sql_col_int64(st, 3);
+        }
         if (nll_sql_col_type(st, 4) != NLL_T_NULL) {
             a->has_dsum = 1;
             a->dsum += nll_sql_col_double(st, 4);

@@ -5,6 +5,7 @@
  * verdicts marked) and a lifeline per GUID. Geometry is fixed (a plot of NLR_COLS pixels),
  * so the size of a page depends on the number of charts, never on the archive's. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -136,24 +137,31 @@ static void y_axis(FILE *f, const nlr_chart_t *c)
     fprintf(f, "</g>\n");
 }
 
+/* Where a series of points at times t[0..n) (at most NLR_COLS) has a gap: more than three
+ * times the median distance between its points (and at least three columns); 0 for none. */
+static double gap_of(const nlr_report_t *r, const double *t, int n)
+{
+    if (n <= 2) return 0;
+    double d[NLR_COLS];
+    for (int i = 1; i < n; i++) d[i - 1] = t[i] - t[i - 1];
+    int m = n - 1;
+    for (int i = 1; i < m; i++) /* insertion sort: at most NLR_COLS values */
+        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+            double x = d[j];
+            d[j] = d[j - 1], d[j - 1] = x;
+        }
+    double gap = 3 * d[m / 2];
+    return gap < (r->t1 - r->t0) / NLR_COLS * 3 ? (r->t1 - r->t0) / NLR_COLS * 3 : gap;
+}
+
 /* The mean line, broken where the series has a gap (more than three times the usual
  * distance between its points), and the min-max envelope behind it. */
 static void series(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
 {
     if (!c->ncols) return;
-    double gap = 0;
-    if (c->ncols > 2) { /* the median distance between points */
-        double d[NLR_COLS];
-        for (int i = 1; i < c->ncols; i++) d[i - 1] = c->cols[i].t - c->cols[i - 1].t;
-        int n = c->ncols - 1;
-        for (int i = 1; i < n; i++) /* insertion sort: at most NLR_COLS values */
-            for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
-                double t = d[j];
-                d[j] = d[j - 1], d[j - 1] = t;
-            }
-        gap = 3 * d[n / 2];
-        if (gap < (r->t1 - r->t0) / NLR_COLS * 3) gap = (r->t1 - r->t0) / NLR_COLS * 3;
-    }
+    double ts[NLR_COLS];
+    for (int i = 0; i < c->ncols; i++) ts[i] = c->cols[i].t;
+    double gap = gap_of(r, ts, c->ncols);
     fprintf(f, "<path class=\"envelope\" d=\"");
     for (int i = 0, s = 0; i <= c->ncols; i++) {
         if (i == c->ncols || (i > s && gap > 0 && c->cols[i].t - c->cols[i - 1].t > gap)) {
@@ -256,6 +264,85 @@ void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
     series(f, r, c);
     marks(f, r, c);
     time_axis(f, r->t0, r->t1, PL, PW, PT + PH);
+    fprintf(f, "</svg>\n");
+}
+
+/* ---- durations and errors under a summary chart ---------------------------------------- */
+
+#define DH 90.0 /* the durations' plot height */
+#define EH 40.0 /* the error ratio's plot height */
+
+/* A strip's vertical axis from 0 to top, with its unit, at plot top y0 and height h. */
+static void strip_axis(FILE *f, double top, double y0, double h, const char *unit, double scale)
+{
+    double step = nice_step(top, 3);
+    fprintf(f, "<g class=\"yaxis\">");
+    for (int i = 0; i <= 12 && i * step <= top; i++) {
+        char lab[32];
+        nlr_fmt_si(lab, sizeof lab, i * step * scale);
+        double y = y0 + h - i * step / top * h;
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", PL,
+                PL + PW, y, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s%s</text>", PL - 5, y + 4, lab, unit);
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* One line over the columns (member `off` of nlr_dcol_t), broken at gaps and where it has no
+ * value; data-top is the axis' top, so a test can read the values back off the path. */
+static void strip_line(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, double gap,
+                       size_t off, const char *cls, double top, double y0, double h)
+{
+    fprintf(f, "<path class=\"%s\" data-top=\"%.9g\" data-y0=\"%.1f\" data-h=\"%.1f\" d=\"", cls,
+            top, y0, h);
+    int pen = 0;
+    for (int i = 0; i < c->ndcols; i++) {
+        double v;
+        memcpy(&v, (const char *)&c->dcols[i] + off, sizeof v);
+        if (!isfinite(v)) {
+            pen = 0;
+            continue;
+        }
+        int brk = !pen || (gap > 0 && c->dcols[i].t - c->dcols[i - 1].t > gap);
+        fprintf(f, "%c%.1f %.2f", brk ? 'M' : 'L', x_of(r, c->dcols[i].t), y0 + h - v / top * h);
+        pen = 1;
+    }
+    fprintf(f, "\"/>\n");
+}
+
+void nlr_svg_durations(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
+{
+    int errs = c->emax > 0 || c->err_pairs > 0;
+    if (!c->ndcols || (!(c->dmax > 0) && !errs)) return;
+    double ts[NLR_COLS];
+    for (int i = 0; i < c->ndcols; i++) ts[i] = c->dcols[i].t;
+    double gap = gap_of(r, ts, c->ndcols);
+    double y = PT, h = (c->dmax > 0 ? DH + 12 : 0) + (errs ? EH + 12 : 0) + 20;
+    fprintf(f,
+            "<svg class=\"durations\" id=\"dur-%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-t0=\"%.6f\" "
+            "data-t1=\"%.6f\" data-x0=\"%.1f\" data-width=\"%.1f\">\n",
+            id, SW, h + PT, SW, h + PT, r->t0, r->t1, PL, PW);
+    if (c->dmax > 0) {
+        double top = c->dmax * 1.05;
+        fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+                PL, y, PW, DH);
+        strip_axis(f, top, y, DH, "s", 1);
+        strip_line(f, r, c, gap, offsetof(nlr_dcol_t, p50), "pct p50", top, y, DH);
+        strip_line(f, r, c, gap, offsetof(nlr_dcol_t, p90), "pct p90", top, y, DH);
+        strip_line(f, r, c, gap, offsetof(nlr_dcol_t, p99), "pct p99", top, y, DH);
+        y += DH + 12;
+    }
+    if (errs) {
+        /* a ratio of 0 throughout still gets an axis: "none failed" is worth seeing */
+        double top = c->emax > 0 ? fmin(1, c->emax * 1.1) : 0.01;
+        fprintf(f, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+                PL, y, PW, EH);
+        strip_axis(f, top, y, EH, "%", 100);
+        strip_line(f, r, c, gap, offsetof(nlr_dcol_t, err), "errratio", top, y, EH);
+        y += EH + 12;
+    }
+    time_axis(f, r->t0, r->t1, PL, PW, y - 12);
     fprintf(f, "</svg>\n");
 }
 

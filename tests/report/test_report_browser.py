@@ -17,6 +17,10 @@ archive the page was made from:
     well above its peers' (the demo's fault), and units in the headers;
   - gw3's baseline band computed without the flagged values (or from history), labelled
     so, with the slowdown's rates clearly below it (its p5 was the dip itself);
+  - under every disk-write chart its p50, p90 and p99 and its error ratio per pixel column,
+    the values read back off the drawn paths equal to the archive's dur.h histograms merged
+    per column and its err.n / n; gw3's slow disk failing writes (error ratio above 0, the
+    overview's errors column), its peers at 0%;
 and saves a screenshot (OUT/report.png); with NLKIT_UPDATE_SCREENSHOT=1 in the environment,
 and every check passed, also into SOURCE_DIR/docs/report.png, the picture README.md shows,
 so that picture is always one this test took of the demo's archive.
@@ -156,6 +160,16 @@ try:
           return {activity: s.dataset.activity, host: s.dataset.host, caption: cap.textContent,
                   p5: b ? +b.dataset.p5 : null, p95: b ? +b.dataset.p95 : null,
                   from: b ? b.dataset.from : null}; });""")
+    durs = js("""
+        return [...document.querySelectorAll('svg.durations')].map(s => {
+          const ch = s.closest('figure').querySelector('svg.chart');
+          return {activity: ch.dataset.activity, host: ch.dataset.host,
+                  t0: +s.dataset.t0, t1: +s.dataset.t1, x0: +s.dataset.x0,
+                  width: +s.dataset.width,
+                  paths: [...s.querySelectorAll('path')].map(p => ({
+                    cls: p.getAttribute('class'), d: p.getAttribute('d'), top: +p.dataset.top,
+                    y0: +p.dataset.y0, h: +p.dataset.h,
+                    w: p.getBoundingClientRect().width}))}; });""")
     lifelines = js("return [...document.querySelectorAll('svg.lifeline')].map(s => "
                    "s.querySelectorAll('circle.life-ev').length)")
     logs = call("POST", f"/session/{sid}/se/log", {"type": "browser"})
@@ -243,6 +257,109 @@ if gw3 and gb:
               f"the slowdown's median rate ({mid}) lies clearly below the band (p5 {b['p5']})")
 else:
     check(False, "gw3's disk-write chart has a baseline band")
+
+
+# Latency and errors under each summarized chart: p50, p90, p99 per pixel column, read back
+# off the paths as drawn, against the archive's histograms (dur.h) merged per column here;
+# the error ratio per column against err.n / n; gw3's slow disk failing writes, its peers not.
+def hist_mid(k):
+    import struct
+    if k < 32:
+        return 0.0
+    a = struct.unpack("<d", struct.pack("<Q", k << 47))[0]
+    b = struct.unpack("<d", struct.pack("<Q", (k + 1) << 47))[0]
+    return a + (b - a) / 2
+
+
+def hist_parse(text, into):
+    k = None
+    for part in text.split(","):
+        g, c = part.split(":")
+        k = int(g) if k is None else k + int(g)
+        into[k] = into.get(k, 0) + int(c)
+
+
+def hist_q(h, q, lo, hi):
+    n = sum(h.values())
+    rank, seen = max(1, -(-q * n // 1)), 0
+    for k in sorted(h):
+        seen += h[k]
+        if seen >= rank:
+            return min(max(hist_mid(k), lo), hi)
+
+
+def points(d):
+    import re
+    return [(float(x), float(y)) for _, x, y in re.findall(r"([ML])([-\d.]+) ([-\d.]+)", d)]
+
+
+def columns(host, t0, t1, x0, width):
+    """Per pixel column of a host's disk-write summaries: x of its mean time as drawn, its
+    p50, p90, p99 and error ratio."""
+    cols = {}
+    for ts, n, en, hv, lo, hi in q(
+            "SELECT s.ts, s.n, s.err_n, v.value, s.dur_min, s.dur_max FROM summary s LEFT JOIN "
+            "value v ON v.event_id = s.event_id AND v.name = 'dur.h' WHERE s.event = "
+            "'gridftp.disk.write.summary' AND s.host = ? AND s.ts >= ? AND s.ts <= ?",
+            host, t0, t1):
+        k = min(799, max(0, int((ts - t0) * (800 / (t1 - t0)) // 1)))
+        c = cols.setdefault(k, {"ts": [], "h": {}, "lo": float("inf"), "hi": float("-inf"),
+                                "en": 0, "ep": 0})
+        c["ts"].append(ts)
+        if en is not None:
+            c["en"] += en
+            c["ep"] += n
+        if hv:
+            hist_parse(hv, c["h"])
+            c["lo"] = min(c["lo"], lo if lo is not None else float("inf"))
+            c["hi"] = max(c["hi"], hi if hi is not None else float("-inf"))
+    out = {}
+    for c in cols.values():
+        if c["lo"] == float("inf"):
+            c["lo"] = float("-inf")
+        if c["hi"] == float("-inf"):
+            c["hi"] = float("inf")
+        x = round(x0 + (sum(c["ts"]) / len(c["ts"]) - t0) / (t1 - t0) * width, 1)
+        out[x] = {"p50": hist_q(c["h"], 0.5, c["lo"], c["hi"]) if c["h"] else None,
+                  "p90": hist_q(c["h"], 0.9, c["lo"], c["hi"]) if c["h"] else None,
+                  "p99": hist_q(c["h"], 0.99, c["lo"], c["hi"]) if c["h"] else None,
+                  "errratio": c["en"] / c["ep"] if c["ep"] else None}
+    return out
+
+
+dw = {d["host"]: d for d in durs if d["activity"] == "gridftp.disk.write"}
+check(set(dw) == {"gw1", "gw2", "gw3", "gw4"},
+      f"a durations strip under every disk-write chart ({sorted(dw)})")
+err_max = {}
+for host, d in sorted(dw.items()):
+    by = {p["cls"]: p for p in d["paths"]}
+    check(all(k in by and by[k]["w"] > 10 for k in ("pct p50", "pct p90", "pct p99",
+                                                     "errratio")),
+          f"{host}: p50, p90, p99 and error-ratio lines laid out ({sorted(by)})")
+    want = columns(host, d["t0"], d["t1"], d["x0"], d["width"])
+    bad, seen = [], 0
+    for cls, key in (("pct p50", "p50"), ("pct p90", "p90"), ("pct p99", "p99"),
+                     ("errratio", "errratio")):
+        p = by.get(cls)
+        if not p:
+            continue
+        for x, y in points(p["d"]):
+            v = (p["y0"] + p["h"] - y) / p["h"] * p["top"]
+            w = want.get(round(x, 1), {}).get(key)
+            seen += 1
+            if w is None or abs(v - w) > p["top"] * 2e-4 + 1e-12:
+                bad.append((cls, x, v, w))
+            if key == "errratio":
+                err_max[host] = max(err_max.get(host, 0), v)
+    check(seen > 40 and not bad,
+          f"{host}: {seen} drawn points of the percentiles and error ratio match the archive's "
+          f"histograms and err.n/n per column ({bad[:3]})")
+check(err_max.get("gw3", 0) > 0.05 and all(err_max.get(h, 1) < 1e-9 for h in ("gw1", "gw2", "gw4")),
+      f"the slow disk's failed writes show as gw3's error ratio, none on its peers ({err_max})")
+errcol = {r["host"]: r.get("errors (%)") for r in rows if r["activity"] == "gridftp.disk.write"}
+check(errcol.get("gw3", "—") not in ("—", "0%") and
+      all(errcol.get(h) == "0%" for h in ("gw1", "gw2", "gw4")),
+      f"the overview's errors (%) column: gw3's failed writes, 0% on its peers ({errcol})")
 check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000,
       f"a screenshot: {OUT}/report.png ({len(png)} bytes)")
 if failures:
