@@ -185,7 +185,8 @@ stop central
 grep -q '"slow-disk host=gw3"' "$T/webhook.jsonl" 2>/dev/null ||
     echo "demo: gw3's slow-disk alert did not reach the webhook (on a busy machine the dip may be missed)" >&2
 rm -f "$OUT/demo.db" "$OUT/demo.db-wal" "$OUT/demo.db-shm"
-sqlite3 "$T/archive.db" ".backup '$OUT/demo.db'"
+# the loader (a program of the central daemon) may still be committing its last lines
+sqlite3 "$T/archive.db" ".timeout 20000" ".backup '$OUT/demo.db'"
 echo
 echo "the archive is kept: sqlite3 $OUT/demo.db \"SELECT host, count(*), avg(rate) FROM summary GROUP BY host\""
 echo
