@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # sng_lib.sh — what the syslog-ng pipeline test and benchmark share: daemons with their
-# own pid/persist/control files in $T, waiting, queries of $T/archive.db, and a central
-# daemon started on a free loopback port. Source it after setting T, SNG, CONF, NL_LOAD,
+# own pid/persist/control files in $T, waiting, queries of $T/archive.db, a central daemon
+# started on a free loopback port, and a host daemon with a local socket beside it. Source it after setting T, SNG, CONF, NL_LOAD,
 # NL_DETECT (and NLKIT_CENTRAL_DB for another archive than $T/archive.db, e.g. a PostgreSQL URI);
 # it sets a trap that stops the daemons and removes $T (kept if NLKIT_KEEP is set).
 
@@ -116,4 +116,24 @@ EOF
         grep -q "Error parsing" "$T/central.log" && fail "the central configuration is refused"
     done
     fail "central syslog-ng would not start"
+}
+
+# start_host_socket: a host daemon (nlkit_host) whose local socket is $T/host.sock, sending
+# to the central daemon on PORT (start_central first), buffering in $T/buf; sets as_other,
+# the words that run a command as uid 65534 (none when not root: then as this user)
+start_host_socket() {
+    cat >"$T/host.conf" <<EOF
+@version: 3.38
+@include "$CONF/nlkit-host.conf"
+nlkit_host(socket("$T/host.sock") local_port($((PORT + 1))) central("127.0.0.1") port($PORT)
+           buffer_dir("$T/buf") reopen(1));
+EOF
+    mkdir -p "$T/buf"
+    start host
+    came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
+    wait_for "$T/host.sock" "the host daemon's socket"
+    # shellcheck disable=SC2034 # the callers run commands with it
+    as_other=()
+    [ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    return 0
 }

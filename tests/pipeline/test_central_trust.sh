@@ -84,18 +84,7 @@ else
 fi
 
 echo "5. a report name written with escapes is refused, from the host socket (uid 65534) and TCP"
-cat >"$T/host.conf" <<EOF
-@version: 3.38
-@include "$CONF/nlkit-host.conf"
-nlkit_host(socket("$T/host.sock") local_port($((PORT + 1))) central("127.0.0.1") port($PORT)
-           buffer_dir("$T/buf") reopen(1));
-EOF
-mkdir -p "$T/buf"
-start host
-came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
-wait_for "$T/host.sock" "the host daemon's socket"
-as_other=()
-[ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+start_host_socket
 for ev in 'nl\x2ealert.start' 'nl.alert\x2estart' '\x6el.anomaly.start'; do
     "${as_other[@]}" logger --socket-errors=on -u "$T/host.sock" -t nl-detect \
         "ts=2026-11-22T12:00:04.000001Z event=\"$ev\" level=Warning tag=esc name=slow-disk key.host=gw3" ||

@@ -33,18 +33,7 @@ log { source(s_nlkit_central_in_main); filter(f_nlkit_programs_main); filter(f_n
       parser(p_nlkit_kv_main); rewrite(r_nlkit_event_main); destination(d_oneread_tap); };"
 umask 022
 start_central
-cat >"$T/host.conf" <<EOF
-@version: 3.38
-@include "$CONF/nlkit-host.conf"
-nlkit_host(socket("$T/host.sock") local_port($((PORT + 1))) central("127.0.0.1") port($PORT)
-           buffer_dir("$T/buf") reopen(1));
-EOF
-mkdir -p "$T/buf"
-start host
-came_up host || fail "the host daemon would not start: $(tail -n 3 "$T/host.log")"
-wait_for "$T/host.sock" "the host daemon's socket"
-as_other=()
-[ "$(id -u)" = 0 ] && as_other=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+start_host_socket
 
 echo "1. $N hostile lines (seed $SEED) over TCP, $((N / 4)) as datagrams by a local user"
 ISSUE="ts=2026-11-22T12:00:00.000001Z x='y event=nl.alert.start level=Warn name=forged z='"
