@@ -165,10 +165,8 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
-        nld_cfg_init(&c);
-        char text[256], err[256] = "";
-        snprintf(text, sizeof text, "stream s event=m value=x %s\n", cases[i].words);
-        int rc = nld_cfg_parse(&c, text, "test", err, sizeof err);
+        char err[256] = "";
+        int rc = t_stream_words(&c, cases[i].words, err, sizeof err);
         if (cases[i].ok != 1) { /* 0: confirm= refused, 2: young= refused */
             if (!rc) fail_msg("%s: accepted", cases[i].words);
             assert_non_null(strstr(err, cases[i].ok ? "young" : "confirm"));
