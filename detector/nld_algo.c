@@ -437,8 +437,12 @@ static void budget_threshold(nld_bank_t *b)
     /* the spacing is kept on every stream: episodes read it too (nld_bank_spacing) */
     if (b->now != INT64_MIN) {
         if (b->t_prev != INT64_MIN && b->now > b->t_prev) {
-            double gap = (double)(b->now - b->t_prev) / 1e6;
-            b->log_gaps += log(gap < 1e-6 ? 1e-6 : gap > 30 * 86400.0 ? 30 * 86400.0 : gap);
+            if (b->now - b->t_prev != b->gap || !b->gaps) {
+                double gap = (double)(b->now - b->t_prev) / 1e6;
+                b->gap = b->now - b->t_prev;
+                b->log_gap = log(gap < 1e-6 ? 1e-6 : gap > 30 * 86400.0 ? 30 * 86400.0 : gap);
+            }
+            b->log_gaps += b->log_gap;
             b->gaps++;
         }
         b->t_prev = b->now;

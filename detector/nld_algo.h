@@ -134,6 +134,9 @@ typedef struct nld_bank {
     int64_t t_prev;             /* event time of the last value with one (INT64_MIN: none) */
     double log_gaps;            /* sum of the logs of the gaps between values, in seconds */
     uint64_t gaps;              /* ... and how many */
+    int64_t gap;                /* the last gap whose log was taken (a stream's gaps mostly
+                                   repeat: one log per distinct gap, not per value) */
+    double log_gap;             /* ... and its log */
     double thr;                 /* the threshold in force for this value (threshold= or a budget) */
     uint32_t admit;             /* flagged values a run may hold and still be learnt, now
                                    (admit=, raised on fast streams by runs_s) */

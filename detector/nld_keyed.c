@@ -393,9 +393,10 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
             d->n.unconfirmed++;
         }
     }
-    int every = nld_confirm_every(nld_bank_spacing(&k->u.s.bank), sd->confirm_wait_s);
     int wait = !*pend && flag && !active &&
-               nld_confirm_wait(c, r->ts_usec, sv, st, sd->confirm, every);
+               nld_confirm_wait(c, r->ts_usec, sv, st, sd->confirm,
+                                nld_confirm_every(nld_bank_spacing(&k->u.s.bank),
+                                                  sd->confirm_wait_s));
     nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
     if (!wait) return 1;
     c->pending = 1;

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_ep_engine.c — the benchmarks' episode rule (ep_row in bench/realdata_bank.c, which
+ * bench-realdata's choice and bench-quiet count reports with) held to nl-detect's engine:
+ * generated series of several kinds and spacings go through the engine with the config a
+ * user writes (rd_replay: `combine=default`, scores on), and the starts rd_starts_at
+ * derives from the engine's own scores must be the engine's starts, row for row. A change
+ * to the engine's episode life (nld_keyed.c) that the fast path does not follow, or the
+ * reverse, fails here and not only in a benchmark's printout. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nl_test.h"
+#include "nld_combine.h"
+#include "realdata_bank.h"
+#include "realdata_replay.h"
+#include "t_kinds.h"
+
+#define T0 1577836800000000LL /* 2020-01-01T00:00:00Z */
+
+/* kind k's value at row i (time of day h): white noise, bursty counts, quantised runs, a
+ * spike a day, a level that shifts every 2 days */
+static double value(int k, uint64_t *rs, double *state, size_t i, double per_day)
+{
+    switch (k) {
+    case 0: return t_kinds_noise(t_unit, rs);
+    case 1: return t_kinds_bursty(t_unit, rs);
+    case 2: return t_kinds_quantised(t_unit, rs, state);
+    case 3: return t_kinds_spike(t_unit, rs, per_day);
+    default: return t_kinds_noise(t_unit, rs) + 40 * (double)((size_t)((double)i / (2 * per_day)) % 2);
+    }
+}
+
+static void test_fast_path_is_engine(void **state)
+{
+    (void)state;
+    static const int64_t spacing[] = {60000000LL, 300000000LL, 3600000000LL};
+    static const double days[] = {6, 20, 120};
+    const char *want[2] = {"start.default", "score.default"};
+    size_t reports = 0, rows_all = 0;
+    char tmp[] = "/tmp/nlkit-ep-XXXXXX", err[256] = "";
+    assert_non_null(mkdtemp(tmp));
+    for (int sp = 0; sp < 3; sp++)
+        for (int k = 0; k < 5; k++) {
+            double per_day = 86400e6 / (double)spacing[sp], level = 0;
+            rd_series_t s = {.name = (char *)"generated"};
+            s.n = (size_t)(days[sp] * per_day);
+            s.ts = malloc(s.n * sizeof *s.ts);
+            s.v = malloc(s.n * sizeof *s.v);
+            s.label = calloc(s.n, 1);
+            assert_true(s.ts && s.v && s.label);
+            uint64_t rs = 77 + (uint64_t)(10 * sp + k);
+            for (size_t i = 0; i < s.n; i++) {
+                s.ts[i] = T0 + (int64_t)i * spacing[sp];
+                s.v[i] = value(k, &rs, &level, i, per_day);
+            }
+            rd_cols_t c;
+            if (rd_replay(&s, "combine=default", want, 2, tmp, &c, err, sizeof err))
+                fail_msg("replay: %s", err);
+            double *start = rd_col(&c, "start.default"), *score = rd_col(&c, "score.default");
+            double *sim = calloc(s.n, sizeof *sim);
+            assert_true(start && score && sim);
+            rd_starts_at(score, s.ts, s.n, nld_rate_threshold(NLD_DEFAULT_RATE), rd_ep_default(),
+                         sim);
+            for (size_t i = 0; i < s.n; i++) {
+                if ((sim[i] != 0) != (start[i] != 0))
+                    fail_msg("spacing %lld s, kind %d, row %zu: engine %g, fast path %g",
+                             (long long)(spacing[sp] / 1000000), k, i, start[i], sim[i]);
+                reports += start[i] != 0;
+            }
+            rows_all += s.n;
+            free(sim);
+            rd_cols_free(&c);
+            free(s.ts);
+            free(s.v);
+            free(s.label);
+        }
+    rmdir(tmp);
+    /* not a comparison of silences: the series raise reports */
+    if (reports < 20) fail_msg("only %zu reports in %zu rows", reports, rows_all);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fast_path_is_engine)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
