@@ -4,7 +4,8 @@
 prints them (nl-detect --help-stream), against the man page's STREAM OPTIONS: every table
 option has its `.TP` / `.B name=` entry there and no entry names an option the table lacks;
 each entry's "Built-in: X" is the table's value for a stream given algo= alone, and its
-"combine=default: Y" (where the page gives one) the preset's. --help names --help-stream.
+"combine=default: Y" (where the page gives one) the preset's; the page's one-line
+"combine=default is ..." names exactly the options and values the preset sets. --help names --help-stream.
 
     test_opts_doc.py NL_DETECT MAN_PAGE
 """
@@ -16,7 +17,7 @@ SELECTOR = {"event", "value", "key", "where.FIELD"}  # the selector's, not the t
 
 
 def table(nl_detect):
-    """{name: (alone, preset, kind_later)} from --help-stream."""
+    """{name: (alone, preset, set by combine=default)} from --help-stream."""
     out = subprocess.run([nl_detect, "--help-stream"], check=True, capture_output=True,
                          text=True).stdout
     rows, started = {}, False
@@ -25,8 +26,8 @@ def table(nl_detect):
             started = True
             continue
         if started and line.strip():
-            opt, alone, preset = line.split()[:3]
-            rows[opt.split("=", 1)[0]] = (alone, preset)
+            opt, alone, preset, rest = line.split(None, 3)
+            rows[opt.split("=", 1)[0]] = (alone, preset, rest.startswith("* "))
     return rows
 
 
@@ -87,7 +88,7 @@ def main():
     for name in entries:
         if name not in rows and name not in SELECTOR:
             bad.append(f"{name}=: in {page}'s STREAM OPTIONS, not an option nl-detect takes")
-    for name, (alone, preset) in rows.items():
+    for name, (alone, preset, _) in rows.items():
         body = entries.get(name)
         if body is None or name in ("combine", "weights", "quorum"):
             continue  # read after the others; their built-in value depends on the mode
@@ -103,6 +104,19 @@ def main():
                        f"{preset})")
         elif got is not None and got != preset:
             bad.append(f"{name}=: the page says combine=default: {got}, the table {preset}")
+    # the preset in one line, as rsync(1) writes "-a equals -rlptgoD": the same options
+    text = plain(" ".join(open(page, encoding="utf-8").read().splitlines()))
+    m = re.search(r"combine=default is (algo=.*?), each unless given", text)
+    if not m:
+        bad.append("the page does not spell out 'combine=default is algo=... , each unless "
+                   "given'")
+    else:
+        said = dict(w.split("=", 1) for w in m.group(1).split() if "=" in w)
+        want = {n: r[1] for n, r in rows.items() if r[2]}
+        for n in sorted(set(said) | set(want)):
+            if said.get(n) != want.get(n):
+                bad.append(f"'combine=default is ...' says {n}={said.get(n, '(nothing)')}, "
+                           f"the table {n}={want.get(n, '(nothing)')}")
     for b in bad:
         print("FAIL:", b, file=sys.stderr)
     if not bad:
