@@ -421,6 +421,16 @@ static void health(out_t *o, const nldm_snap_t *m)
           (double)c->tracked);
     gauge(o, "nlkit_detect_pending_starts", NULL, "Starts awaiting their end now.",
           (double)c->pending);
+    gauge(o, "nlkit_detect_streams_learning", NULL,
+          "Streams too young to judge now (fewer values than min= or young=): they do not page.",
+          (double)c->learning);
+    counter(o, "nlkit_detect_episodes_held",
+            "Episodes a hold-off kept from paging (they came too soon after one that ended).",
+            c->held);
+    counter(o, "nlkit_detect_config_mistakes",
+            "Stream and subscription definitions said on stderr to match no event, or whose "
+            "value= never appeared in the events they matched.",
+            c->unmatched);
     if (m->now != INT64_MIN)
         gauge(o, "nlkit_detect_event_time_seconds", "seconds",
               "Event time: the latest ts read, as Unix time.", (double)m->now / 1e6);

@@ -367,6 +367,11 @@ static void test_engine_hooks(void **state)
                          "ts=2026-11-26T10:%02d:%02d.000000Z event=op level=Info host=h1 x=%g",
                          i / 60, i % 60, x);
         nld_line(d, line, (size_t)n, "t", i + 1);
+        if (i == 6) { /* 6 values of min=20 published: the stream says it is learning */
+            char *t5 = render(m, 0);
+            assert_true(sample(t5, "nlkit_detect_streams_learning") == 1);
+            free(t5);
+        }
         nld_counts_t c;
         nld_counts(d, &c);
         nld_metrics_health(m, &c, nld_now(d));
@@ -380,6 +385,9 @@ static void test_engine_hooks(void **state)
     assert_true(sample(t, h) > 0.9);
     assert_true(sample(t, "nlkit_detect_events_total") == 60);
     assert_true(sample(t, "nlkit_detect_streams") == 1);
+    assert_true(sample(t, "nlkit_detect_streams_learning") == 0); /* 60 values: judged */
+    assert_true(sample(t, "nlkit_detect_episodes_held_total") == 0);
+    assert_true(sample(t, "nlkit_detect_config_mistakes_total") == 0);
     free(t);
     nld_free(d);
     nl_close(out);
