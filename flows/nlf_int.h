@@ -7,6 +7,7 @@
 #define NLKIT_NLF_INT_H
 
 #include "nl_map.h"
+#include "nl_tree.h"
 #include "nlf.h"
 
 #define NLF_ID_MAX 63      /* longest guid or trace id taken (longer: the event is bad) */
@@ -20,17 +21,9 @@
 
 typedef struct nlf_flow nlf_flow_t;
 
-/* One event of an open flow: 48 bytes, the unit of the memory bound. */
-typedef struct nlf_ev {
-    int64_t ts;    /* usec */
-    double val;    /* value field, if has & 1 */
-    double dur;    /* duration field, seconds, if has & 2 */
-    uint32_t g;    /* index of its guid in the flow */
-    uint32_t act;  /* interned activity (or point event) name */
-    uint32_t seq;  /* arrival order in the flow, to keep sorting stable */
-    uint8_t kind;  /* NL_KIND_START, _END or _OTHER */
-    uint8_t has;
-} nlf_ev_t;
+/* One event of an open flow: 48 bytes, the unit of the memory bound; the tree builder's
+ * (internal/nl_tree.h), so a flow's events are built into its tree where they lie. */
+typedef nl__tree_ev_t nlf_ev_t;
 
 /* A join key: "g" + guid or "t" + trace id, in the engine's map. */
 typedef struct nlf_key {
@@ -151,7 +144,7 @@ uint32_t nlf__intern(nlf_t *f, nl__map_t *m, const char ***names, uint32_t *n, u
                      const char *s, size_t len);
 void nlf__complete(nlf_t *f, nlf_flow_t *fl);
 void nlf__complete_all(nlf_t *f);
-/* nlf_tree.c: the flow's activity tree and profile into d (d->v zeroed, dim long); 0, or
+/* nlf_tree.c: the flow's activity tree (nl__tree_build) and profile into d (d->v zeroed, dim long); 0, or
  * -1 when it has no activity at all or its root activity is one too many. */
 int nlf__profile(nlf_t *f, nlf_flow_t *fl, nlf_done_t *d);
 uint32_t nlf__path(nlf_t *f, uint32_t parent, uint32_t act);

@@ -314,18 +314,10 @@ static const nl_field_t *field(const nl_rec_t *rec, const char *name, size_t len
 }
 
 /* Up to 16 hex digits as a number (span ids); 0 when not hex. */
+/* A span id field as a number (nl__tree_hex64); 0 for none. */
 static uint64_t hex64(const nl_field_t *fd)
 {
-    if (!fd || !fd->value_len || fd->value_len > 16) return 0;
-    uint64_t v = 0;
-    for (uint32_t i = 0; i < fd->value_len; i++) {
-        char c = fd->value[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) return 0;
-        v = v << 4 | (uint64_t)d;
-    }
-    return v;
+    return fd ? nl__tree_hex64(fd->value, fd->value_len) : 0;
 }
 
 static void diag(nlf_t *f, FILE *out, const char *where, long lineno, const char *why)
