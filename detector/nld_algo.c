@@ -207,14 +207,6 @@ static double surprise_of(const nld_bank_t *b, int i, const nld_hist_t *h, doubl
     return nld_surprise_normal((v - m) / sd, b->p.side);
 }
 
-/* v's score, and what threshold= reports from it (the side, set before); the own rule,
- * which the histories learn from, stays. */
-static void score_is(const nld_bank_t *b, nld_verdict_t *out, double score)
-{
-    out->score = score;
-    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
-}
-
 /* cusum and relent: their statistic, surprise, bounds and verdict. */
 static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
 {
@@ -267,33 +259,12 @@ static void judge_new(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
     if (vs > cs) cs = vs;
     out->side = side_state(p, dir);
     out->own = out->state = flag ? out->side : NLD_NORMAL;
-    score_is(b, out, nld_score_of(cs));
+    out->score = nld_score_of(cs);
 }
 
-/* The score judged against the stream's own recent surprises (calib=), and what
- * threshold= reports from it; the own rule, which the histories learn from, stays. */
-static void calibrate(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
-{
-    double raw = nld_surprise_of(out->score), s = nld_calib_step(&b->calib[i], raw);
-    if (isnan(s)) {
-        *err = NL_ENOMEM;
-        return;
-    }
-    /* a value absurd under the model stays an alarm on a stream used to outliers */
-    if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink) s = raw / b->p.calib_shrink;
-    score_is(b, out, nld_score_of(s));
-}
-
-/* jump= and recur=: the surprise keeps the share jw of itself (nld_jump.h, nld_recur.h);
- * what is left, the own rule stays. */
-static void weigh_jump(const nld_bank_t *b, nld_verdict_t *out, double jw)
-{
-    score_is(b, out, jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0);
-}
-
-/* Test v against H for algorithm i; the centre is computed only for a flagged value, as
- * only reports need it (a median costs two more tree descents). */
-static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
+/* Stage 1 (NLD_STAGE_RAW): test v against H for algorithm i by its own rule, and score it
+ * (the CDF centre waits for the verdict: judge_stages). */
+static void stage_raw(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdict_t *out)
 {
     const nld_params_t *p = &b->p;
     out->v = v;
@@ -328,9 +299,60 @@ static void judge(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_verdi
         double dev = 0;
         double sv = surprise_of(b, i, h, v, &dev);
         out->side = side_state(p, dev);
-        score_is(b, out, nld_score_of(sv));
+        out->score = nld_score_of(sv);
     }
-    if (IS_CDF(i) && out->state != NLD_NORMAL) out->centre = nld_hist_quantile(h, 0.5);
+}
+
+/* Stage 2 (NLD_STAGE_CALIB): the score judged against the stream's own recent surprises
+ * (calib=), lowered at most calib.shrink times; without calib= it stays the raw one. */
+static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
+{
+    if (b->p.calib) {
+        double raw = nld_surprise_of(out->score), s = nld_calib_step(&b->calib[i], raw);
+        if (isnan(s)) {
+            *err = NL_ENOMEM; /* the raw score goes on */
+        } else {
+            /* a value absurd under the model stays an alarm on a stream used to outliers */
+            if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink) s = raw / b->p.calib_shrink;
+            out->score = nld_score_of(s);
+        }
+    }
+    out->calibrated = out->score;
+}
+
+/* Stage 3 (NLD_STAGE_DISCOUNT): jump=, recur= and young= leave the calibrated surprise the
+ * share jw of itself (discount_share); the own rule stays. */
+static void stage_discount(nld_verdict_t *out, double jw)
+{
+    if (jw < 1) out->score = jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0;
+}
+
+/* Stage 4 (NLD_STAGE_THRESHOLD): with a threshold in force (threshold=, rate=, alarms=:
+ * budget_threshold) the discounted score decides what is reported; without one, the own
+ * rule. The histories learn by the own rule either way. */
+static void stage_threshold(const nld_bank_t *b, nld_verdict_t *out)
+{
+    out->thr = b->thr;
+    if (b->thr > 0) out->state = out->score >= b->thr ? out->side : NLD_NORMAL;
+}
+
+/* Algorithm i's judgement of v: stages 1 to 4 of nld_stage, in that order and only here,
+ * each recording its output in *out (raw, calibrated, score, thr and state). A CDF's centre
+ * is computed only for a reported value, as only reports need it (a median costs two more
+ * tree descents). */
+static void judge_stages(nld_bank_t *b, int i, const nld_hist_t *h, double v, double jw,
+                         nld_verdict_t *out, int *err)
+{
+    out->raw = out->calibrated = 0;
+    out->thr = b->thr;
+    stage_raw(b, i, h, v, out);
+    out->raw = out->score;
+    if (out->state == NLD_WARMUP) return; /* too little history: no judgement yet */
+    stage_calib(b, i, out, err);
+    stage_discount(out, jw);
+    stage_threshold(b, out);
+    if (!IS_NEW(i) && IS_CDF(i) && out->state != NLD_NORMAL)
+        out->centre = nld_hist_quantile(h, 0.5);
 }
 
 /* A heuristic history takes v if it was not flagged; a flagged v is held back until its
@@ -456,6 +478,20 @@ double nld_bank_spacing(const nld_bank_t *b)
     return b->gaps ? exp(b->log_gaps / (double)b->gaps) : 0;
 }
 
+/* The share of its surprise value x keeps in stage 3 (NLD_STAGE_DISCOUNT), the product of
+ * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, young=. Their state
+ * learns from every value, judged or not. */
+static double discount_share(nld_bank_t *b, double x, int64_t ts_usec, int jumps)
+{
+    double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
+    if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
+    /* young=: a stream's first values are judged against little history (a cdf of a few
+     * dozen values, a calibration barely begun), and their rarest look rarer than they
+     * are; their surprise grows with the values seen (the archive's seeds count) */
+    if (b->p.young && b->seen < b->p.young) jw *= (double)b->seen / b->p.young;
+    return jw;
+}
+
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err)
 {
     return nld_bank_step_at(b, x, INT64_MIN, out, err);
@@ -483,12 +519,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         if (b->p.runs_n && n > b->p.runs_n) n = b->p.runs_n;
         if (n - 1 > b->admit) b->admit = n - 1 < NLD_ADMIT_MAX ? (uint32_t)(n - 1) : NLD_ADMIT_MAX;
     }
-    double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
-    if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
-    /* young=: a stream's first values are judged against little history (a cdf of a few
-     * dozen values, a calibration barely begun), and their rarest look rarer than they
-     * are; their surprise grows with the values seen (the archive's seeds count) */
-    if (b->p.young && b->seen < b->p.young) jw *= (double)b->seen / b->p.young;
+    double jw = discount_share(b, x, ts_usec, jumps);
     x -= off;
     double s = nl_ewma_add(&b->ew, x);
     *err = 0;
@@ -498,9 +529,7 @@ double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t 
         double v = IS_RAW(i) ? x : s;
         const nld_hist_t *h = IS_HEUR(i) ? &b->heur[i] : &b->stat[IS_RAW(i)];
         if (i == NLD_RELENT && nld_relent_push(&b->relent, b->p.relent_w, x)) *err = NL_ENOMEM;
-        judge(b, i, h, v, &out[i]);
-        if (b->p.calib && out[i].state != NLD_WARMUP) calibrate(b, i, &out[i], err);
-        if (jw < 1 && out[i].state != NLD_WARMUP) weigh_jump(b, &out[i], jw);
+        judge_stages(b, i, h, v, jw, &out[i], err);
         if (IS_HEUR(i) && heur_update(b, i, v, out[i].own)) *err = NL_ENOMEM;
     }
     if (b->cal_err) *err = NL_ENOMEM;

@@ -107,17 +107,48 @@ typedef struct nld_params {
 
 #define NLD_YOUNG_MAX 1000000u
 
-/* One algorithm's verdict on one value. */
+/* The stages of a value's judgement, in the one order they run. Stages 1 to 4 are each
+ * algorithm's, run by nld_bank_step_at (nld_algo.c, judge_stages, one function a stage),
+ * each recording its output in the verdict; combine= then makes one verdict of the
+ * algorithms' (nld_combine_judge), and stage 5 is the engine's, per episode slot
+ * (nld_keyed.c, nld__stream_value then episode_step). docs/detecting.md, "The stages of a
+ * verdict", says the same for operators.
+ *   1 raw        the algorithm's surprise under its model of the history (season= judges the
+ *                value less its slot's offset, floor= bounds the spread): verdict.raw, and
+ *                its own rule's flag (own), which is what heuristic histories learn from
+ *   2 calib      calib=: the surprise against the stream's own recent raw ones, lowered at
+ *                most calib.shrink times, bounded by calib.record: verdict.calibrated
+ *   3 discount   jump=, recur=, young=: the surprise keeps the product of their shares:
+ *                verdict.score
+ *   4 threshold  threshold=, rate=, alarms= (the stricter; verdict.thr): the score reaching
+ *                it is reported (verdict.state); without one, the own rule is
+ *   5 episode    confirm= (a lone flag waits for the next value), fatigue= (a new episode's
+ *                bar), episode.min / episode.for (runs that count), escalate=, clear=,
+ *                holdoff=: what is written */
+enum nld_stage {
+    NLD_STAGE_RAW = 1,
+    NLD_STAGE_CALIB,
+    NLD_STAGE_DISCOUNT,
+    NLD_STAGE_THRESHOLD,
+    NLD_STAGE_EPISODE
+};
+
+/* One algorithm's verdict on one value, with each stage's output (enum nld_stage). */
 typedef struct nld_verdict {
-    int state;       /* enum nld_state: what is reported (by threshold= when set) */
+    int state;       /* enum nld_state: what is reported (stage 4: by the threshold when one
+                        is in force, else the own rule) */
     int own;         /* the algorithm's own rule (k, p, cusum.h, relent.p), which is what
                         its histories learn from, whatever threshold= reports */
     double v;        /* the value tested (smoothed or raw) */
     double centre;   /* mean (MSD) or median (CDF) of H; computed only when flagged */
     double lo, hi;   /* the bounds v was held to */
-    double score;    /* how extreme v is against H, in [0, 1] (0 while warming up):
-                        S / (S + 1), S = -log10 P (see nld_tail.h and above); with
-                        calib=, P is the calibrated one */
+    double raw;        /* stage 1: how extreme v is against H, in [0, 1] (0 while warming
+                          up, or when nothing needs it): S / (S + 1), S = -log10 P (see
+                          nld_tail.h and above) */
+    double calibrated; /* stage 2: the score with calib='s P (raw without calib=) */
+    double score;      /* stage 3: the calibrated score after discounts, which the
+                          threshold is held to */
+    double thr;        /* stage 4: the threshold in force (0: the own rule decides) */
     int side;        /* the side v lies on as a state (NLD_LOW, NLD_HIGH; NLD_NORMAL for
                         neither, or a side the stream does not watch) */
     uint32_t hist_n; /* values in H when tested */
@@ -190,9 +221,10 @@ double nld_budget_threshold(const nld_params_t *p, double spacing_s);
  * wrong timestamp or one long silence moves it little; 0 until there has been a gap. */
 double nld_bank_spacing(const nld_bank_t *b);
 
-/* Run every enabled algorithm on x (not NaN): fills out[i] for each enabled i and returns
- * the EWMA value (with season=, of the values less their offsets, given back as observed:
- * plus the current offset). Histories are updated after testing. Returns 0 or NL_ENOMEM in *err. */
+/* Run every enabled algorithm on x (not NaN), stages 1 to 4 (enum nld_stage): fills out[i]
+ * for each enabled i and returns the EWMA value (with season=, of the values less their
+ * offsets, given back as observed: plus the current offset). Histories are updated after
+ * testing. Returns 0 or NL_ENOMEM in *err. */
 double nld_bank_step(nld_bank_t *b, double x, nld_verdict_t out[NLD_ALGOS], int *err);
 /* nld_bank_step for a value with its event time (usec), which relearn=DUR needs. */
 double nld_bank_step_at(nld_bank_t *b, double x, int64_t ts_usec, nld_verdict_t out[NLD_ALGOS],

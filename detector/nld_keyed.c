@@ -321,10 +321,13 @@ static void flag_line(nld_t *d, nld_keyed_t *k, int algo, const nl_rec_t *r, con
 }
 
 /* nl.anomaly.score: every value's score under each algorithm (set scores=1), to plot
- * and to choose thresholds from. */
+ * and to choose thresholds from; on a stream that calibrates or discounts, each stage's
+ * score too (raw., calib.; enum nld_stage), and the threshold in force. */
 static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, double s,
                        const nld_verdict_t *v, unsigned algos, const nld_verdict_t *cv)
 {
+    const nld_params_t *p = &d->cfg->s[k->def].p;
+    int staged = p->calib || p->jump > 0 || p->recur_days || p->young;
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);
@@ -335,9 +338,16 @@ static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, do
     for (int a = 0; a < NLD_ALGOS; a++) {
         if (!(algos >> a & 1) || v[a].state == NLD_WARMUP) continue;
         char name[16];
+        if (staged) {
+            snprintf(name, sizeof name, "raw.%s", nld_algo_name(a));
+            nl_enc_dbl(&b, name, v[a].raw);
+            snprintf(name, sizeof name, "calib.%s", nld_algo_name(a));
+            nl_enc_dbl(&b, name, v[a].calibrated);
+        }
         snprintf(name, sizeof name, "score.%s", nld_algo_name(a));
         nl_enc_dbl(&b, name, v[a].score);
     }
+    if (k->u.s.bank.thr > 0) nl_enc_dbl(&b, "threshold", k->u.s.bank.thr);
     if (cv && cv->state != NLD_WARMUP) { /* the combined verdict's, under its mode's name */
         char name[32];
         snprintf(name, sizeof name, "score.%s", d->cfg->s[k->def].comb.name);
@@ -581,6 +591,9 @@ static void watch_value(nld_t *d, const nld_sdef_t *sd, const nl_rec_t *r, doubl
     d->opts.value(d->opts.watch_ctx, &w);
 }
 
+/* A stream's value judged in the stages of enum nld_stage (nld_algo.h), in that order: 1-4
+ * each algorithm's (raw, calib, discount, threshold: nld_bank_step_at), then combine='s one
+ * verdict, then 5, the episode of each slot followed (episode_step). */
 void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
 {
     nld_keyed_t *k = lookup(d, NLD_K_STREAM, def, &d->cfg->s[def].sel, r);

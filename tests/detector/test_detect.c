@@ -903,9 +903,11 @@ static void test_default_preset(void **state)
     assert_true(recent > 0.99 && recent < 1);
     double want = nld_score_of(nld_surprise_of(thr) + log10(1 + recent));
     assert_true(fabs(t_num(e2, "threshold") - want) < 1e-6);
-    /* every value after warm-up has a combined score; the spike and the 1e9 rank apart */
+    /* every value after warm-up has a combined score; the spike and the 1e9 rank apart;
+     * each has its stages' scores (raw, calibrated, discounted: enum nld_stage) and the
+     * threshold, and calibration moves some */
     double s250 = -1, s270 = -1, s100 = -1;
-    int scored = 0;
+    int scored = 0, calibrated = 0;
     int nsl = count_ev(&r, "nl.anomaly.score");
     assert_int_equal(nsl, 300);
     for (int k = 0; k < nsl; k++) {
@@ -913,12 +915,17 @@ static void test_default_preset(void **state)
         const char *v = t_field(sl, "score.default");
         if (!v) continue;
         scored++;
+        assert_non_null(t_field(sl, "raw.cdf-hu"));
+        assert_non_null(t_field(sl, "calib.cdf-hu"));
+        assert_true(t_num(sl, "threshold") > 0);
+        if (t_num(sl, "raw.cdf-hu") != t_num(sl, "calib.cdf-hu")) calibrated++;
         const char *ts = t_field(sl, "ts");
         if (!strcmp(ts, "2026-11-22T04:10:00.000000Z")) s250 = atof(v);
         if (!strcmp(ts, "2026-11-22T04:30:00.000000Z")) s270 = atof(v);
         if (!strcmp(ts, "2026-11-22T01:40:00.000000Z")) s100 = atof(v);
     }
     assert_int_equal(scored, 300 - 30);
+    assert_true(calibrated > 0);
     assert_true(s100 >= 0 && s100 < 0.5);
     assert_true(s250 > 0.9 && s270 > s250 && s270 < 1);
     run_free(&r);
