@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """test_opts_doc.py — nl-detect's stream options, as its option table (detector/nld_opts.c)
 prints them (nl-detect --help-stream), against the man page's STREAM OPTIONS: every table
-option has its `.TP` / `.B name=` entry there and no entry names an option the table lacks;
+option has its entry there (`.IP "name=..."`, or `.TP` then `.B name=...`) and no entry names an option the table lacks;
 each entry's "Built-in: X" is the table's value for a stream given algo= alone, and its
 "combine=default: Y" (where the page gives one) the preset's; the page's one-line
 "combine=default is ..." names exactly the options and values the preset sets. --help names --help-stream.
@@ -38,7 +38,8 @@ def plain(text):
 
 
 def man_entries(path):
-    """{name: body} of the STREAM OPTIONS section's `.TP` / `.B name=...` entries."""
+    """{name: body} of the STREAM OPTIONS section's `.IP "name=..."` (or `.TP` / `.B name=...`)
+    entries."""
     lines = open(path, encoding="utf-8").read().splitlines()
     try:
         start = lines.index(".SH STREAM OPTIONS")
@@ -48,13 +49,15 @@ def man_entries(path):
     i = start + 1
     while i < len(lines) and not lines[i].startswith(".SH"):
         line = lines[i]
-        if line == ".TP" and i + 1 < len(lines) and lines[i + 1].startswith(".B"):
+        tp = line == ".TP" and i + 1 < len(lines) and lines[i + 1].startswith(".B")
+        if tp or line.startswith(".IP "):  # `.TP` / `.B head`, or `.IP "head"`
             if name:
                 entries[name] = " ".join(body)
-            head = plain(lines[i + 1].split(None, 1)[1] if " " in lines[i + 1] else "")
+            src = lines[i + 1] if tp else line
+            head = plain(src.split(None, 1)[1] if " " in src else "")
             name = head.split("=", 1)[0].strip() if "=" in head else None
             body = []
-            i += 2
+            i += 2 if tp else 1
             continue
         if line.startswith((".PP", ".SS", ".TP")):
             if name:
@@ -84,7 +87,7 @@ def main():
     for name in rows:
         if name not in entries:
             bad.append(f"{name}=: in the option table, not in {page}'s STREAM OPTIONS "
-                       "(a `.TP` then `.B " + name + "=...` entry)")
+                       "(an `.IP \"" + name + "=...\"` entry)")
     for name in entries:
         if name not in rows and name not in SELECTOR:
             bad.append(f"{name}=: in {page}'s STREAM OPTIONS, not an option nl-detect takes")
