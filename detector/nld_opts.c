@@ -270,21 +270,32 @@ static void fmt_bound(const nld_opt_t *o, double x, char *buf, size_t len)
         snprintf(buf, len, "%.15g", x);
 }
 
-void nld_opt_expect(int i, char *buf, size_t len)
+/* Option o's bounds in the words of `form`, printf formats of them for: both bounds, both
+ * with the low one open, the low one, the low one open, the high one; "" without bounds. So
+ * an error's expected value and the help's brief range say the same range. */
+static void range_in(const nld_opt_t *o, const char *const form[5], char *buf, size_t len)
 {
-    const nld_opt_t *o = &nld_opts[i];
     char lo[32], hi[32];
     fmt_bound(o, o->lo, lo, sizeof lo);
     fmt_bound(o, o->hi, hi, sizeof hi);
     int lo_on = !!(o->flags & NLD_OF_LO), hi_on = !!(o->flags & NLD_OF_HI);
     int open = !!(o->flags & NLD_OF_LO_OPEN);
-    char range[80] = "";
+    *buf = 0;
     if (lo_on && hi_on)
-        snprintf(range, sizeof range, open ? " above %s, at most %s" : " from %s to %s", lo, hi);
+        snprintf(buf, len, form[open], lo, hi);
     else if (lo_on)
-        snprintf(range, sizeof range, open ? " above %s" : " of at least %s", lo);
+        snprintf(buf, len, form[2 + open], lo);
     else if (hi_on)
-        snprintf(range, sizeof range, " of at most %s", hi);
+        snprintf(buf, len, form[4], hi);
+}
+
+void nld_opt_expect(int i, char *buf, size_t len)
+{
+    static const char *const words[5] = {" from %s to %s", " above %s, at most %s",
+                                         " of at least %s", " above %s", " of at most %s"};
+    const nld_opt_t *o = &nld_opts[i];
+    char range[80];
+    range_in(o, words, range, sizeof range);
     snprintf(buf, len, "%s%s%s", kind_text[o->kind], range,
              o->flags & NLD_OF_OFF ? ", or off" : "");
 }
@@ -377,17 +388,9 @@ void nld_opt_format(const nld_sdef_t *d, int i, char *buf, size_t len)
 /* Option o's range in brief for the help, " (20..1000000|off)", or "". */
 static void brief_range(const nld_opt_t *o, char *buf, size_t len)
 {
-    char lo[32], hi[32], r[80] = "";
-    fmt_bound(o, o->lo, lo, sizeof lo);
-    fmt_bound(o, o->hi, hi, sizeof hi);
-    int lo_on = !!(o->flags & NLD_OF_LO), hi_on = !!(o->flags & NLD_OF_HI);
-    int open = !!(o->flags & NLD_OF_LO_OPEN);
-    if (lo_on && hi_on)
-        snprintf(r, sizeof r, open ? ">%s..%s" : "%s..%s", lo, hi);
-    else if (lo_on)
-        snprintf(r, sizeof r, open ? ">%s" : ">=%s", lo);
-    else if (hi_on)
-        snprintf(r, sizeof r, "<=%s", hi);
+    static const char *const signs[5] = {"%s..%s", ">%s..%s", ">=%s", ">%s", "<=%s"};
+    char r[80];
+    range_in(o, signs, r, sizeof r);
     if (o->flags & NLD_OF_OFF)
         snprintf(r + strlen(r), sizeof r - strlen(r), "%soff", *r ? "|" : "");
     snprintf(buf, len, "%s%s%s", *r ? " (" : "", r, *r ? ")" : "");
