@@ -37,6 +37,10 @@
 #define NLR_LOOKBACK 86400.0
 /* Events drawn on one GUID's lifeline at most. */
 #define NLR_LIFE_MAX 2000
+/* Child GUIDs (parent.guid, recursively) read into one lifeline at most. */
+#define NLR_LIFE_GUIDS 256
+/* Rows (activities) of one lifeline drawn at most. */
+#define NLR_LIFE_ROWS 200
 
 /* What the report covers, from the command line. */
 typedef struct nlr_opts {
@@ -137,14 +141,51 @@ typedef struct nlr_peer {
 typedef struct nlr_life_ev {
     double t;
     char *host, *event;
+    char *guid, *pguid;   /* its guid and parent.guid ("" for none) */
+    uint64_t span, pspan; /* span.id, parent.span.id as numbers (0: none) */
 } nlr_life_ev_t;
+
+/* One row of a lifeline: an activity from its start to its end, or point events with no
+ * activity around them, placed in the request's tree (internal/nl_tree.h, the tree nl-flows
+ * builds): a child GUID's activities under the activity of its parent that encloses them. */
+typedef struct nlr_life_row {
+    double t0, t1;
+    char *name;   /* the activity (NAME of NAME.start/.end), or the point event's name */
+    char *host;   /* "" for none */
+    char *guid;
+    char *note;   /* NULL, or what is odd about it: an orphan's missing parent */
+    int depth;    /* 0 for a root */
+    int parent;   /* row index, -1 for a root */
+    int open;     /* started, never ended: drawn to its GUID's last event */
+    int point;    /* point events only */
+    int orphan;   /* its GUID names a parent that is not in the archive */
+} nlr_life_row_t;
+
+/* One event as drawn: on its activity's row (its start or end), or a point event on the
+ * row of the activity open around it. */
+typedef struct nlr_life_dot {
+    double t;
+    int row;
+    int kind;          /* NL_KIND_START, _END or _OTHER */
+    const char *event; /* the row's name for a start or end; else the point's (row strings) */
+    const char *host;
+} nlr_life_dot_t;
 
 typedef struct nlr_life {
     char *guid, *why; /* guid: the identity followed, a GUID or (by_trace) a trace id */
     int by_trace;     /* the events of a trace (trace.id), across its processes' GUIDs */
     nlr_life_ev_t *ev;
     int n;
-    int64_t more; /* events past NLR_LIFE_MAX */
+    int64_t more;     /* events past NLR_LIFE_MAX */
+    int children;     /* child GUIDs found (parent.guid, recursively), their events read */
+    int64_t guids_more; /* child GUIDs past NLR_LIFE_GUIDS, not read */
+    nlr_life_row_t *rows;
+    int nrows;
+    int64_t rows_more; /* rows past NLR_LIFE_ROWS, not drawn (their events are counted in n) */
+    nlr_life_dot_t *dots;
+    int ndots;
+    char **strs; /* the rows' and dots' strings */
+    int nstrs, capstrs;
 } nlr_life_t;
 
 typedef struct nlr_report {
@@ -210,7 +251,9 @@ int nlr_marks_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* Read the lifelines: the GUIDs asked for; or else the odd flows nl-flows reported in the
  * window (the two of highest score, each beside its typical flow, by trace id when it has
  * one) and the GUIDs of missing-end reports; or else the GUID of the slowest start/end pair
- * in the window. */
+ * in the window. A GUID's lifeline holds its child GUIDs' events too (parent.guid,
+ * recursively), and each lifeline's events are built into rows: the request's tree as
+ * nl-flows builds it, orphans said so. */
 int nlr_life_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 
 /* ---- drawing (nlr_svg.c, nlr_page.c) ---------------------------------------------------- */
@@ -229,7 +272,9 @@ void nlr_svg_chart(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
  * axis: the p50, p90 and p99 of each pixel column (its summaries' histograms merged) and,
  * where outcomes were counted, the error ratio. Nothing if the chart has neither. */
 void nlr_svg_durations(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id);
-/* One lifeline as an inline SVG: a lane per host and event, the events joined in time. */
+/* One lifeline as an inline SVG: a row per activity of the request's tree, indented under
+ * its parent and labelled with its name (and host), a bar from its start to its end, its
+ * events as dots; an orphan's row says its parent is missing. */
 void nlr_svg_life(FILE *f, const nlr_life_t *l, int id);
 /* The whole page: title, overview table, charts, peer verdicts, lifelines. */
 int nlr_page_write(FILE *f, const nlr_report_t *r);

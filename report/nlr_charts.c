@@ -179,11 +179,5 @@ void nlr_report_free(nlr_report_t *r)
         free(r->peers[i].culprit);
     }
     free(r->peers);
-    for (int i = 0; i < r->nlife; i++) {
-        free(r->life[i].guid);
-        free(r->life[i].why);
-        for (int j = 0; j < r->life[i].n; j++)
-            free(r->life[i].ev[j].host), free(r->life[i].ev[j].event);
-        free(r->life[i].ev);
-    }
+    for (int i = 0; i < r->nlife; i++) nlr__life_free(&r->life[i]);
 }

@@ -37,6 +37,19 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 int nlr__pairs_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 /* The drawn summary charts' durations and outcomes per column (nlr_dur.c). */
 int nlr__dur_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
+/* Lifelines (nlr_life.c): the events whose identity `name` (guid, trace.id) is `value`,
+ * appended to l->ev with their guid, parent.guid and span ids; and one event's strings freed. */
+int nlr__life_events(nll_db_t *db, nlr_life_t *l, const char *name, const char *value,
+                     nll_err_t *err);
+void nlr__life_ev_free(nlr_life_ev_t *e);
+/* A lifeline's child GUIDs (parent.guid, recursively, at most NLR_LIFE_GUIDS), their events
+ * read into it (nlr_ltree.c). */
+int nlr__life_children(nll_db_t *db, nlr_life_t *l, nll_err_t *err);
+/* A lifeline's events (in any order) sorted by time and built into rows and dots: the
+ * request's tree (internal/nl_tree.h), orphans looked up in the archive (nlr_ltree.c). */
+int nlr__life_tree(nll_db_t *db, nlr_life_t *l, nll_err_t *err);
+/* Free what a lifeline holds. */
+void nlr__life_free(nlr_life_t *l);
 /* Sort charts as nlr_charts_rank does. */
 void nlr__rank_sort(nlr_chart_t *c, int n);
 

@@ -4,30 +4,41 @@
  * else the odd flows nl-flows reported, each beside the typical flow it was measured against
  * (what did this request do that the others did not?), and those of the window's
  * missing-end reports (what happened to the transfer that never ended?); else the slowest
- * pair's. */
+ * pair's. A GUID's children (parent.guid) are read with it, and the events built into the
+ * request's tree, in nlr_ltree.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nl_tree.h"
 #include "nll_sql.h"
-#include "nlr.h"
+#include "nlr_int.h"
 
-static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
+/* The events whose identity `name` (guid or trace.id) is `value`, in time order, appended to
+ * l->ev (past NLR_LIFE_MAX: counted in l->more), each with its guid, parent.guid and span
+ * ids for the tree. */
+int nlr__life_events(nll_db_t *db, nlr_life_t *l, const char *name, const char *value,
+                     nll_err_t *err)
 {
     nll_stmt_t *st;
     int rc = nll_sql_prepare(db,
-                             "SELECT e.ts, e.event, coalesce(h.value, s.host, '') FROM ident g "
+                             "SELECT e.ts, e.event, coalesce(h.value, s.host, ''), "
+                             "coalesce(gg.value, ''), coalesce(pg.value, ''), "
+                             "coalesce(sp.value, ''), coalesce(ps.value, '') FROM ident g "
                              "JOIN event e ON e.id = g.event_id "
                              "LEFT JOIN value h ON h.event_id = e.id AND h.name = 'host' "
                              "LEFT JOIN summary s ON s.event_id = e.id "
+                             "LEFT JOIN ident gg ON gg.event_id = e.id AND gg.name = 'guid' "
+                             "LEFT JOIN ident pg ON pg.event_id = e.id AND pg.name = 'parent.guid' "
+                             "LEFT JOIN ident sp ON sp.event_id = e.id AND sp.name = 'span.id' "
+                             "LEFT JOIN ident ps ON ps.event_id = e.id AND ps.name = 'parent.span.id' "
                              "WHERE g.name = ?2 AND g.value = ?1 ORDER BY e.ts, e.id",
                              &st, err);
     if (rc) return rc;
     nll_sql_context(st, "reading a lifeline");
-    const char *name = l->by_trace ? "trace.id" : "guid";
-    nll_sql_bind_text(st, 1, l->guid, strlen(l->guid));
+    nll_sql_bind_text(st, 1, value, strlen(value));
     nll_sql_bind_text(st, 2, name, strlen(name));
-    int cap = 0;
+    int cap = l->n;
     while ((rc = nll_sql_step(st, err)) == 1) {
         if (l->n >= NLR_LIFE_MAX) {
             l->more++;
@@ -35,11 +46,19 @@ static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
         }
         if (nlr_grow((void **)&l->ev, &cap, l->n + 1, sizeof *l->ev)) break;
         nlr_life_ev_t *e = &l->ev[l->n];
+        memset(e, 0, sizeof *e);
         e->t = nll_sql_col_double(st, 0);
+        size_t len;
+        const char *sid = nll_sql_col_text(st, 5, &len);
+        e->span = nl__tree_hex64(sid, len);
+        const char *pid = nll_sql_col_text(st, 6, &len);
+        e->pspan = nl__tree_hex64(pid, len);
         e->event = strdup(nll_sql_col_text(st, 1, NULL));
         e->host = strdup(nll_sql_col_text(st, 2, NULL));
-        if (!e->event || !e->host) {
-            free(e->event), free(e->host);
+        e->guid = strdup(nll_sql_col_text(st, 3, NULL));
+        e->pguid = strdup(nll_sql_col_text(st, 4, NULL));
+        if (!e->event || !e->host || !e->guid || !e->pguid) {
+            nlr__life_ev_free(e);
             break;
         }
         l->n++;
@@ -50,6 +69,20 @@ static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
         return NL_ENOMEM;
     }
     return rc; /* 0, or a failed query: err says where and why */
+}
+
+void nlr__life_ev_free(nlr_life_ev_t *e)
+{
+    free(e->host), free(e->event), free(e->guid), free(e->pguid);
+}
+
+/* One lifeline: its GUID's events and its children's (or the trace's), then its tree. */
+static int read_one(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
+{
+    int rc = nlr__life_events(db, l, l->by_trace ? "trace.id" : "guid", l->guid, err);
+    if (!rc && !l->by_trace) rc = nlr__life_children(db, l, err);
+    if (!rc) rc = nlr__life_tree(db, l, err);
+    return rc;
 }
 
 static int add_by(nlr_report_t *r, const char *guid, int by_trace, const char *why)

@@ -34,11 +34,13 @@ static const char css[] =
     ".missing path{fill:#bf8700}.missing line{stroke:#bf8700;stroke-width:2;stroke-dasharray:5 3}"
     ".cutoff path{fill:#8c959f}.cutoff line{stroke:#8c959f;stroke-width:1;stroke-dasharray:2 3}"
     ".peer path{fill:#8250df}"
-    ".lane{stroke:#eaeef2}.lanename{text-anchor:end;fill:#1d2630}"
+    ".lane{stroke:#eaeef2}.rowname{fill:#1d2630}.orphan .rowname{fill:#a40e26}"
+    ".life-bar{fill:#1f4e79;fill-opacity:.35}.open .life-bar{fill-opacity:.15}"
+    ".life-link{stroke:#8c959f;stroke-dasharray:2 2}"
     ".pct{fill:none;stroke-width:1.4;stroke-linejoin:round}.p50{stroke:#8fb8de}"
     ".p90{stroke:#3b7dbf}.p99{stroke:#0b2e59;stroke-width:1.8}"
     ".errratio{fill:none;stroke:#cf222e;stroke-width:1.5;stroke-linejoin:round}"
-    ".dot{fill:#1f4e79}.life{fill:none;stroke:#1f4e79;stroke-width:1.4}.life-ev{fill:#1f4e79}"
+    ".dot{fill:#1f4e79}.life-ev{fill:#1f4e79}"
     ".key span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px;"
     "vertical-align:middle}"
     "a{color:#0969da}";
@@ -267,7 +269,21 @@ static void lifelines(FILE *f, const nlr_report_t *r)
         nlr_esc(f, l->why);
         fprintf(f, ": %d event%s", l->n, l->n == 1 ? "" : "s");
         if (l->more) fprintf(f, " (and %lld more, not drawn)", (long long)l->more);
-        fputs(", one lane per host and event, joined in time order.</p></figcaption>\n", f);
+        if (l->children)
+            fprintf(f, ", with %d child GUID%s (parent.guid)", l->children,
+                    l->children == 1 ? "" : "s");
+        if (l->guids_more)
+            fprintf(f, " (and %lld more child GUIDs, not read)", (long long)l->guids_more);
+        fputs("; one row per activity, each child under the activity of its parent that "
+              "holds it (the tree nl-flows builds)",
+              f);
+        if (l->rows_more) fprintf(f, " (and %lld more rows, not drawn)", (long long)l->rows_more);
+        int orphans = 0;
+        for (int k = 0; k < l->nrows; k++) orphans += l->rows[k].orphan;
+        if (orphans)
+            fprintf(f, "; %d orphan%s: %s parent is not in the archive", orphans,
+                    orphans == 1 ? "" : "s", orphans == 1 ? "its" : "their");
+        fputs(".</p></figcaption>\n", f);
         nlr_svg_life(f, l, i);
         fputs("</figure>\n", f);
     }

@@ -348,68 +348,86 @@ void nlr_svg_durations(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int
 
 /* ---- lifelines ------------------------------------------------------------------------ */
 
-#define LL 260.0 /* lane labels' width */
+#define LL 260.0 /* row labels' width */
 #define LW 600.0
 #define LANE 18.0
+#define INDENT 14.0 /* a child's label, right of its parent's */
 
 /* Who wrote an event of a lifeline: its host, or for a tool's report that names none (nl-detect's
  * nl.missing carries the GUID, not the host) the tool, never "?". */
-static const char *life_who(const nlr_life_ev_t *e)
+static const char *life_who(const char *host, const char *event)
 {
-    return e->host[0] ? e->host : !strncmp(e->event, "nl.", 3) ? "nl-detect" : "(no host)";
+    return host[0] ? host : !strncmp(event, "nl.", 3) ? "nl-detect" : "(no host)";
 }
 
 void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
 {
-    /* lanes: host and event, in the order they first appear */
-    int lane[NLR_LIFE_MAX], nl = 0, first[NLR_LIFE_MAX];
-    for (int i = 0; i < l->n; i++) {
-        int k = 0;
-        while (k < nl && (strcmp(l->ev[first[k]].host, l->ev[i].host) ||
-                          strcmp(l->ev[first[k]].event, l->ev[i].event)))
-            k++;
-        if (k == nl) first[nl++] = i;
-        lane[i] = k;
-    }
-    double t0 = l->n ? l->ev[0].t : 0, t1 = l->n ? l->ev[l->n - 1].t : 1;
+    double t0 = INFINITY, t1 = -INFINITY;
+    for (int i = 0; i < l->nrows; i++) t0 = fmin(t0, l->rows[i].t0), t1 = fmax(t1, l->rows[i].t1);
+    for (int i = 0; i < l->ndots; i++) t0 = fmin(t0, l->dots[i].t), t1 = fmax(t1, l->dots[i].t);
+    if (!(t0 <= t1)) t0 = 0, t1 = 1;
     double pad = (t1 - t0) * 0.04;
     if (pad <= 0) pad = 0.5;
     t0 -= pad, t1 += pad;
-    double h = 10 + nl * LANE + 30;
+#define LX(t) (LL + ((t) - t0) / (t1 - t0) * LW)
+#define LY(k) (10 + (k) * LANE + LANE / 2)
+    double h = 10 + l->nrows * LANE + 30;
     fprintf(f,
             "<svg class=\"lifeline\" id=\"life-%d\" xmlns=\"http://www.w3.org/2000/svg\" "
-            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-events=\"%d\">\n",
-            id, LL + LW + 16, h, LL + LW + 16, h, l->n);
-    for (int k = 0; k < nl; k++) {
-        double y = 10 + k * LANE + LANE / 2;
-        fprintf(f, "<line class=\"lane\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", LL,
-                LL + LW, y, y);
-        fprintf(f, "<text class=\"lanename\" x=\"%.1f\" y=\"%.1f\">", LL - 6, y + 4);
-        nlr_esc(f, life_who(&l->ev[first[k]]));
+            "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-events=\"%d\" "
+            "data-rows=\"%d\">\n",
+            id, LL + LW + 16, h, LL + LW + 16, h, l->n, l->nrows);
+    for (int k = 0; k < l->nrows; k++) { /* each row: its label, indented by depth, and bar */
+        const nlr_life_row_t *w = &l->rows[k];
+        double y = LY(k);
+        fprintf(f, "<g class=\"span%s%s%s\" data-row=\"%d\" data-parent=\"%d\" "
+                   "data-depth=\"%d\" data-t0=\"%.6f\" data-t1=\"%.6f\" data-activity=\"",
+                w->point ? " point" : "", w->open ? " open" : "", w->orphan ? " orphan" : "", k,
+                w->parent, w->depth, w->t0, w->t1);
+        nlr_esc(f, w->name);
+        fputs("\" data-host=\"", f);
+        nlr_esc(f, w->host);
+        fputs("\" data-guid=\"", f);
+        nlr_esc(f, w->guid);
+        fputs("\">", f);
+        if (w->note) { /* on hover anywhere on the row */
+            fputs("<title>", f);
+            nlr_esc(f, w->note);
+            fputs("</title>", f);
+        }
+        fprintf(f, "<line class=\"lane\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                LL, LL + LW, y, y);
+        if (w->parent >= 0) /* from its parent's row down to its own, where it began */
+            fprintf(f, "<line class=\"life-link\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+                       "y2=\"%.1f\"/>", LX(w->t0), LX(w->t0), LY(w->parent), y);
+        if (!w->point)
+            fprintf(f, "<rect class=\"life-bar\" x=\"%.1f\" width=\"%.1f\" y=\"%.1f\" "
+                       "height=\"8\"/>", LX(w->t0), fmax(LX(w->t1) - LX(w->t0), 1), y - 4);
+        fprintf(f, "<text class=\"rowname\" x=\"%.1f\" y=\"%.1f\">", 6 + w->depth * INDENT,
+                y + 4);
+        nlr_esc(f, w->name);
         fputs(" \xc2\xb7 ", f);
-        nlr_esc(f, l->ev[first[k]].event);
-        fprintf(f, "</text>\n");
+        nlr_esc(f, life_who(w->host, w->name));
+        if (w->orphan) fputs(" (orphan)", f);
+        fputs("</text></g>\n", f);
     }
-    if (l->n > 1) {
-        fprintf(f, "<path class=\"life\" d=\"");
-        for (int i = 0; i < l->n; i++)
-            fprintf(f, "%c%.1f %.1f", i ? 'L' : 'M', LL + (l->ev[i].t - t0) / (t1 - t0) * LW,
-                    10 + lane[i] * LANE + LANE / 2);
-        fprintf(f, "\"/>\n");
-    }
-    for (int i = 0; i < l->n; i++) {
+    static const char *const suffix[] = {"", ".start", ".end", ""};
+    for (int i = 0; i < l->ndots; i++) {
+        const nlr_life_dot_t *d = &l->dots[i];
         char at[40];
-        nlr_fmt_time(at, sizeof at, l->ev[i].t, 1);
+        nlr_fmt_time(at, sizeof at, d->t, 1);
         fprintf(f,
-                "<circle class=\"life-ev\" data-t=\"%.6f\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
-                "<title>",
-                l->ev[i].t, LL + (l->ev[i].t - t0) / (t1 - t0) * LW,
-                10 + lane[i] * LANE + LANE / 2);
-        nlr_esc(f, l->ev[i].event);
-        fprintf(f, l->ev[i].host[0] ? " on " : " by ");
-        nlr_esc(f, life_who(&l->ev[i]));
+                "<circle class=\"life-ev\" data-t=\"%.6f\" data-row=\"%d\" cx=\"%.1f\" "
+                "cy=\"%.1f\" r=\"4\"><title>",
+                d->t, d->row, LX(d->t), LY(d->row));
+        nlr_esc(f, d->event);
+        fputs(suffix[d->kind & 3], f);
+        fprintf(f, d->host[0] ? " on " : " by ");
+        nlr_esc(f, life_who(d->host, d->event));
         fprintf(f, "\n%s</title></circle>\n", at);
     }
-    time_axis(f, t0, t1, LL, LW, 10 + nl * LANE);
+    time_axis(f, t0, t1, LL, LW, 10 + l->nrows * LANE);
     fprintf(f, "</svg>\n");
+#undef LX
+#undef LY
 }

@@ -526,6 +526,108 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
+/* The row of a lifeline with this activity (the first), or -1. */
+static int row_of(const nlr_life_t *l, const char *name)
+{
+    for (int i = 0; i < l->nrows; i++)
+        if (!strcmp(l->rows[i].name, name)) return i;
+    return -1;
+}
+
+/* A GUID's lifeline draws its child spans: GUIDs whose parent.guid is it, recursively, each
+ * activity under the one of its parent that holds it in time (the tree nl-flows builds),
+ * labelled with its name; a GUID whose parent is not in the archive is an orphan, said so;
+ * one whose parent is there but not drawn is not. */
+static void test_life_children(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    nll_db_t *db = new_archive(path);
+    lines_t l = {0};
+    /* req-1 on fe: a request with a parse step; its child db-1 (on be) a query inside the
+     * parse, with a grandchild io-1 (a disk read inside the query); an unrelated request */
+    add(&l, "ts=%s event=request.start level=Info guid=req-1 host=fe prog=front", iso(T0));
+    add(&l, "ts=%s event=parse.start level=Info guid=req-1 host=fe prog=front", iso(T0 + 0.1));
+    add(&l, "ts=%s event=db.query.start level=Info guid=db-1 parent.guid=req-1 host=be prog=db",
+        iso(T0 + 0.2));
+    add(&l, "ts=%s event=disk.read.start level=Info guid=io-1 parent.guid=db-1 host=be prog=db",
+        iso(T0 + 0.3));
+    add(&l, "ts=%s event=disk.read.end level=Info guid=io-1 parent.guid=db-1 host=be prog=db",
+        iso(T0 + 0.4));
+    add(&l, "ts=%s event=cache.miss level=Info guid=db-1 parent.guid=req-1 host=be prog=db",
+        iso(T0 + 0.45));
+    add(&l, "ts=%s event=db.query.end level=Info guid=db-1 parent.guid=req-1 host=be prog=db",
+        iso(T0 + 0.5));
+    add(&l, "ts=%s event=parse.end level=Info guid=req-1 host=fe prog=front", iso(T0 + 0.6));
+    add(&l, "ts=%s event=request.end level=Info guid=req-1 host=fe prog=front", iso(T0 + 0.9));
+    add(&l, "ts=%s event=request.start level=Info guid=req-2 host=fe", iso(T0 + 0.2));
+    add(&l, "ts=%s event=request.end level=Info guid=req-2 host=fe", iso(T0 + 0.3));
+    /* an orphan: its parent never logged anything */
+    add(&l, "ts=%s event=job.start level=Info guid=orph-1 parent.guid=gone-9 host=be",
+        iso(T0 + 1));
+    add(&l, "ts=%s event=job.end level=Info guid=orph-1 parent.guid=gone-9 host=be", iso(T0 + 2));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    o.guids[0] = "req-1";
+    o.guids[1] = "orph-1";
+    o.guids[2] = "db-1";
+    o.nguids = 3;
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    assert_int_equal(r.nlife, 3);
+    const nlr_life_t *a = &r.life[0];
+    assert_int_equal(a->n, 9); /* its own 4 events, db-1's 3 and io-1's 2, not req-2's */
+    assert_int_equal(a->children, 2);
+    assert_int_equal(a->nrows, 4);
+    int req = row_of(a, "request"), parse = row_of(a, "parse"), q = row_of(a, "db.query"),
+        io = row_of(a, "disk.read");
+    assert_int_equal(req, 0); /* depth first: each child right under its parent */
+    assert_int_equal(parse, 1);
+    assert_int_equal(q, 2);
+    assert_int_equal(io, 3);
+    assert_int_equal(a->rows[req].depth, 0);
+    assert_int_equal(a->rows[req].parent, -1);
+    assert_int_equal(a->rows[parse].parent, req);
+    assert_int_equal(a->rows[q].parent, parse); /* the query ran inside the parse */
+    assert_int_equal(a->rows[q].depth, 2);
+    assert_string_equal(a->rows[q].guid, "db-1");
+    assert_string_equal(a->rows[q].host, "be");
+    assert_int_equal(a->rows[io].parent, q);
+    assert_int_equal(a->rows[io].depth, 3);
+    assert_double_equal(a->rows[q].t0, T0 + 0.2, 1e-6);
+    assert_double_equal(a->rows[q].t1, T0 + 0.5, 1e-6);
+    assert_false(a->rows[req].orphan);
+    assert_null(a->rows[req].note);
+    assert_int_equal(a->ndots, 9); /* every event a dot: the point on its query's row */
+    int on_q = 0;
+    for (int i = 0; i < a->ndots; i++) on_q += a->dots[i].row == q;
+    assert_int_equal(on_q, 3);
+    const nlr_life_t *b = &r.life[1];
+    assert_int_equal(b->nrows, 1);
+    assert_true(b->rows[0].orphan);
+    assert_non_null(b->rows[0].note);
+    assert_non_null(strstr(b->rows[0].note, "gone-9 is not in the archive"));
+    const nlr_life_t *c = &r.life[2]; /* a child asked for: its parent is in the archive */
+    assert_int_equal(c->nrows, 2); /* db.query, disk.read under it; no row of its parent */
+    assert_false(c->rows[0].orphan);
+    assert_non_null(strstr(c->rows[0].note, "a child of req-1"));
+    assert_int_equal(c->rows[row_of(c, "disk.read")].parent, 0);
+    /* the page: rows indented by depth, labelled, the orphan said so */
+    size_t len;
+    char *page = page_of(&r, dir, &len);
+    assert_non_null(strstr(page, "data-depth=\"3\" data-t0="));
+    assert_non_null(strstr(page, ">disk.read \xc2\xb7 be<"));
+    assert_non_null(strstr(page, "<title>orphan: its parent.guid gone-9 is not in the archive"));
+    assert_non_null(strstr(page, ">job \xc2\xb7 be (orphan)</text>"));
+    assert_non_null(strstr(page, "with 2 child GUIDs (parent.guid)"));
+    assert_non_null(strstr(page, "1 orphan: its parent is not in the archive"));
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 /* Hostile names are text on the page; nothing is fetched; the chart count is bounded. */
 static void test_page(void **state)
 {
@@ -990,7 +1092,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_page),             cmocka_unit_test(test_page_tells_truth),
         cmocka_unit_test(test_size_bounded),     cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_extremes),         cmocka_unit_test(test_durations_and_errors),
-        cmocka_unit_test(test_program),
+        cmocka_unit_test(test_program),          cmocka_unit_test(test_life_children),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
