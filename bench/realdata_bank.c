@@ -9,6 +9,7 @@
 
 #include "bench_util.h"
 #include "nld_combine.h"
+#include "nld_beat.h"
 #include "nld_confirm.h"
 #include "nld_tail.h"
 
@@ -52,12 +53,12 @@ void rd_per_day(const rd_series_t *s, double *score)
     }
 }
 
-rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0, 0}; }
+rd_ep_t rd_ep_hold(int64_t h) { return (rd_ep_t){h, 0, 0, 0, 0, 0}; }
 
 rd_ep_t rd_ep_of(const nld_sdef_t *d)
 {
     return (rd_ep_t){d->holdoff_s > 0 ? (int64_t)(d->holdoff_s * 1e6) : -(int64_t)d->holdoff_n,
-                     d->fatigue_s, d->escalate, d->confirm, d->confirm_wait_s};
+                     d->fatigue_s, d->escalate, d->confirm, d->confirm_wait_s, d->beat};
 }
 
 void rd_default_params(nld_params_t *p)
@@ -70,7 +71,8 @@ void rd_default_params(nld_params_t *p)
 rd_ep_t rd_ep_default(void)
 {
     return (rd_ep_t){(int64_t)(NLD_DEFAULT_HOLDOFF_S * 1e6), NLD_DEFAULT_FATIGUE_S,
-                     NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM, NLD_DEFAULT_CONFIRM_WAIT_S};
+                     NLD_DEFAULT_ESCALATE, NLD_DEFAULT_CONFIRM, NLD_DEFAULT_CONFIRM_WAIT_S,
+                     NLD_DEFAULT_BEAT};
 }
 
 /* The engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 at
@@ -82,6 +84,10 @@ typedef struct ep_run {
     int64_t h0, fat_t;
     double fat, peak;
     nld_confirm_t cf;
+    uint64_t run;  /* flags in the current run (the engine's runs: NLD_RUN_GAP ends one) */
+    uint32_t gap;  /* unflagged rows since its last flag */
+    int run_beat;  /* ... which came on the beat of the earlier runs (nld_beat.h) */
+    nld_beat_t beat;
 } ep_run_t;
 
 static void ep_run_init(ep_run_t *e, double t, rd_ep_t ep)
@@ -112,20 +118,27 @@ static inline void ep_quiet(ep_run_t *e, int64_t now)
         e->active = 0;
 }
 
-/* Whether confirm.wait= holds every lone flag at row i: the engine asks at the stream's
- * spacing (the geometric mean of its gaps); the mean gap so far is the same on the regular
- * series the benches read. */
-static inline int ep_every(const ep_run_t *e, const int64_t *ts, size_t i)
+/* `rows` unflagged rows in a row: the engine's run of flags ends after NLD_RUN_GAP. */
+static inline void ep_gap(ep_run_t *e, size_t rows)
 {
-    double sp = i ? (double)(ts[i] - ts[0]) / 1e6 / (double)i : 0;
-    return nld_confirm_every(sp, e->ep.confirm_wait_s);
+    if (e->run && (e->gap += (uint32_t)(rows < NLD_RUN_GAP ? rows : NLD_RUN_GAP)) >= NLD_RUN_GAP)
+        e->run = 0;
 }
 
-/* Row i of score `score`, surprise sv, at event time ts and hold-off time now, `every`
- * as ep_every says; 1 when a report would open an episode there. */
-static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now, int every)
+/* The stream's spacing at row i, as confirm.wait= and the beat ask it: the engine's is
+ * the geometric mean of its gaps; the mean gap so far is the same on the regular series
+ * the benches read. */
+static inline double ep_spacing(const int64_t *ts, size_t i)
 {
-    int flag = score >= e->t;
+    return i ? (double)(ts[i] - ts[0]) / 1e6 / (double)i : 0;
+}
+
+/* Row i of score `score`, surprise sv, at event time ts and hold-off time now, the stream's
+ * spacing sp (ep_spacing); 1 when a report would open an episode there. */
+static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now, double sp)
+{
+    int flag = score >= e->t, every = nld_confirm_every(sp, e->ep.confirm_wait_s);
+    int64_t t0 = ts; /* the run's start, if this flag begins one */
     double st = e->st;
     if (e->ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
         int confirmed = 0;
@@ -133,6 +146,7 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
             e->cf.pending = 0;
             if (!e->active && sv >= NLD_CONFIRM_NEXT * st) {
                 confirmed = flag = 1;
+                t0 = e->cf.pend_t;
                 if (e->cf.pend_s > sv) sv = e->cf.pend_s;
             }
         }
@@ -142,10 +156,12 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
         if (wait) {
             e->cf.pending = 1;
             e->cf.pend_s = sv;
+            e->cf.pend_t = ts;
             return 0;
         }
     }
     if (!flag) {
+        ep_gap(e, 1);
         ep_quiet(e, now);
         return 0;
     }
@@ -157,13 +173,22 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
     }
     if (e->ep.fatigue_s > 0) bar = st + log10(1 + recent);
     if (!e->active && sv < bar) return 0;
-    if (e->active && e->ep.escalate > 0 && sv >= e->peak + e->ep.escalate && sv >= bar)
+    if (!e->run && e->ep.beat) { /* a new run (which counts at once: one flag a run) */
+        e->run_beat = nld_beat_on(&e->beat, t0, sp, e->ep.beat);
+        nld_beat_add(&e->beat, t0);
+    }
+    e->run++;
+    e->gap = 0;
+    if (e->active && !e->run_beat && e->ep.escalate > 0 && sv >= e->peak + e->ep.escalate &&
+        sv >= bar)
         e->active = 0;
     if (!e->active) {
-        start = 1;
         e->peak = sv;
-        e->fat = recent + 1;
-        e->fat_t = ts;
+        if (!e->run_beat) { /* one on a beat is held: no page, no fatigue */
+            start = 1;
+            e->fat = recent + 1;
+            e->fat_t = ts;
+        }
     }
     if (sv > e->peak) e->peak = sv;
     e->active = 1;
@@ -178,7 +203,7 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
     ep_run_init(&e, t, ep);
     for (size_t i = 0; i < n; i++)
         out[i] = ep_row(&e, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i),
-                        ep_every(&e, ts, i));
+                        ep_spacing(ts, i));
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
@@ -328,7 +353,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_every(&e, ts, i)))
+            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
                 rows[nr++] = i;
         return nr;
     }
@@ -341,10 +366,11 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
         else
             break;
         if (i > next) {
+            ep_gap(&e, i - next);
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_every(&e, ts, i)))
+        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
             rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;

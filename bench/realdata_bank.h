@@ -36,6 +36,7 @@ typedef struct rd_ep {
     double fatigue_s, escalate;
     double confirm; /* confirm=F (0: off) */
     double confirm_wait_s; /* confirm.wait=DUR (0: off) */
+    uint32_t beat;         /* beat=N (0: off) */
 } rd_ep_t;
 
 /* combine=default's bank as the engine configures it for episode.min=1 (the reports the

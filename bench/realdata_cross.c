@@ -99,7 +99,7 @@ static rd_ep_t ep_of(const cfg_t *c)
     return (rd_ep_t){(int64_t)(secs(dims[D_HOLDOFF].v[c->i[D_HOLDOFF]]) * 1e6),
                      secs(dims[D_FATIGUE].v[c->i[D_FATIGUE]]),
                      atof(dims[D_ESCALATE].v[c->i[D_ESCALATE]]),
-                     atof(dims[D_CONFIRM].v[c->i[D_CONFIRM]]), 0};
+                     atof(dims[D_CONFIRM].v[c->i[D_CONFIRM]]), 0, 0};
 }
 
 static void describe(const cfg_t *c, char *out, size_t len)

@@ -115,7 +115,7 @@ static void print_stats(const nld_counts_t *c)
         "flags=%llu episodes=%llu short=%llu streams=%llu expired=%llu evicted=%llu missing=%llu "
         "late=%llu orphan.end=%llu restarted=%llu pend.evicted=%llu alerts=%llu "
         "cleared=%llu out.errors=%llu oom=%llu seeded=%llu seed.errors=%llu fatigued=%llu "
-        "escalated=%llu unconfirmed=%llu held=%llu learning=%llu unmatched=%llu "
+        "escalated=%llu unconfirmed=%llu held=%llu beats=%llu learning=%llu unmatched=%llu "
         "base.skipped=%llu\n",
         (unsigned long long)c->lines, (unsigned long long)c->events, (unsigned long long)c->bad,
         (unsigned long long)c->values, (unsigned long long)c->novalue,
@@ -130,7 +130,8 @@ static void print_stats(const nld_counts_t *c)
         (unsigned long long)c->oom, (unsigned long long)c->seeded,
         (unsigned long long)c->seed_errors, (unsigned long long)c->fatigued,
         (unsigned long long)c->escalated, (unsigned long long)c->unconfirmed,
-        (unsigned long long)c->held, (unsigned long long)c->learning,
+        (unsigned long long)c->held, (unsigned long long)c->beats,
+        (unsigned long long)c->learning,
         (unsigned long long)c->unmatched, (unsigned long long)c->base_skipped);
 }
 

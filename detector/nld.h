@@ -58,6 +58,7 @@ typedef struct nld_counts {
     uint64_t escalated;      /* episodes raised by a much rarer flag (nl.anomaly.escalate), or
                                 paged through a hold-off by one */
     uint64_t held;           /* episodes within the hold-off of one before: not paged */
+    uint64_t beats;          /* ... of them, runs on the beat of the stream's earlier runs */
     uint64_t learning;       /* streams still learning now (too few values to judge) */
     uint64_t unmatched;      /* stream and subscription definitions said to match no event,
                                 or to find no value= in the events they match */

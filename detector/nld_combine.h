@@ -46,6 +46,7 @@
 #define NLD_DEFAULT_CONFIRM 3.0
 #define NLD_DEFAULT_CONFIRM_WAIT_S 600.0
 #define NLD_DEFAULT_YOUNG 300u
+#define NLD_DEFAULT_BEAT 2u
 
 /* What combine=default meant until 2026-11-26 (cusum over 300 values, threshold=0.86 as its
  * own P, no calibration), as stream words today: everything combine=default has added

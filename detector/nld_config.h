@@ -86,6 +86,7 @@ typedef struct nld_sdef { /* stream */
                              it (nl.anomaly.escalate), or pages through a hold-off (0: off) */
     double confirm;       /* confirm=F: a lone flag under F times the threshold waits (0: off) */
     double confirm_wait_s; /* confirm.wait=DUR: on streams this frequent every lone flag waits */
+    uint32_t beat;        /* beat=N: a run on the beat of the N runs before it is held (0: off) */
     int seed;             /* history.from=db */
     double seed_since;    /* history.since: seconds back from the first value (0: all) */
 } nld_sdef_t;

@@ -6,6 +6,7 @@
 #define NLKIT_NLD_INT_H
 
 #include "nld.h"
+#include "nld_beat.h"
 #include "nld_confirm.h"
 #include "nl_map.h"
 #include "nlkit/nl_moments.h"
@@ -38,6 +39,8 @@ typedef struct nld_episode {
     double peak;        /* the largest surprise in it (escalate=) */
     double bar;         /* the score its start had to reach (threshold in force, fatigued) */
     double recent;      /* the stream's recent reports when it started (fatigue=) */
+    int run_beat;       /* the current run came on a beat (nld_beat.h): held, never escalates */
+    nld_beat_t beat;    /* starts of the last runs that counted */
 } nld_episode_t;
 
 enum { NLD_K_STREAM = 0, NLD_K_SUB = 1 };

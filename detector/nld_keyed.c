@@ -12,7 +12,6 @@
 #include "nld_tail.h"
 
 #define KEY_MAX 4096 /* longest key text; longer keys are cut (they still separate) */
-#define NLD_RUN_GAP 2 /* unflagged values in a row that end a run of flags */
 
 /* Who a line is about: stream and algorithm (slot >= 0: an algorithm, or NLD_ALGOS for the
  * combined verdict, named after its combine= mode) or the subscription's name, then the key
@@ -452,8 +451,10 @@ static void episode_counts(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r
 {
     const nld_sdef_t *sd = &d->cfg->s[k->def];
     nld_episode_t *e = &k->u.s.ep[slot];
+    if (!e->run_counted && sd->beat) nld_beat_add(&e->beat, e->run_t0);
     if (!e->active || e->ended) { /* the run opens an episode, written unless held */
-        int held = e->ended && !e->esc;
+        int held = (e->ended && !e->esc) || e->run_beat;
+        if (e->run_beat) d->n.beats++;
         if (e->ended && e->esc) d->n.escalated++;
         e->active = 1;
         e->ended = 0;
@@ -483,7 +484,9 @@ static void episode_counts(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r
  *      nl.anomaly.escalate line; the episode goes on, nothing says resolved);
  *   3. it ends once no flag has counted for clear= of event time (at least one value);
  *   4. until the hold-off has passed after its last counting flag, a new run is held:
- *      followed and counted, not written, unless a flag in it escalates over the last peak.
+ *      followed and counted, not written, unless a flag in it escalates over the last peak;
+ *   5. a run on the beat of the stream's earlier runs (nld_beat.h) is held as well, and
+ *      never escalates.
  * With fatigue=, a run starts only if its first flag clears the bar the stream's recent
  * reports raised (start_bar). */
 static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, double x, double s,
@@ -497,11 +500,15 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
     v = &vc;
     if (v->state == NLD_LOW || v->state == NLD_HIGH) {
         double sv = nld_surprise_of(v->score), recent, bar = start_bar(sd, k, slot, r->ts_usec, &recent);
+        if (!e->run) /* a new run: does it come on the beat of the stream's earlier runs? */
+            e->run_beat = sd->beat && nld_beat_on(&e->beat, pend ? pend->pend_t : r->ts_usec,
+                                                  nld_bank_spacing(&k->u.s.bank), sd->beat);
         if (!e->active && !e->run && sv < bar) { /* a stream that keeps alarming: not news */
             d->n.fatigued++;
             return;
         }
-        int worse = sd->escalate > 0 && e->active && sv >= e->peak + sd->escalate && sv >= bar;
+        int worse = sd->escalate > 0 && e->active && !e->run_beat && sv >= e->peak + sd->escalate &&
+                    sv >= bar;
         if (worse && e->reported) { /* 2: the open episode got worse */
             d->n.escalated++;
             e->peak = sv;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nl_num.h"
+#include "nld_beat.h"
 #include "nlkit/nl_bp.h"
 
 #define P(f) offsetof(nld_sdef_t, p.f)
@@ -102,6 +103,8 @@ const nld_opt_t nld_opts[] = {
     {"confirm.wait", NLD_OK_DUR, OFF | LO | PRE, S(confirm_wait_s), 0, 0, 0,
      NLD_DEFAULT_CONFIRM_WAIT_S, "DUR",
      "... every lone flag, on streams whose values come at most DUR apart"},
+    {"beat", NLD_OK_U32, OFF | LO | HI | PRE, S(beat), 0, 2, NLD_BEAT_CAP - 1, NLD_DEFAULT_BEAT,
+     "N", "a run of flags on the beat of the N runs before it is held (a cron job)"},
     {"history.from", NLD_OK_DB, OFF, S(seed), 0, 0, 0, 0, "db",
      "start a new key's history from the archive"},
     {"history.since", NLD_OK_DUR, GT | NLD_OF_NONE, S(seed_since), 0, 0, 0, 0, "DUR",

@@ -117,7 +117,7 @@ static void test_bars_tally(void **state)
     /* one quiet series a set, each 2549 steps of 5 minutes after probation */
     double want_days = 2 * 2549 * 300.0 / 86400;
     assert_true(fabs(b.qdays - want_days) < 1e-9);
-    rd_ep_t ep = {3600000000, 0, 0, 0, 0};
+    rd_ep_t ep = {3600000000, 0, 0, 0, 0, 0};
     rd_bars_config(&b, sets, sw, ep, 0, "generated");
     size_t want[16] = {0};
     double least_fp = INFINITY;

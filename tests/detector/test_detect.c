@@ -1091,6 +1091,43 @@ static void test_quiet_floor(void **state)
     assert_true(old > 2 * most[1]);
 }
 
+/* beat=2: a stream whose spike comes every two hours pages for the first two and holds the
+ * rest (counted as beats), where beat=off pages for every one; one on the beat far past
+ * the threshold is held too; a spike 40 minutes off the grid pages; spikes back on the
+ * grid after a gap are held (a beat of 6 h or 10 h fits them); a new rhythm at odd hours
+ * pages twice, then is held. */
+static void test_beat(void **state)
+{
+    (void)state;
+    for (int on = 0; on <= 1; on++) {
+        run_t r;
+        run_spiky(&r, on ? "beat=2 escalate=3" : "beat=off escalate=3");
+        int spikes = 0, t = feed_5min(&r, 0, 86400, 113.5, &spikes); /* 4 h to 22 h: 10 */
+        feed_one(&r, t, 400);                                          /* 24 h, on the beat */
+        t = feed_5min(&r, t + 300, 26 * 3600 + 2400, 0, &spikes);
+        feed_one(&r, t, 113.5); /* 26 h 40 m: off the grid */
+        t = feed_5min(&r, t + 300, 30 * 3600, 0, &spikes);
+        for (; t < 41 * 3600; t += 300) /* 30, 34, 36, 38 h (32 h skipped) */
+            feed_one(&r, t, t % 7200 == 0 && t != 32 * 3600 && t < 40 * 3600 ? 113.5 : 100);
+        for (int i = 0; i < 4; i++, t += 7200) { /* 41, 43, 45, 47 h: a new rhythm */
+            feed_one(&r, t, 113.5);
+            feed_5min(&r, t + 300, t + 7200, 0, &spikes);
+        }
+        nld_counts_t n;
+        run_end(&r, &n);
+        assert_int_equal(spikes, 10);
+        if (!on) {
+            assert_int_equal(n.episodes, 10 + 1 + 1 + 4 + 4); /* every one */
+            assert_int_equal(n.beats, 0);
+        } else {
+            assert_int_equal(n.episodes, 2 + 1 + 2); /* 4 h, 6 h, 26 h 40 m, 41 h, 43 h */
+            assert_int_equal(n.beats, 8 + 1 + 4 + 2);  /* 8-22 h, 24 h, 30-38 h, 45 h, 47 h */
+            assert_int_equal(n.escalated, 0);
+        }
+        run_free(&r);
+    }
+}
+
 /* fatigue=: a stream whose identical spikes (a little over the threshold) come every two
  * hours pages for the first few, then only as the count wears off (each other one counted
  * as fatigued), while the same stream without fatigue pages for every one; after a quiet week the
@@ -1388,6 +1425,7 @@ int main(void)
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
         cmocka_unit_test(test_confirm_wait),
+        cmocka_unit_test(test_beat),
         cmocka_unit_test(test_quiet_floor),
         cmocka_unit_test(test_mistakes_said),
         cmocka_unit_test(test_history_from_archive),
