@@ -35,6 +35,9 @@
 #define NLR_PAIRS_MAX 2000000
 /* Reports (and pair starts) up to this long before the window still count in it. */
 #define NLR_LOOKBACK 86400.0
+/* Processes (program, or program and pid) drawn apart on one chart at most; the values of
+ * more are counted and drawn only in the chart's figures (and its scale). */
+#define NLR_SERIES_MAX 6
 /* Events drawn on one GUID's lifeline at most. */
 #define NLR_LIFE_MAX 2000
 /* Child GUIDs (parent.guid, recursively) read into one lifeline at most. */
@@ -68,6 +71,16 @@ typedef struct nlr_dcol {
     double p50, p90, p99; /* seconds; NAN where none of them carries a histogram */
     double err;           /* err.n / n over those that counted outcomes; NAN if none did */
 } nlr_dcol_t;
+
+/* One process's series on a chart of several processes on one host: by program, and by
+ * pid where one program ran as several processes in the window. */
+typedef struct nlr_series {
+    char *prog, *pid; /* "" when the events name none */
+    char *label;      /* what the legend says: the program, or program[pid] */
+    nlr_col_t *cols;
+    int ncols;
+    int64_t values;
+} nlr_series_t;
 
 /* Something that lasted: an anomaly episode of one algorithm, or an alert. */
 enum { NLR_SPAN_EPISODE, NLR_SPAN_ALERT };
@@ -114,6 +127,10 @@ typedef struct nlr_chart {
     double dev; /* mean / base_p50 - 1: how far from the baseline */
     nlr_col_t *cols;
     int ncols;
+    nlr_series_t *series; /* drawn charts whose values came from two processes or more: one
+                             series each (cols then only sets the scale); else none */
+    int nseries;
+    int64_t series_more;  /* values of processes past NLR_SERIES_MAX, not drawn apart */
     double ymin, ymax; /* over the columns, baseline band included */
     nlr_span_t *spans;
     int nspans, capspans;

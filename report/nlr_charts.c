@@ -112,6 +112,19 @@ int nlr_chart_flagged(const nlr_chart_t *c, double t)
 }
 
 /* The column a time falls in: the window is split into NLR_COLS equal parts. */
+int nlr__cols_finish(const nlr_col_t *acc, nlr_col_t *out)
+{
+    int n = 0;
+    for (int j = 0; j < NLR_COLS; j++)
+        if (acc[j].n) {
+            nlr_col_t k = acc[j];
+            k.mean /= (double)k.n;
+            k.t /= (double)k.n;
+            out[n++] = k;
+        }
+    return n;
+}
+
 int nlr__col_of(const nlr_report_t *r, double t)
 {
     double span = r->t1 - r->t0; /* the same arithmetic as the SQL of summary_cols */
@@ -163,6 +176,11 @@ void nlr_report_free(nlr_report_t *r)
         free(c->activity);
         free(c->host);
         free(c->cols);
+        for (int j = 0; j < c->nseries; j++) {
+            nlr_series_t *w = &c->series[j];
+            free(w->prog), free(w->pid), free(w->label), free(w->cols);
+        }
+        free(c->series);
         free(c->dcols);
         free(c->slowest_guid);
         for (int j = 0; j < c->nspans; j++) free(c->spans[j].label), free(c->spans[j].detail);

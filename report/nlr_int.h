@@ -21,6 +21,9 @@ int nlr__oom(nll_err_t *err);
 int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host);
 /* A new chart at the end of r->charts (which may move), or NULL if out of memory. */
 nlr_chart_t *nlr__chart_new(nlr_report_t *r, const char *activity, const char *host, int kind);
+/* Pixel columns accumulated (t and mean holding sums) into out, the non-empty ones in order
+ * with their means: how many. */
+int nlr__cols_finish(const nlr_col_t *acc, nlr_col_t *out);
 /* The pixel column a time falls in (0 .. NLR_COLS-1). */
 int nlr__col_of(const nlr_report_t *r, double t);
 /* Type-7 quantile of n sorted values (as nl-baseline and the SQL views); NAN if n is 0. */
@@ -50,6 +53,24 @@ int nlr__life_children(nll_db_t *db, nlr_life_t *l, nll_err_t *err);
 int nlr__life_tree(nll_db_t *db, nlr_life_t *l, nll_err_t *err);
 /* Free what a lifeline holds. */
 void nlr__life_free(nlr_life_t *l);
+/* A drawn chart's values by process (nlr_who.c): program and pid, each with its pixel
+ * columns, the first NLR_SERIES_MAX processes; the values of more counted. */
+typedef struct nlr__procs {
+    struct nlr__proc {
+        char *prog, *pid;
+        nlr_col_t *acc; /* NLR_COLS: t and mean hold sums until finished */
+        int64_t n;
+    } w[NLR_SERIES_MAX];
+    int n;
+    int64_t more;
+} nlr__procs_t;
+/* A value x at time t of the process (prog, pid): 0 or NL_ENOMEM. */
+int nlr__procs_add(nlr__procs_t *p, const nlr_report_t *r, const char *prog, const char *pid,
+                   double t, double x);
+/* The chart's series, if its values came from two processes or more (labelled by program,
+ * and pid where a program has several); p is emptied. 0 or NL_ENOMEM. */
+int nlr__procs_finish(nlr__procs_t *p, nlr_chart_t *c);
+void nlr__procs_free(nlr__procs_t *p);
 /* Sort charts as nlr_charts_rank does. */
 void nlr__rank_sort(nlr_chart_t *c, int n);
 

@@ -41,6 +41,13 @@ static const char css[] =
     ".p90{stroke:#3b7dbf}.p99{stroke:#0b2e59;stroke-width:1.8}"
     ".errratio{fill:none;stroke:#cf222e;stroke-width:1.5;stroke-linejoin:round}"
     ".dot{fill:#1f4e79}.life-ev{fill:#1f4e79}"
+    ".series.s1,.legend .s1{stroke:#bc4c00;background:#bc4c00}.dot.s1{fill:#bc4c00}"
+    ".series.s2,.legend .s2{stroke:#1a7f37;background:#1a7f37}.dot.s2{fill:#1a7f37}"
+    ".series.s3,.legend .s3{stroke:#8250df;background:#8250df}.dot.s3{fill:#8250df}"
+    ".series.s4,.legend .s4{stroke:#bf3989;background:#bf3989}.dot.s4{fill:#bf3989}"
+    ".series.s5,.legend .s5{stroke:#6e7781;background:#6e7781}.dot.s5{fill:#6e7781}"
+    ".legend .s0{background:#1f4e79}.legend{margin:2px 0 0}.legend i{display:inline-block;"
+    "width:14px;height:3px;margin:0 4px 0 10px;vertical-align:middle}"
     ".key span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px;"
     "vertical-align:middle}"
     "a{color:#0969da}";
@@ -218,6 +225,22 @@ static void figure(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int id)
         if (c->hist_bad)
             fprintf(f, " %lld unreadable histogram%s left out.", (long long)c->hist_bad,
                     c->hist_bad == 1 ? "" : "s");
+    }
+    if (c->nseries > 1) { /* the legend: which process each line is */
+        fprintf(f, " %d processes on this host, a line each:", c->nseries);
+        fputs("</p><p class=\"legend\">", f);
+        for (int k = 0; k < c->nseries; k++) {
+            fprintf(f, "<span class=\"proc\" data-series=\"s%d\" data-prog=\"", k);
+            nlr_esc(f, c->series[k].prog);
+            fputs("\" data-pid=\"", f);
+            nlr_esc(f, c->series[k].pid);
+            fprintf(f, "\"><i class=\"s%d\"></i>", k % NLR_SERIES_MAX);
+            nlr_esc(f, c->series[k].label);
+            fprintf(f, " (%lld)</span>", (long long)c->series[k].values);
+        }
+        if (c->series_more)
+            fprintf(f, " and %lld value%s of more processes, in the scale but not drawn apart.",
+                    (long long)c->series_more, c->series_more == 1 ? "" : "s");
     }
     fputs("</p></figcaption>\n", f);
     nlr_svg_chart(f, r, c, id);

@@ -270,7 +270,8 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
     nl__map_t map; /* "event\0host" -> chart index + 1 */
     nl__map_init(&map, 0xf111);
     fam_t *fams = calloc((size_t)r->shown, sizeof *fams);
-    int rc = fams ? 0 : NL_ENOMEM;
+    nlr__procs_t *procs = calloc((size_t)r->shown, sizeof *procs); /* its series by process */
+    int rc = fams && procs ? 0 : NL_ENOMEM;
     for (int i = 0; i < r->shown && !rc; i++) {
         nlr_chart_t *c = &r->charts[i];
         if (c->kind != NLR_SUMMARY) continue;
@@ -282,12 +283,17 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
     }
     nll_stmt_t *st = NULL;
     if (rc ||
-        (rc = nll_sql_prepare(db,
-                              "SELECT event, coalesce(host, ''), ts, rate, mean_dur FROM summary "
-                              "WHERE ts >= ?1 AND ts <= ?2 ORDER BY event_id",
-                              &st, err))) {
+        (rc = nll_sql_prepare(
+             db,
+             "SELECT s.event, coalesce(s.host, ''), s.ts, s.rate, s.mean_dur, "
+             "coalesce(CAST(pr.value AS TEXT), ''), coalesce(CAST(pd.value AS TEXT), '') "
+             "FROM summary s LEFT JOIN value pr ON pr.event_id = s.event_id AND pr.name = 'prog' "
+             "LEFT JOIN value pd ON pd.event_id = s.event_id AND pd.name = 'pid' "
+             "WHERE s.ts >= ?1 AND s.ts <= ?2 ORDER BY s.event_id",
+             &st, err))) {
         if (rc == NL_ENOMEM) nlr__oom(err);
         free(fams);
+        free(procs);
         nl__map_free(&map);
         return rc;
     }
@@ -316,6 +322,9 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
             r->charts[i].base_from == NLR_BASE_WINDOW && nlr_chart_flagged(&r->charts[i], ts);
         r->charts[i].base_flagged += flagged;
         rc = fam_add(&rng, &fams[i], flagged ? 0 : NLR_BASE_KEEP, 1, nlr__col_of(r, ts), ts, x);
+        if (!rc)
+            rc = nlr__procs_add(&procs[i], r, nll_sql_col_text(st, 5, NULL),
+                                nll_sql_col_text(st, 6, NULL), ts, x);
     }
     if (rc == NL_ENOMEM)
         nlr__oom(err);
@@ -330,18 +339,17 @@ int nlr__sum_fill(nll_db_t *db, nlr_report_t *r, nll_err_t *err)
             rc = nlr__oom(err);
             break;
         }
-        for (int j = 0; j < NLR_COLS; j++)
-            if (f->cols[j].n) {
-                nlr_col_t k = f->cols[j];
-                k.mean /= (double)k.n;
-                k.t /= (double)k.n;
-                c->cols[c->ncols++] = k;
-            }
+        c->ncols = nlr__cols_finish(f->cols, c->cols);
         if (c->base_from == NLR_BASE_WINDOW)
             set_base(c, f->keep, f->nkeep, f->n - c->base_flagged, NLR_BASE_WINDOW);
+        if (nlr__procs_finish(&procs[i], c)) rc = nlr__oom(err);
     }
-    for (int i = 0; i < r->shown; i++) free(fams[i].cols), free(fams[i].keep);
+    for (int i = 0; i < r->shown; i++) {
+        free(fams[i].cols), free(fams[i].keep);
+        if (procs) nlr__procs_free(&procs[i]);
+    }
     free(fams);
+    free(procs);
     nl__map_free(&map);
     return rc;
 }

@@ -155,10 +155,42 @@ static double gap_of(const nlr_report_t *r, const double *t, int n)
 }
 
 /* The mean line, broken where the series has a gap (more than three times the usual
- * distance between its points), and the min-max envelope behind it. */
+ * distance between its points), and the min-max envelope behind it. A chart of several
+ * processes on its host draws each process's mean line apart instead (series s0, s1, ...,
+ * with data-prog, data-pid and data-label for the legend). */
 static void series(FILE *f, const nlr_report_t *r, const nlr_chart_t *c)
 {
     if (!c->ncols) return;
+    if (c->nseries > 1) {
+        for (int k = 0; k < c->nseries; k++) {
+            const nlr_series_t *w = &c->series[k];
+            if (!w->ncols) continue;
+            double ts[NLR_COLS];
+            for (int i = 0; i < w->ncols; i++) ts[i] = w->cols[i].t;
+            double gap = gap_of(r, ts, w->ncols);
+            fprintf(f, "<path class=\"series s%d\" data-points=\"%d\" data-prog=\"",
+                    k % NLR_SERIES_MAX, w->ncols);
+            nlr_esc(f, w->prog);
+            fputs("\" data-pid=\"", f);
+            nlr_esc(f, w->pid);
+            fputs("\" data-label=\"", f);
+            nlr_esc(f, w->label);
+            fputs("\" d=\"", f);
+            for (int i = 0; i < w->ncols; i++) {
+                int brk = i == 0 || (gap > 0 && w->cols[i].t - w->cols[i - 1].t > gap);
+                fprintf(f, "%c%.1f %.1f", brk ? 'M' : 'L', x_of(r, w->cols[i].t),
+                        y_of(c, w->cols[i].mean));
+            }
+            fputs("\"><title>", f);
+            nlr_esc(f, w->label);
+            fputs("</title></path>\n", f);
+            if (w->ncols <= 100)
+                for (int i = 0; i < w->ncols; i++)
+                    fprintf(f, "<circle class=\"dot s%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"/>",
+                            k % NLR_SERIES_MAX, x_of(r, w->cols[i].t), y_of(c, w->cols[i].mean));
+        }
+        return;
+    }
     double ts[NLR_COLS];
     for (int i = 0; i < c->ncols; i++) ts[i] = c->cols[i].t;
     double gap = gap_of(r, ts, c->ncols);

@@ -526,6 +526,87 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
+/* The chart of this activity and host, or fail. */
+static const nlr_chart_t *chart_of(nlr_report_t *r, const char *activity, const char *host)
+{
+    const nlr_chart_t *c = nlr_chart_find(r, activity, host);
+    assert_non_null(c);
+    return c;
+}
+
+/* Several processes on one host: a line each on its chart, by program, and by pid where one
+ * program ran as several (the legend says which); one process alone keeps its one series.
+ * Summaries and pairs alike. Each series holds its own process's values only. */
+static void test_series_by_process(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    nll_db_t *db = new_archive(path);
+    lines_t l = {0};
+    for (int i = 0; i < 40; i++) {
+        double t = T0 + i;
+        /* h1: two programs, alpha at 1 s of busy time per 0.5-s interval... */
+        add(&l, "ts=%s event=app.read.summary level=Info host=h1 prog=alpha pid=7 n=2 "
+                "dur.sum=0.1 v.sum=100 int=0.5", iso(t));
+        add(&l, "ts=%s event=app.read.summary level=Info host=h1 prog=beta pid=8 n=2 "
+                "dur.sum=0.1 v.sum=300 int=0.5", iso(t + 0.25));
+        /* h2: one program restarted (two pids); h3: one process */
+        add(&l, "ts=%s event=app.read.summary level=Info host=h2 prog=gamma pid=%d n=2 "
+                "dur.sum=0.1 v.sum=%d int=0.5", iso(t), i < 20 ? 10 : 11, i < 20 ? 100 : 200);
+        add(&l, "ts=%s event=app.read.summary level=Info host=h3 prog=delta pid=5 n=2 "
+                "dur.sum=0.1 v.sum=100 int=0.5", iso(t));
+        /* pairs on h1 from two programs: front's take 0.1 s, back's 0.3 s */
+        add(&l, "ts=%s event=rpc.start level=Info guid=f%d host=h1 prog=front pid=3", iso(t), i);
+        add(&l, "ts=%s event=rpc.end level=Info guid=f%d host=h1 prog=front pid=3", iso(t + 0.1),
+            i);
+        add(&l, "ts=%s event=rpc.start level=Info guid=b%d host=h1 prog=back pid=4", iso(t), i);
+        add(&l, "ts=%s event=rpc.end level=Info guid=b%d host=h1 prog=back pid=4", iso(t + 0.3),
+            i);
+    }
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    const nlr_chart_t *c = chart_of(&r, "app.read", "h1");
+    assert_int_equal(c->nseries, 2);
+    assert_string_equal(c->series[0].label, "alpha");
+    assert_string_equal(c->series[1].label, "beta");
+    assert_string_equal(c->series[1].prog, "beta");
+    assert_string_equal(c->series[1].pid, "8");
+    assert_int_equal(c->series[0].values, 40);
+    for (int k = 0; k < 2; k++) /* rate: v.sum / dur.sum, each process its own */
+        for (int i = 0; i < c->series[k].ncols; i++)
+            assert_double_equal(c->series[k].cols[i].mean, k ? 3000 : 1000, 1e-6);
+    c = chart_of(&r, "app.read", "h2");
+    assert_int_equal(c->nseries, 2);
+    assert_string_equal(c->series[0].label, "gamma[10]");
+    assert_string_equal(c->series[1].label, "gamma[11]");
+    assert_int_equal(c->series[1].values, 20);
+    c = chart_of(&r, "app.read", "h3");
+    assert_int_equal(c->nseries, 0); /* one process: its one series, as before */
+    assert_true(c->ncols > 0);
+    c = chart_of(&r, "rpc", "h1");
+    assert_int_equal(c->nseries, 2);
+    assert_string_equal(c->series[0].label, "back");
+    assert_string_equal(c->series[1].label, "front");
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < c->series[k].ncols; i++)
+            assert_double_equal(c->series[k].cols[i].mean, k ? 0.1 : 0.3, 1e-5);
+    /* the page: a line each, and the legend naming them */
+    size_t len;
+    char *page = page_of(&r, dir, &len);
+    assert_non_null(strstr(page, "class=\"series s0\" data-points=\"40\" data-prog=\"alpha\" "
+                                 "data-pid=\"7\" data-label=\"alpha\""));
+    assert_non_null(strstr(page, "data-prog=\"gamma\" data-pid=\"11\" data-label=\"gamma[11]\""));
+    assert_non_null(strstr(page, "2 processes on this host, a line each:"));
+    assert_non_null(strstr(page, "<i class=\"s1\"></i>beta (40)</span>"));
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 /* The row of a lifeline with this activity (the first), or -1. */
 static int row_of(const nlr_life_t *l, const char *name)
 {
@@ -1093,6 +1174,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_size_bounded),     cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_extremes),         cmocka_unit_test(test_durations_and_errors),
         cmocka_unit_test(test_program),          cmocka_unit_test(test_life_children),
+        cmocka_unit_test(test_series_by_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,10 @@ headless Chromium (nlr_browser.py), and what was laid out checked:
     span's row below its parent's, its label indented right of its parent's, and labelled
     with its activity; the events of an unrelated request left out;
   - a GUID whose parent.guid is not in the archive is drawn, its label saying "orphan", and
-    the caption counting it.
+    the caption counting it;
+  - two programs summarizing the same activity on one host are two series on its chart, each
+    laid out, each named in the legend in its own line's colour; one process alone is one
+    series as before.
 
   test_report_life_browser.py NL_LOAD NL_REPORT OUT_DIR
 Exit 77 (skipped) if chromium or chromedriver is missing, saying so.
@@ -63,6 +66,16 @@ ev(0.9, "request.end", guid="req-1", host="fe", prog="front")
 ev(1.0, "job.start", guid="orph-1", parent_guid="gone-9", host="be", prog="db")
 ev(2.0, "job.end", guid="orph-1", parent_guid="gone-9", host="be", prog="db")
 
+# two programs on host hs summarize the same activity (alpha at a third of beta's rate); ho
+# has one process
+for i in range(30):
+    ev(i * 0.5, "app.read.summary", host="hs", prog="alpha", pid=7, n=2, dur_sum=0.1, v_sum=100,
+       int=0.5)
+    ev(i * 0.5 + 0.2, "app.read.summary", host="hs", prog="beta", pid=8, n=2, dur_sum=0.1,
+       v_sum=300, int=0.5)
+    ev(i * 0.5, "app.read.summary", host="ho", prog="alpha", pid=9, n=2, dur_sum=0.1, v_sum=100,
+       int=0.5)
+
 src = os.path.join(OUT, "life.log")
 db = os.path.join(OUT, "life.db")
 page = os.path.join(OUT, "life.html")
@@ -89,6 +102,17 @@ with Browser(OUT) as b:
                     lx: t.left, ly: t.top, lw: t.width,
                     bar: bar ? bar.getBoundingClientRect().width : 0}; }),
           dots: s.querySelectorAll('circle.life-ev').length}));""")
+    series = b.js("""
+        return [...document.querySelectorAll('svg.chart')].map(s => {
+          const fig = s.closest('figure');
+          return {activity: s.dataset.activity, host: s.dataset.host,
+                  paths: [...s.querySelectorAll('path.series')].map(p => ({
+                    prog: p.dataset.prog, pid: p.dataset.pid, label: p.dataset.label,
+                    w: p.getBoundingClientRect().width, h: p.getBoundingClientRect().height,
+                    stroke: getComputedStyle(p).stroke})),
+                  legend: [...fig.querySelectorAll('.legend span.proc')].map(e => ({
+                    prog: e.dataset.prog, text: e.textContent,
+                    colour: getComputedStyle(e.querySelector('i')).backgroundColor}))}; });""")
     severe = b.severe()
 
 check(not severe, f"no console errors ({severe[:3]})")
@@ -111,7 +135,8 @@ if len(lives) == 2:
         check(c["label"].startswith(child + " ") and c["lw"] > 10,
               f"{child}'s row labelled with its activity ({c['label']!r})")
         check(c["bar"] > 1, f"{child}'s span drawn as a bar ({c['bar']:.1f} px)")
-    check(order.index("db.query") == order.index("parse") + 1,
+    check("db.query" in order and "parse" in order and
+          order.index("db.query") == order.index("parse") + 1,
           f"the child query right under the parse ({order})")
     check(rows.get("db.query", {}).get("guid") == "db-1" and rows["db.query"]["host"] == "be",
           "the query's row is db-1's on be")
@@ -121,7 +146,23 @@ if len(lives) == 2:
           f"the orphan job drawn and labelled so ({o})")
     check("1 orphan: its parent is not in the archive" in lives[1]["caption"],
           f"the orphan's caption says why: {lives[1]['caption']}")
+by = {(c["activity"], c["host"]): c for c in series}
+hs, ho = by.get(("app.read", "hs")), by.get(("app.read", "ho"))
+check(hs is not None and ho is not None, "charts of app.read on hs and ho")
+if hs and ho:
+    progs = sorted(p["prog"] for p in hs["paths"])
+    check(progs == ["alpha", "beta"], f"two programs on hs, two series ({progs})")
+    check(all(p["w"] > 100 for p in hs["paths"]), f"each laid out across the chart ({hs['paths']})")
+    check(len({p["stroke"] for p in hs["paths"]}) == 2, "in two colours")
+    legend = {e["prog"]: e for e in hs["legend"]}
+    check(sorted(legend) == ["alpha", "beta"] and all(legend[p]["text"].startswith(p + " (30)")
+                                                     for p in legend),
+          f"the legend names both, with their values ({hs['legend']})")
+    check(all(legend.get(p["prog"], {}).get("colour") == p["stroke"] for p in hs["paths"]),
+          "each legend entry in its line's colour")
+    check(len(ho["paths"]) == 1 and not ho["paths"][0]["prog"] and not ho["legend"],
+          "one process on ho: one series, no legend")
 if failures:
     print(f"{len(failures)} check(s) failed; the page: {page}")
     sys.exit(1)
-print("ok: lifelines draw child spans under their parents, orphans labelled")
+print("ok: lifelines draw child spans under their parents, orphans labelled; processes apart")
