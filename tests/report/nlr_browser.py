@@ -82,6 +82,10 @@ class Browser:
         return self._call("POST", f"/session/{self.sid}/execute/sync",
                           {"script": script, "args": list(a)})
 
+    def screenshot(self):
+        """The window as a PNG, base64-encoded."""
+        return self._call("GET", f"/session/{self.sid}/screenshot")
+
     def severe(self):
         """The console's messages of level SEVERE."""
         logs = self._call("POST", f"/session/{self.sid}/se/log", {"type": "browser"})

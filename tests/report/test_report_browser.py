@@ -5,7 +5,7 @@
 Runs the main demo (demo/pipeline.sh: four GridFTP-like servers through two syslog-ng
 daemons into nl-load and nl-detect; gw3's disk slowed from 20 s to 30 s, a transfer on gw2
 hung), then opens the page it ends with in headless Chromium through chromedriver (the W3C
-WebDriver protocol, spoken here over plain HTTP) and checks what was drawn, against the
+WebDriver protocol over plain HTTP, nlr_browser.py) and checks what was drawn, against the
 archive the page was made from:
   - no console message of level SEVERE, and nothing fetched (the page is self-contained);
   - one chart per activity and host in the archive, each with one series of non-zero size;
@@ -29,19 +29,16 @@ so that picture is always one this test took of the demo's archive.
 Exit 77 (skipped) if chromium or chromedriver is missing, saying so.
 """
 import base64
-import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
-import time
-import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nlr_browser import Browser, need_browser  # noqa: E402
 
 SRC, BUILD, OUT = sys.argv[1:4]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 failures = []
 
 
@@ -51,10 +48,7 @@ def check(ok, what):
         failures.append(what)
 
 
-for prog in (CHROMIUM, DRIVER):
-    if not os.access(prog, os.X_OK):
-        print(f"skipped: {prog} is missing (./nlkit deps installs chromium and chromium-driver)")
-        sys.exit(77)
+need_browser()
 
 os.makedirs(OUT, exist_ok=True)
 demo = subprocess.run(["bash", os.path.join(SRC, "demo/pipeline.sh"), BUILD, "45", OUT],
@@ -90,47 +84,9 @@ check(shortest is not None and shortest > 1.3,
       f"no transfer cut short at the run's end (the shortest took {shortest} s)")
 
 
-# WebDriver over HTTP.
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-port = free_port()
-driver = subprocess.Popen([DRIVER, f"--port={port}"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-base = f"http://127.0.0.1:{port}"
-
-
-def call(method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())["value"]
-
-
-try:
-    for _ in range(200):
-        try:
-            call("GET", "/status")
-            break
-        except OSError:
-            time.sleep(0.05)
-    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,1300",
-            "--hide-scrollbars", f"--user-data-dir={OUT}/chromium-profile"]
-    caps = {"capabilities": {"alwaysMatch": {
-        "browserName": "chrome",
-        "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
-        "goog:loggingPrefs": {"browser": "ALL"}}}}
-    sid = call("POST", "/session", caps)["sessionId"]
-    call("POST", f"/session/{sid}/url", {"url": "file://" + os.path.abspath(page)})
-
-    def js(script, *a):
-        return call("POST", f"/session/{sid}/execute/sync", {"script": script, "args": list(a)})
+with Browser(OUT) as b:
+    b.open(page)
+    js = b.js
 
     # the page as the browser laid it out
     charts = js("""
@@ -172,16 +128,11 @@ try:
                     w: p.getBoundingClientRect().width}))}; });""")
     lifelines = js("return [...document.querySelectorAll('svg.lifeline')].map(s => "
                    "s.querySelectorAll('circle.life-ev').length)")
-    logs = call("POST", f"/session/{sid}/se/log", {"type": "browser"})
-    png = base64.b64decode(call("GET", f"/session/{sid}/screenshot"))
+    severe = b.severe()
+    png = base64.b64decode(b.screenshot())
     with open(os.path.join(OUT, "report.png"), "wb") as f:
         f.write(png)
-    call("DELETE", f"/session/{sid}")
-finally:
-    driver.terminate()
-    driver.wait(10)
 
-severe = [e for e in logs if e.get("level") == "SEVERE"]
 check(not severe, f"no console errors ({severe[:3]})")
 check(not fetched, f"nothing fetched ({fetched[:3]})")
 want = {(e[:-len(".summary")], h) for e, h in summary_charts} | \
