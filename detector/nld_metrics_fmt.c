@@ -425,8 +425,12 @@ static void health(out_t *o, const nldm_snap_t *m)
           "Streams too young to judge now (fewer values than min= or young=): they do not page.",
           (double)c->learning);
     counter(o, "nlkit_detect_episodes_held",
-            "Episodes a hold-off kept from paging (they came too soon after one that ended).",
+            "Episodes a hold-off kept from paging (they came too soon after one that ended), "
+            "or beat= (they came on the beat of the stream's earlier runs).",
             c->held);
+    counter(o, "nlkit_detect_episodes_beat",
+            "Of the held episodes, those on the beat of the stream's earlier runs (beat=).",
+            c->beats);
     counter(o, "nlkit_detect_config_mistakes",
             "Stream and subscription definitions said on stderr to match no event, or whose "
             "value= never appeared in the events they matched.",

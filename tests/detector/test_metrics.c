@@ -387,6 +387,7 @@ static void test_engine_hooks(void **state)
     assert_true(sample(t, "nlkit_detect_streams") == 1);
     assert_true(sample(t, "nlkit_detect_streams_learning") == 0); /* 60 values: judged */
     assert_true(sample(t, "nlkit_detect_episodes_held_total") == 0);
+    assert_true(sample(t, "nlkit_detect_episodes_beat_total") == 0);
     assert_true(sample(t, "nlkit_detect_config_mistakes_total") == 0);
     free(t);
     nld_free(d);
