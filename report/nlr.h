@@ -159,6 +159,7 @@ typedef struct nlr_life_ev {
     double t;
     char *host, *event;
     char *guid, *pguid;   /* its guid and parent.guid ("" for none) */
+    char *pspan_id;       /* its parent.span.id as written ("" for none) */
     uint64_t span, pspan; /* span.id, parent.span.id as numbers (0: none) */
 } nlr_life_ev_t;
 

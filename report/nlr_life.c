@@ -57,7 +57,8 @@ int nlr__life_events(nll_db_t *db, nlr_life_t *l, const char *name, const char *
         e->host = strdup(nll_sql_col_text(st, 2, NULL));
         e->guid = strdup(nll_sql_col_text(st, 3, NULL));
         e->pguid = strdup(nll_sql_col_text(st, 4, NULL));
-        if (!e->event || !e->host || !e->guid || !e->pguid) {
+        e->pspan_id = strdup(pid);
+        if (!e->event || !e->host || !e->guid || !e->pguid || !e->pspan_id) {
             nlr__life_ev_free(e);
             break;
         }
@@ -73,7 +74,7 @@ int nlr__life_events(nll_db_t *db, nlr_life_t *l, const char *name, const char *
 
 void nlr__life_ev_free(nlr_life_ev_t *e)
 {
-    free(e->host), free(e->event), free(e->guid), free(e->pguid);
+    free(e->host), free(e->event), free(e->guid), free(e->pguid), free(e->pspan_id);
 }
 
 /* One lifeline: its GUID's events and its children's (or the trace's), then its tree. */

@@ -89,8 +89,8 @@ typedef struct build {
     nlr_life_t *l;
     nl__map_t guids, acts;
     nl__tree_guid_t *gv;
-    const char **gname; /* kept strings */
-    int ng, capg, capgn;
+    const char **gname, **gpspan; /* kept strings: its name, its parent.span.id as written */
+    int ng, capg, capgn, capgs;
     const char **aname, **ahost; /* an activity: its name and host (kept strings) */
     int na, capa, capah;
 } build_t;
@@ -104,10 +104,12 @@ static uint32_t guid_of(build_t *b, const char *g)
     const char *k = keep(b->l, g);
     if (!k || nlr_grow((void **)&b->gv, &b->capg, b->ng + 1, sizeof *b->gv) ||
         nlr_grow((void **)&b->gname, &b->capgn, b->ng + 1, sizeof *b->gname) ||
+        nlr_grow((void **)&b->gpspan, &b->capgs, b->ng + 1, sizeof *b->gpspan) ||
         !nl__map_put(&b->guids, g, len, (void *)(uintptr_t)(b->ng + 1)))
         return NL_TREE_NONE;
     b->gv[b->ng] = (nl__tree_guid_t){.parent = NL_TREE_NONE};
     b->gname[b->ng] = k;
+    b->gpspan[b->ng] = "";
     return (uint32_t)b->ng++;
 }
 
@@ -163,42 +165,41 @@ static int sort_events(nlr_life_t *l)
     return 0;
 }
 
-/* 1 if the archive holds an event of this GUID, 0 if not, < 0 a failed query. */
-static int guid_known(nll_db_t *db, const char *g, nll_err_t *err)
+/* 1 if the archive holds an event whose identity `name` (guid, span.id) is `value`, 0 if
+ * not, < 0 a failed query. */
+static int ident_known(nll_db_t *db, const char *name, const char *value, nll_err_t *err)
 {
     nll_stmt_t *st;
-    int rc = nll_sql_prepare(db, "SELECT 1 FROM ident WHERE name = 'guid' AND value = ?1 LIMIT 1",
+    int rc = nll_sql_prepare(db, "SELECT 1 FROM ident WHERE name = ?2 AND value = ?1 LIMIT 1",
                              &st, err);
     if (rc) return rc;
-    nll_sql_context(st, "looking for a lifeline's parent GUID");
-    nll_sql_bind_text(st, 1, g, strlen(g));
+    nll_sql_context(st, "looking for a lifeline's parent");
+    nll_sql_bind_text(st, 1, value, strlen(value));
+    nll_sql_bind_text(st, 2, name, strlen(name));
     rc = nll_sql_step(st, err);
     nll_sql_finalize(st);
     return rc;
 }
 
-/* What a GUID the tree calls an orphan lacks: a parent GUID missing from the archive (an
- * orphan), or one that is there but outside this lifeline (the lifeline of a child: not
- * an orphan). The note is kept; *orphan says which. */
+/* What a GUID the tree calls an orphan lacks: a parent (its parent.guid, else the span its
+ * parent.span.id names) missing from the archive (an orphan), or one that is there but
+ * outside this lifeline (the lifeline of a child: not an orphan). The note is kept;
+ * *orphan says which. */
 static int orphan_note(nll_db_t *db, build_t *b, uint32_t g, const char **note, int *orphan,
                        nll_err_t *err)
 {
     char text[600];
-    *orphan = 1;
-    if (b->gv[g].parent != NL_TREE_NONE) {
-        const char *p = b->gname[b->gv[g].parent];
-        int known = guid_known(db, p, err);
-        if (known < 0) return known;
-        *orphan = !known;
-        snprintf(text, sizeof text,
-                 known ? "a child of %s, whose lifeline is not drawn here"
-                       : "orphan: its parent.guid %s is not in the archive",
-                 p);
-    } else {
-        snprintf(text, sizeof text,
-                 "orphan: its parent.span.id %llx is no span.id of these events",
-                 (unsigned long long)b->gv[g].pspan);
-    }
+    int by_guid = b->gv[g].parent != NL_TREE_NONE;
+    const char *p = by_guid ? b->gname[b->gv[g].parent] : b->gpspan[g];
+    const char *field = by_guid ? "parent.guid" : "parent.span.id";
+    int known = ident_known(db, by_guid ? "guid" : "span.id", p, err);
+    if (known < 0) return known;
+    *orphan = !known;
+    if (known)
+        snprintf(text, sizeof text, "a child of %s %s, whose lifeline is not drawn here",
+                 by_guid ? "guid" : "span", p);
+    else
+        snprintf(text, sizeof text, "orphan: its %s %s is not in the archive", field, p);
     return (*note = keep(b->l, text)) ? 0 : nlr__oom(err);
 }
 
@@ -323,7 +324,13 @@ int nlr__life_tree(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
         nl__tree_guid_t *gv = &b.gv[g];
         gv->nev++;
         if (!gv->span) gv->span = e->span;
-        if (!gv->pspan) gv->pspan = e->pspan;
+        if (!gv->pspan && e->pspan) {
+            gv->pspan = e->pspan;
+            if (!(b.gpspan[g] = keep(l, e->pspan_id))) {
+                rc = NL_ENOMEM;
+                break;
+            }
+        }
         if (e->pguid[0] && strcmp(e->pguid, e->guid) && gv->parent == NL_TREE_NONE) {
             uint32_t p = guid_of(&b, e->pguid); /* may move b.gv */
             if (p == NL_TREE_NONE) {
@@ -344,7 +351,7 @@ int nlr__life_tree(nll_db_t *db, nlr_life_t *l, nll_err_t *err)
         rc = lay_out(db, &b, &t, err);
     nl__tree_free(&t);
     free(tev);
-    free(b.gv), free(b.gname), free(b.aname), free(b.ahost);
+    free(b.gv), free(b.gname), free(b.gpspan), free(b.aname), free(b.ahost);
     nl__map_free(&b.guids);
     nl__map_free(&b.acts);
     return rc;

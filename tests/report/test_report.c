@@ -526,6 +526,51 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
+/* A lifeline's children and rows are bounded: 300 child GUIDs give NLR_LIFE_GUIDS read and
+ * the rest counted, NLR_LIFE_ROWS rows drawn and the rest counted, and the page says both. */
+static void test_life_bounded(void **state)
+{
+    (void)state;
+    const char *dir = t_tmpdir(), *path = keep(t_path(dir, "a.db"));
+    nll_db_t *db = new_archive(path);
+    lines_t l = {0};
+    add(&l, "ts=%s event=batch.start level=Info guid=top host=h", iso(T0));
+    for (int i = 0; i < 300; i++) {
+        add(&l, "ts=%s event=item.start level=Info guid=c%03d parent.guid=top host=h",
+            iso(T0 + 1 + i * 0.01), i);
+        add(&l, "ts=%s event=item.end level=Info guid=c%03d parent.guid=top host=h",
+            iso(T0 + 1.005 + i * 0.01), i);
+    }
+    add(&l, "ts=%s event=batch.end level=Info guid=top host=h", iso(T0 + 10));
+    load(db, l.v, l.n);
+    lines_free(&l);
+    nlr_opts_t o = opts(path);
+    o.guids[0] = "top";
+    o.nguids = 1;
+    nlr_report_t r;
+    read_report(db, &r, &o);
+    const nlr_life_t *a = &r.life[0];
+    assert_int_equal(a->children, NLR_LIFE_GUIDS);
+    assert_int_equal(a->guids_more, 300 - NLR_LIFE_GUIDS);
+    assert_int_equal(a->n, 2 + 2 * NLR_LIFE_GUIDS);
+    assert_int_equal(a->nrows, NLR_LIFE_ROWS);
+    assert_int_equal(a->rows_more, 1 + NLR_LIFE_GUIDS - NLR_LIFE_ROWS);
+    assert_string_equal(a->rows[0].name, "batch");
+    for (int i = 1; i < a->nrows; i++) assert_int_equal(a->rows[i].parent, 0);
+    size_t len;
+    char *page = page_of(&r, dir, &len);
+    char want[200];
+    snprintf(want, sizeof want, "(and %d more child GUIDs, not read)", 300 - NLR_LIFE_GUIDS);
+    assert_non_null(strstr(page, want));
+    snprintf(want, sizeof want, "(and %d more rows, not drawn)",
+             1 + NLR_LIFE_GUIDS - NLR_LIFE_ROWS);
+    assert_non_null(strstr(page, want));
+    free(page);
+    nlr_report_free(&r);
+    nll_db_close(db);
+    t_rmtree(dir);
+}
+
 /* The chart of this activity and host, or fail. */
 static const nlr_chart_t *chart_of(nlr_report_t *r, const char *activity, const char *host)
 {
@@ -643,6 +688,13 @@ static void test_life_children(void **state)
     add(&l, "ts=%s event=request.end level=Info guid=req-1 host=fe prog=front", iso(T0 + 0.9));
     add(&l, "ts=%s event=request.start level=Info guid=req-2 host=fe", iso(T0 + 0.2));
     add(&l, "ts=%s event=request.end level=Info guid=req-2 host=fe", iso(T0 + 0.3));
+    /* by span: one whose parent span is req-1's (a child), one whose parent span is nowhere */
+    add(&l, "ts=%s event=sub.start level=Info guid=sp-1 parent.span.id=00f067aa0ba902b7 host=be",
+        iso(T0 + 3));
+    add(&l, "ts=%s event=sub.start level=Info guid=sp-2 parent.span.id=000000000000abcd host=be",
+        iso(T0 + 3));
+    add(&l, "ts=%s event=mark level=Info guid=req-1 span.id=00f067aa0ba902b7 host=fe",
+        iso(T0 + 0.05));
     /* an orphan: its parent never logged anything */
     add(&l, "ts=%s event=job.start level=Info guid=orph-1 parent.guid=gone-9 host=be",
         iso(T0 + 1));
@@ -653,12 +705,21 @@ static void test_life_children(void **state)
     o.guids[0] = "req-1";
     o.guids[1] = "orph-1";
     o.guids[2] = "db-1";
-    o.nguids = 3;
+    o.guids[3] = "sp-1";
+    o.guids[4] = "sp-2";
+    o.nguids = 5;
     nlr_report_t r;
     read_report(db, &r, &o);
-    assert_int_equal(r.nlife, 3);
+    assert_int_equal(r.nlife, 5);
+    assert_false(r.life[3].rows[0].orphan);
+    assert_string_equal(r.life[3].rows[0].note,
+                        "a child of span 00f067aa0ba902b7, whose lifeline is not drawn here");
+    assert_true(r.life[4].rows[0].orphan);
+    assert_string_equal(r.life[4].rows[0].note,
+                        "orphan: its parent.span.id 000000000000abcd is not in the archive");
+    assert_true(r.life[4].rows[0].open);
     const nlr_life_t *a = &r.life[0];
-    assert_int_equal(a->n, 9); /* its own 4 events, db-1's 3 and io-1's 2, not req-2's */
+    assert_int_equal(a->n, 10); /* its own 5 events, db-1's 3 and io-1's 2, not req-2's */
     assert_int_equal(a->children, 2);
     assert_int_equal(a->nrows, 4);
     int req = row_of(a, "request"), parse = row_of(a, "parse"), q = row_of(a, "db.query"),
@@ -680,7 +741,7 @@ static void test_life_children(void **state)
     assert_double_equal(a->rows[q].t1, T0 + 0.5, 1e-6);
     assert_false(a->rows[req].orphan);
     assert_null(a->rows[req].note);
-    assert_int_equal(a->ndots, 9); /* every event a dot: the point on its query's row */
+    assert_int_equal(a->ndots, 10); /* every event a dot: the point on its query's row */
     int on_q = 0;
     for (int i = 0; i < a->ndots; i++) on_q += a->dots[i].row == q;
     assert_int_equal(on_q, 3);
@@ -692,7 +753,7 @@ static void test_life_children(void **state)
     const nlr_life_t *c = &r.life[2]; /* a child asked for: its parent is in the archive */
     assert_int_equal(c->nrows, 2); /* db.query, disk.read under it; no row of its parent */
     assert_false(c->rows[0].orphan);
-    assert_non_null(strstr(c->rows[0].note, "a child of req-1"));
+    assert_non_null(strstr(c->rows[0].note, "a child of guid req-1"));
     assert_int_equal(c->rows[row_of(c, "disk.read")].parent, 0);
     /* the page: rows indented by depth, labelled, the orphan said so */
     size_t len;
@@ -1174,7 +1235,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_size_bounded),     cmocka_unit_test(test_memory_bounded),
         cmocka_unit_test(test_extremes),         cmocka_unit_test(test_durations_and_errors),
         cmocka_unit_test(test_program),          cmocka_unit_test(test_life_children),
-        cmocka_unit_test(test_series_by_process),
+        cmocka_unit_test(test_series_by_process), cmocka_unit_test(test_life_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
