@@ -37,6 +37,7 @@ static const char css[] =
     ".lane{stroke:#eaeef2}.rowname{fill:#1d2630}.orphan .rowname{fill:#a40e26}"
     ".life-bar{fill:#1f4e79;fill-opacity:.35}.open .life-bar{fill-opacity:.15}"
     ".life-link{stroke:#8c959f;stroke-dasharray:2 2}"
+    ".ptname{font-size:10px;fill:#57606a;paint-order:stroke;stroke:#fff;stroke-width:3px}"
     ".pct{fill:none;stroke-width:1.4;stroke-linejoin:round}.p50{stroke:#8fb8de}"
     ".p90{stroke:#3b7dbf}.p99{stroke:#0b2e59;stroke-width:1.8}"
     ".errratio{fill:none;stroke:#cf222e;stroke-width:1.5;stroke-linejoin:round}"

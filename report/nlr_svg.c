@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nl_line.h"
 #include "nlr.h"
 
 #define PL 76.0               /* plot left edge */
@@ -441,6 +442,7 @@ void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
         fputs(" \xc2\xb7 ", f);
         nlr_esc(f, life_who(w->host, w->name));
         if (w->orphan) fputs(" (orphan)", f);
+        if (w->open && !w->point) fputs(" (no end)", f);
         fputs("</text></g>\n", f);
     }
     static const char *const suffix[] = {"", ".start", ".end", ""};
@@ -457,6 +459,19 @@ void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)
         fprintf(f, d->host[0] ? " on " : " by ");
         nlr_esc(f, life_who(d->host, d->event));
         fprintf(f, "\n%s</title></circle>\n", at);
+    }
+    /* a point event on an activity's row says its name, where there are few enough to read */
+    int points = 0;
+    for (int i = 0; i < l->ndots; i++)
+        points += l->dots[i].kind == NL_KIND_OTHER && !l->rows[l->dots[i].row].point;
+    for (int i = 0; i < l->ndots && points <= 12; i++) {
+        const nlr_life_dot_t *d = &l->dots[i];
+        if (d->kind != NL_KIND_OTHER || l->rows[d->row].point) continue;
+        int left = LX(d->t) > LL + LW * 0.75; /* near the right edge: written leftwards */
+        fprintf(f, "<text class=\"ptname\"%s x=\"%.1f\" y=\"%.1f\">",
+                left ? " text-anchor=\"end\"" : "", LX(d->t) + (left ? -7 : 7), LY(d->row) + 4);
+        nlr_esc(f, d->event);
+        fputs("</text>\n", f);
     }
     time_axis(f, t0, t1, LL, LW, 10 + l->nrows * LANE);
     fprintf(f, "</svg>\n");

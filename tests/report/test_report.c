@@ -762,6 +762,8 @@ static void test_life_children(void **state)
     assert_non_null(strstr(page, ">disk.read \xc2\xb7 be<"));
     assert_non_null(strstr(page, "<title>orphan: its parent.guid gone-9 is not in the archive"));
     assert_non_null(strstr(page, ">job \xc2\xb7 be (orphan)</text>"));
+    assert_non_null(strstr(page, ">cache.miss</text>")); /* a point named on its row */
+    assert_non_null(strstr(page, ">sub \xc2\xb7 be (orphan) (no end)</text>"));
     assert_non_null(strstr(page, "with 2 child GUIDs (parent.guid)"));
     assert_non_null(strstr(page, "1 orphan: its parent is not in the archive"));
     free(page);
