@@ -280,7 +280,7 @@ int nlr_life_read(nll_db_t *db, nlr_report_t *r, nll_err_t *err);
 void nlr_esc(FILE *f, const char *s);
 /* A number with three significant digits and an SI suffix (1.23G), for axes and tables. */
 void nlr_fmt_si(char *out, size_t cap, double v);
-/* A time as "YYYY-MM-DD HH:MM:SS" UTC (with ".mmm" if `ms`). */
+/* A time as "YYYY-MM-DD HH:MM:SS" UTC (with ".mmm", to the nearest millisecond, if `ms`). */
 void nlr_fmt_time(char *out, size_t cap, double t, int ms);
 /* One chart as an inline SVG: the series (mean line, min-max envelope), the baseline band,
  * spans shaded and marks drawn. Every element carries its times (data-t0, data-t1) so a

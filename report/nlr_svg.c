@@ -61,11 +61,13 @@ void nlr_fmt_si(char *out, size_t cap, double v)
 
 void nlr_fmt_time(char *out, size_t cap, double t, int ms)
 {
-    time_t s = (time_t)floor(t);
+    /* to the nearest millisecond: a tick at 0.6 s computed as 0.59999 read ".599" */
+    double msec = ms ? floor(t * 1000 + 0.5) : 0;
+    time_t s = (time_t)(ms ? floor(msec / 1000) : floor(t));
     struct tm tm;
     gmtime_r(&s, &tm);
     size_t n = strftime(out, cap, "%Y-%m-%d %H:%M:%S", &tm);
-    if (ms && n < cap) snprintf(out + n, cap - n, ".%03d", (int)((t - floor(t)) * 1000));
+    if (ms && n < cap) snprintf(out + n, cap - n, ".%03d", (int)(msec - (double)s * 1000));
 }
 
 static double x_of(const nlr_report_t *r, double t)

@@ -571,6 +571,22 @@ static void test_life_bounded(void **state)
     t_rmtree(dir);
 }
 
+/* Times to the nearest millisecond: a lifeline's tick at 0.6 s, computed as 0.59999..., read
+ * ".599" on the axis. */
+static void test_time_rounded(void **state)
+{
+    (void)state;
+    char b[40];
+    nlr_fmt_time(b, sizeof b, nextafter(T0 + 0.6, 0), 1);
+    assert_string_equal(b + 19, ".600");
+    nlr_fmt_time(b, sizeof b, T0 + 19.9996, 1); /* T0 is at 06:40: into the next minute */
+    assert_string_equal(b + 14, "07:00.000");
+    nlr_fmt_time(b, sizeof b, T0 + 0.0004, 1);
+    assert_string_equal(b + 14, "06:40.000");
+    nlr_fmt_time(b, sizeof b, T0 + 0.9, 0); /* without: the second it is in */
+    assert_string_equal(b + 14, "06:40");
+}
+
 /* The chart of this activity and host, or fail. */
 static const nlr_chart_t *chart_of(nlr_report_t *r, const char *activity, const char *host)
 {
@@ -1238,6 +1254,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_extremes),         cmocka_unit_test(test_durations_and_errors),
         cmocka_unit_test(test_program),          cmocka_unit_test(test_life_children),
         cmocka_unit_test(test_series_by_process), cmocka_unit_test(test_life_bounded),
+        cmocka_unit_test(test_time_rounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
