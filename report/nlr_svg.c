@@ -389,10 +389,14 @@ void nlr_svg_durations(FILE *f, const nlr_report_t *r, const nlr_chart_t *c, int
 #define INDENT 14.0 /* a child's label, right of its parent's */
 
 /* Who wrote an event of a lifeline: its host, or for a tool's report that names none (nl-detect's
- * nl.missing carries the GUID, not the host) the tool, never "?". */
+ * nl.missing carries the GUID, not the host; nl-flows' nl.flow.suspect its root GUID) the
+ * tool, never "?". */
 static const char *life_who(const char *host, const char *event)
 {
-    return host[0] ? host : !strncmp(event, "nl.", 3) ? "nl-detect" : "(no host)";
+    if (host[0]) return host;
+    if (!strncmp(event, "nl.flow.", 8)) return "nl-flows";
+    if (!strncmp(event, "nl.peer.", 8)) return "nl-peers";
+    return !strncmp(event, "nl.", 3) ? "nl-detect" : "(no host)";
 }
 
 void nlr_svg_life(FILE *f, const nlr_life_t *l, int id)

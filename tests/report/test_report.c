@@ -324,6 +324,8 @@ static void test_pairs(void **state)
 
 /* nl-flows' odd flows, loaded as its lines: each drawn by trace id across its processes and
  * hosts, beside the typical flow it was measured against; the higher score first. */
+static char *page_of(const nlr_report_t *r, const char *dir, size_t *len);
+
 static void test_odd_flows(void **state)
 {
     (void)state;
@@ -362,6 +364,12 @@ static void test_odd_flows(void **state)
     assert_int_equal(r.life[0].n, 5); /* across both processes' GUIDs, and the report */
     assert_string_equal(r.life[0].ev[1].host, "fe");
     assert_string_equal(r.life[0].ev[4].event, "nl.flow.suspect");
+    size_t len;
+    char *page = page_of(&r, dir, &len); /* the report by its tool, not "nl-detect" */
+    assert_non_null(strstr(page, ">nl.flow.suspect \xc2\xb7 nl-flows</text>"));
+    assert_non_null(strstr(page, "nl.flow.suspect by nl-flows"));
+    assert_null(strstr(page, "nl.flow.suspect by nl-detect"));
+    free(page);
     assert_string_equal(r.life[1].guid, "aaaa");
     assert_non_null(strstr(r.life[1].why, "typical"));
     assert_string_equal(r.life[2].guid, "bbbb");
