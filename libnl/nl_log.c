@@ -340,21 +340,27 @@ nl_log_t *nl__log_open(const char *url, int *err)
     return log;
 }
 
+/* Lines the destination never got, said on standard error with the destination named: the
+ * last place left to say it at nl_close or at exit (the log itself may be what failed).
+ * `when` is "" or "at exit, ". */
+static void say_undelivered(nl_log_t *log, uint64_t lost, const char *when)
+{
+    if (!lost) return;
+    char dest[NL_URL_PATH_MAX + 160];
+    nl__sink_describe(&log->sink, dest, sizeof dest);
+    fprintf(stderr,
+            "nlkit: %s%llu line(s) could not be delivered to the log destination %s and are "
+            "reported nowhere else\n",
+            when, (unsigned long long)lost, dest);
+}
+
 void nl__log_exit_flush(nl_log_t *log)
 {
     nl__sink_exiting(&log->sink);
     void *hook = atomic_load_explicit(&log->hook.ctx, memory_order_acquire);
     if (hook) log->hook.ops->tick(hook, 1, 1); /* as at nl_close: the run ends */
     if (log->defer) nl__defer_drain(log->defer);
-    uint64_t lost = nl__sink_exit_flush(&log->sink);
-    if (lost) {
-        char dest[NL_URL_PATH_MAX + 160];
-        nl__sink_describe(&log->sink, dest, sizeof dest);
-        fprintf(stderr,
-                "nlkit: at exit, %llu line(s) could not be delivered to the log destination %s "
-                "and are reported nowhere else\n",
-                (unsigned long long)lost, dest);
-    }
+    say_undelivered(log, nl__sink_exit_flush(&log->sink), "at exit, ");
 }
 
 void nl_close(nl_log_t *log)
@@ -376,17 +382,8 @@ void nl_close(nl_log_t *log)
     if (log->defer) nl__defer_close(log->defer); /* every thread's records, to the sink */
     log->defer = NULL;
     nl__sink_close(&log->sink);
-    /* the last place left to say it (the log itself may be what failed): the drops no
-     * nl.log.dropped line in the log has reported already */
-    uint64_t lost = atomic_load(&log->sink.unreported);
-    if (lost) {
-        char dest[NL_URL_PATH_MAX + 160];
-        nl__sink_describe(&log->sink, dest, sizeof dest);
-        fprintf(stderr,
-                "nlkit: %llu line(s) could not be delivered to the log destination %s and are "
-                "reported nowhere else\n",
-                (unsigned long long)lost, dest);
-    }
+    /* the drops no nl.log.dropped line in the log has reported already */
+    say_undelivered(log, atomic_load(&log->sink.unreported), "");
     pthread_cond_destroy(&log->fcond);
     pthread_mutex_destroy(&log->fmu);
     log_free(log);

@@ -225,6 +225,46 @@ static void test_exit_deferred_large(void **state)
     exit_all_arrive("deferred", 600, BIG);
 }
 
+/* A destination that takes nothing (/dev/full), its lines waiting in the buffer until exit:
+ * the exit handler's flush fails, and the loss is said on standard error once, counted and
+ * with the destination named (nl__log_exit_flush's words, which no other test read). */
+static void lost_at_exit_child(void *arg)
+{
+    char url[128];
+    snprintf(url, sizeof url, "file:///dev/full?mode=%s&flush=3600000", (const char *)arg);
+    g_log = nl_open(url);
+    if (!g_log) _exit(3);
+    for (int i = 0; i < 30; i++)
+        if (nl_write(g_log, "exit.line", "i=i", i) != 0) _exit(4);
+    exit(0);
+}
+
+static void lost_at_exit(const char *mode)
+{
+    const char *errpath = t_path(dir, "stderr");
+    int st = in_child(lost_at_exit_child, (void *)mode, errpath);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char *said = t_slurp(errpath, NULL);
+    assert_non_null(said);
+    assert_string_equal(said, "nlkit: at exit, 30 line(s) could not be delivered to the log "
+                              "destination /dev/full (No space left on device) and are reported "
+                              "nowhere else\n");
+    free(said);
+}
+
+static void test_lost_at_exit_sync(void **state)
+{
+    (void)state;
+    lost_at_exit("sync");
+}
+
+static void test_lost_at_exit_deferred(void **state)
+{
+    (void)state;
+    lost_at_exit("deferred");
+}
+
 /* A crash after 4 KiB records, buffer=BUF: the loss is a tail, at most what LIMITS.md says.
  * Sync: the two buffers and a 4 KiB stage, in lines of this length. Deferred: that, and
  * one ring (BUF bytes: it is at least 64 KiB, and BUF is) of records, each longer than its
@@ -538,6 +578,8 @@ int main(void)
         cmocka_unit_test(test_exit_deferred_short),
         cmocka_unit_test(test_exit_sync_large),
         cmocka_unit_test(test_exit_deferred_large),
+        cmocka_unit_test(test_lost_at_exit_sync),
+        cmocka_unit_test(test_lost_at_exit_deferred),
         cmocka_unit_test(test_crash_sync_abort),
         cmocka_unit_test(test_crash_sync_segv),
         cmocka_unit_test(test_crash_deferred_abort),
