@@ -3,6 +3,8 @@
  * mode, each in a child process whose file the test reads back:
  *   - exit(0) after short lines and after 4 KiB records: every line arrives (before the exit
  *     handler, 666 of 20,000 short lines were lost in sync mode, 2,780 in deferred mode);
+ *   - exit(0) with lines a destination never takes (/dev/full): the loss said on stderr,
+ *     counted, the destination named;
  *   - a crash (abort, SIGSEGV) after 4 KiB records: what is lost is a tail of the lines, no
  *     more than LIMITS.md says (sync: the two buffers and a stage; deferred: that and a ring
  *     per writing thread — the docs once promised deferred lost only the ring);
