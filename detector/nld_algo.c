@@ -355,11 +355,6 @@ static void judge_stages(nld_bank_t *b, int i, const nld_hist_t *h, double v, do
         out->centre = nld_hist_quantile(h, 0.5);
 }
 
-/* A heuristic history takes v if it was not flagged; a flagged v is held back until its
- * run of flags ends, and goes in then if the run was no longer than admit. With relearn =
- * R > 0, a run that outlasts R values is a new normal rather than an anomaly: from then on
- * its values enter the history, which otherwise would keep judging a changed level
- * against the old one for ever. */
 /* Count a value into a run of flags (or end it); whether the run has outlasted relearn
  * (values, or event time since its first flag). */
 static int run_outlasts(const nld_bank_t *b, uint32_t *run, int64_t *t0, int state)
@@ -374,6 +369,22 @@ static int run_outlasts(const nld_bank_t *b, uint32_t *run, int64_t *t0, int sta
            (double)(b->now - *t0) > b->p.relearn_s * 1e6;
 }
 
+/* v joins the run of flags held back from algorithm i's history (a flag, or on a fast
+ * stream the one unflagged value a run survives); once the run outgrows admit it can never
+ * be learnt, so its values are no longer kept, only that it outgrew. */
+static void hold_flag(nld_bank_t *b, int i, double v)
+{
+    if (b->held[i].n < b->admit)
+        b->held[i].v[b->held[i].n++] = v;
+    else
+        b->held[i].long_run = 1;
+}
+
+/* A heuristic history takes v if it was not flagged; a flagged v is held back until its
+ * run of flags ends, and goes in then if the run was no longer than admit. With relearn =
+ * R > 0, a run that outlasts R values is a new normal rather than an anomaly: from then on
+ * its values enter the history, which otherwise would keep judging a changed level
+ * against the old one for ever. */
 static int heur_update(nld_bank_t *b, int i, double v, int state)
 {
     int rc = 0;
@@ -384,10 +395,7 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
          * fault's values do not all cross the bound, and must not be learnt piecemeal */
         if (b->admit > b->p.admit && b->held[i].n && !b->held[i].gap) {
             b->held[i].gap = 1;
-            if (b->held[i].n < b->admit)
-                b->held[i].v[b->held[i].n++] = v;
-            else
-                b->held[i].long_run = 1;
+            hold_flag(b, i, v);
             return 0;
         }
         b->held[i].gap = 0;
@@ -399,10 +407,7 @@ static int heur_update(nld_bank_t *b, int i, double v, int state)
         return rc ? rc : nld_hist_add(&b->heur[i], v);
     }
     b->held[i].gap = 0;
-    if (b->held[i].n < b->admit)
-        b->held[i].v[b->held[i].n++] = v;
-    else
-        b->held[i].long_run = 1;
+    hold_flag(b, i, v);
     return 0;
 }
 
