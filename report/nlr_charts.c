@@ -112,6 +112,15 @@ int nlr_chart_flagged(const nlr_chart_t *c, double t)
 }
 
 /* The column a time falls in: the window is split into NLR_COLS equal parts. */
+void nlr__col_add(nlr_col_t *k, double t, double x)
+{
+    if (!k->n || x < k->lo) k->lo = x;
+    if (!k->n || x > k->hi) k->hi = x;
+    k->mean += x;
+    k->t += t;
+    k->n++;
+}
+
 int nlr__cols_finish(const nlr_col_t *acc, nlr_col_t *out)
 {
     int n = 0;

@@ -21,6 +21,9 @@ int nlr__oom(nll_err_t *err);
 int nlr__wanted(const nlr_opts_t *o, const char *activity, const char *event, const char *host);
 /* A new chart at the end of r->charts (which may move), or NULL if out of memory. */
 nlr_chart_t *nlr__chart_new(nlr_report_t *r, const char *activity, const char *host, int kind);
+/* A value x at time t into a pixel column being accumulated (t and mean holding sums until
+ * nlr__cols_finish), its lo and hi kept. */
+void nlr__col_add(nlr_col_t *k, double t, double x);
 /* Pixel columns accumulated (t and mean holding sums) into out, the non-empty ones in order
  * with their means: how many. */
 int nlr__cols_finish(const nlr_col_t *acc, nlr_col_t *out);

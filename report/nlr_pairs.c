@@ -91,30 +91,13 @@ static int pairs_cols(nlr_report_t *r, nlr_chart_t *c, host_pairs_t *hp, nll_err
     if (nlr__procs_finish(&hp->procs, c)) return nlr__oom(err);
     if (!(c->cols = calloc(NLR_COLS, sizeof *c->cols))) return nlr__oom(err);
     nlr_col_t *acc = calloc(NLR_COLS, sizeof *acc);
-    double *tsum = calloc(NLR_COLS, sizeof *tsum);
-    if (!acc || !tsum) {
-        free(acc);
-        free(tsum);
-        return nlr__oom(err);
-    }
+    if (!acc) return nlr__oom(err);
     for (int i = 0; i < hp->n; i++) {
         const pair_t *p = &hp->p[i];
-        int col = nlr__col_of(r, p->t);
-        nlr_col_t *k = &acc[col];
-        if (!k->n || p->dur < k->lo) k->lo = p->dur;
-        if (!k->n || p->dur > k->hi) k->hi = p->dur;
-        k->mean += p->dur;
-        tsum[col] += p->t;
-        k->n++;
+        nlr__col_add(&acc[nlr__col_of(r, p->t)], p->t, p->dur);
     }
-    for (int i = 0; i < NLR_COLS; i++)
-        if (acc[i].n) {
-            acc[i].mean /= (double)acc[i].n;
-            acc[i].t = tsum[i] / (double)acc[i].n;
-            c->cols[c->ncols++] = acc[i];
-        }
+    c->ncols = nlr__cols_finish(acc, c->cols);
     free(acc);
-    free(tsum);
     return 0;
 }
 

@@ -58,12 +58,7 @@ static int fam_add(uint64_t *rng, fam_t *f, int limit, int cols, int col, double
 {
     if (cols) {
         if (!f->cols && !(f->cols = calloc(NLR_COLS, sizeof *f->cols))) return NL_ENOMEM;
-        nlr_col_t *k = &f->cols[col];
-        if (!k->n || x < k->lo) k->lo = x;
-        if (!k->n || x > k->hi) k->hi = x;
-        k->mean += x;
-        k->t += t;
-        k->n++;
+        nlr__col_add(&f->cols[col], t, x);
     }
     f->n++;
     f->sum += x;

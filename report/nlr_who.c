@@ -32,12 +32,7 @@ int nlr__procs_add(nlr__procs_t *p, const nlr_report_t *r, const char *prog, con
         p->n++;
     }
     struct nlr__proc *w = &p->w[i];
-    nlr_col_t *k = &w->acc[nlr__col_of(r, t)];
-    if (!k->n || x < k->lo) k->lo = x;
-    if (!k->n || x > k->hi) k->hi = x;
-    k->mean += x;
-    k->t += t;
-    k->n++;
+    nlr__col_add(&w->acc[nlr__col_of(r, t)], t, x);
     w->n++;
     return 0;
 }
