@@ -2,6 +2,7 @@
 /* quiet.c — bench-quiet: how often nl-detect's reports page on series with nothing wrong.
  *
  *   bench-quiet [--days N] [--seeds N] [--data DIR [--data DIR]] [WORDS ...]
+ *   bench-quiet --lines KIND MINUTES SEED [--days N]
  *
  * Generated anomaly-free series of the kinds real metrics have (white noise, heavy tails,
  * bursty counts, quantised values with long runs, a daily cycle out of phase with the clock,
@@ -26,6 +27,9 @@
  * must be there), or both sets of ../shared/datasets (it says so and goes on without the
  * anchor when they are absent). Its flagged rows per day, each a detection as NAB counts it.
  *
+ * --lines prints one generated series (KIND 0 to 7 in the order above, a row every MINUTES)
+ * as nlkit lines, event m and field x, for nl-detect --scores to show what it reports.
+ *
  * Exits 0 after printing; 2 on bad arguments or a labelled set that cannot be used. */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +41,7 @@
 #include "nab.h"
 #include "nld_combine.h"
 #include "nld_config.h"
+#include "nlkit/nl_bp.h"
 #include "realdata_anchor.h"
 #include "realdata_bank.h"
 #include "realdata_set.h"
@@ -288,6 +293,28 @@ static int qt_anchor_tables(const char *const *data, int nd, const double *t, do
     return 0;
 }
 
+/* One series as nlkit lines on stdout (--lines): the reports bench-quiet counts, for
+ * nl-detect to show one by one. 0, or 1 when out of memory. */
+static int qt_lines(int k, double minutes, double days, uint64_t seed)
+{
+    rd_series_t s;
+    if (qt_series(&s, k, (int64_t)(minutes * (double)QT_MIN), days, seed)) return 1;
+    char st[256];
+    nl_buf_t b;
+    nl_buf_init(&b, st, sizeof st);
+    for (size_t i = 0; i < s.n; i++) {
+        nl_buf_reset(&b);
+        nl_enc_begin(&b, s.ts[i], "m", NL_LVL_INFO, NULL);
+        nl_enc_dbl(&b, "x", s.v[i]);
+        nl_enc_end(&b);
+        fwrite(b.p, 1, b.len, stdout);
+    }
+    nl_buf_free(&b);
+    free(s.ts);
+    free(s.v);
+    return 0;
+}
+
 static void qt_usage(FILE *f)
 {
     fprintf(f, "usage: bench-quiet [--days N] [--seeds N] [--data DIR [--data DIR]] "
@@ -297,7 +324,10 @@ static void qt_usage(FILE *f)
                "  stream words per configuration (default: combine=default and three "
                "others); --data: the\n"
                "  labelled sets for the anchor's threshold (default: both under "
-               "../shared/datasets)\n");
+               "../shared/datasets)\n"
+               "       bench-quiet --lines KIND MINUTES SEED [--days N]\n"
+               "  one series as nlkit lines (KIND 0-%d: white, heavy, bursty, quantised, "
+               "cycle, log cycle,\n  shifts, spike)\n", QT_KINDS - 1);
 }
 
 /* A whole number or a decimal in [lo, hi], all of the text. */
@@ -314,6 +344,7 @@ int main(int argc, char **argv)
     double days = 60, seeds_d = 3;
     int nw = 0, nd = 0;
     const char *words[QT_WORDS_MAX], *data[2];
+    double lines[3] = {-1, 0, 0}; /* --lines KIND MINUTES SEED */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             qt_usage(stdout);
@@ -334,6 +365,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             data[nd++] = argv[++i];
+        } else if (!strcmp(argv[i], "--lines") && i + 3 < argc) {
+            if (!qt_number(argv[i + 1], 0, QT_KINDS - 1, &lines[0]) ||
+                !qt_number(argv[i + 2], 1.0 / 60, 1440, &lines[1]) ||
+                !qt_number(argv[i + 3], 0, 1e6, &lines[2])) {
+                fprintf(stderr, "bench-quiet: --lines %s %s %s: KIND 0-%d, MINUTES 1/60-1440, "
+                                "SEED 0-1000000\n",
+                        argv[i + 1], argv[i + 2], argv[i + 3], QT_KINDS - 1);
+                return 2;
+            }
+            i += 3;
         } else if (argv[i][0] == '-') {
             qt_usage(stderr);
             return 2;
@@ -342,6 +383,13 @@ int main(int argc, char **argv)
             return 2;
         } else
             words[nw++] = argv[i];
+    }
+    if (lines[0] >= 0) {
+        if (qt_lines((int)lines[0], lines[1], days, (uint64_t)lines[2])) {
+            fprintf(stderr, "bench-quiet: out of memory\n");
+            return 1;
+        }
+        return 0;
     }
     int seeds = (int)seeds_d, given = nd > 0;
     if (!nw) {

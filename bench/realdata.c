@@ -21,8 +21,10 @@
  * Environment: RD_VERBOSE=1 prints every configuration of the choice on stderr (nested,
  * chosen-half and held-out scores, threshold); with --try, RD_FOLDERS=HOLDOFF (e.g. 1h)
  * breaks that hold-off's starts down by folder; RD_PER_SERIES (set to anything) prints each
- * series' false reports (before and now) and those of each series without anomalies, on
- * stderr.
+ * series' false reports (before and now), the rows from each window's start to its first
+ * report ("-": none), and the false reports of each series without anomalies, on stderr;
+ * RD_WORDS="combine=default ..." replays those words in the default's place (--quick: a
+ * change measured as a user would get it).
  *
  * Exits 0 after printing; 2 when the data set is absent or unreadable (the message says). */
 #include <math.h>
@@ -339,6 +341,23 @@ static size_t false_starts(int k, const double *start)
     return fp;
 }
 
+/* Series k's scored windows with a report, as a string of the first report's offset into
+ * each window in rows ("-" for none): where two settings part, for RD_PER_SERIES. */
+static void found_in(int k, const double *start, char *out, size_t cap)
+{
+    const nab_series_t *ns = &corpus.s[k];
+    size_t len = 0;
+    out[0] = 0;
+    for (size_t w = 0; w < ns->nw && len + 12 < cap; w++) {
+        if (ns->w[w].e < ns->probation) continue;
+        size_t i = ns->w[w].s;
+        while (i <= ns->w[w].e && i < ser[k].n && start[i] == 0) i++;
+        len += (size_t)(i <= ns->w[w].e && i < ser[k].n
+                            ? snprintf(out + len, cap - len, " %zu", i - ns->w[w].s)
+                            : snprintf(out + len, cap - len, " -"));
+    }
+}
+
 /* The series without any labelled anomaly: their false reports per 10 days of rows. */
 static void quiet_series(const char *who, double *const *det)
 {
@@ -358,14 +377,16 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     size_t old_reports = 0, old_differ = 0;
     const char *cols[2] = {"start.default", "score.default"};
     double **both[2] = {st, sc};
-    replay_all(DEFAULT_WORDS, cols, 2, both, tmp);
+    /* RD_WORDS: other words in the default's place, for trying a change as a user gets it */
+    const char *words = getenv("RD_WORDS") ? getenv("RD_WORDS") : DEFAULT_WORDS;
+    replay_all(words, cols, 2, both, tmp);
     printf("\nThe recommended default, `%s` (= algo=%s history=%d relearn=%gs season=%gs "
            "floor=%g calib=%u calib.shrink=%g calib.record=%g jump=%g recur=%ud rate=%g "
            "(threshold %.4f) holdoff=%gs fatigue=%gs escalate=%g confirm=%g episode.min=10 "
            "episode.for=10s clear=30s: one flag a run at these spacings), "
            "as nl-detect reports it, beside the anchor and the default before 2026-11-26 (`%s`) "
            "in the same run:\n\n",
-           DEFAULT_WORDS, default_algos(), NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN_S,
+           words, default_algos(), NLD_DEFAULT_HISTORY, NLD_DEFAULT_RELEARN_S,
            NLD_DEFAULT_SEASON_S, NLD_DEFAULT_FLOOR, NLD_DEFAULT_CALIB, NLD_DEFAULT_CALIB_SHRINK,
            NLD_DEFAULT_CALIB_RECORD, NLD_DEFAULT_JUMP, NLD_DEFAULT_RECUR_DAYS, NLD_DEFAULT_RATE,
            default_thr(),
@@ -395,9 +416,12 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
             row_fixed("before: reports, whole data set", old, NULL);
             quiet_series("before", old);
             if (getenv("RD_PER_SERIES"))
-                for (int k = 0; k < nser; k++)
-                    fprintf(stderr, "%s: false reports before %zu, now %zu\n", ser[k].name,
-                            false_starts(k, old[k]), false_starts(k, st[k]));
+                for (int k = 0; k < nser; k++) {
+                    char found[256];
+                    found_in(k, st[k], found, sizeof found);
+                    fprintf(stderr, "%s: false reports before %zu, now %zu; windows:%s\n",
+                            ser[k].name, false_starts(k, old[k]), false_starts(k, st[k]), found);
+                }
             free_scores(old);
             quiet_series("default", st);
         }

@@ -150,7 +150,7 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
                 if (e->cf.pend_s > sv) sv = e->cf.pend_s;
             }
         }
-        int wait = !confirmed && flag && !e->active &&
+        int wait = !confirmed && flag && !e->active && !e->run &&
                    nld_confirm_wait(&e->cf, ts, sv, st, e->ep.confirm, every);
         nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
         if (wait) {
