@@ -18,7 +18,9 @@
  * not: one more value costs the page at most that long, and a single odd value among
  * hundreds a day is what healthy metrics have (bench-quiet at 5 minutes: 0.49 reports a day
  * on white noise and 0.79 on bursty counts without it, 0.10 and 0.11 with it). Hourly rows
- * are left to the rule above: waiting would cost an hour.
+ * are left to the rule above: waiting would cost an hour. Only a flag that begins a run is
+ * lone: a flag while a run goes on (before its episode opens) counts at once, or on a
+ * 1-second fault each second flag would be taken up confirming the one before it.
  *
  * On the two real labelled sets of bench-realdata, confirm=2 cut false reports on the
  * server set by a tenth and those on its series without anomalies by a quarter, while

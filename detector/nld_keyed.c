@@ -402,7 +402,8 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
             d->n.unconfirmed++;
         }
     }
-    int wait = !*pend && flag && !active &&
+    /* only a flag that begins a run is lone: one that goes on a run counts at once */
+    int wait = !*pend && flag && !active && !k->u.s.ep[slot].run &&
                nld_confirm_wait(c, r->ts_usec, sv, st, sd->confirm,
                                 nld_confirm_every(nld_bank_spacing(&k->u.s.bank),
                                                   sd->confirm_wait_s));

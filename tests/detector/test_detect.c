@@ -1048,6 +1048,34 @@ static void test_confirm_wait(void **state)
     }
 }
 
+/* confirm.wait=: only a flag that begins a run waits. A run of four values a little over
+ * the threshold, on a stream that needs four flags for an episode, opens it at the fourth
+ * (len=4, begun at the first). When every flag of a run waited, each second one was taken
+ * up confirming the one before and the run counted half its flags: a 1-second fault paged
+ * 8 s late. */
+static void test_confirm_run(void **state)
+{
+    (void)state;
+    run_t r;
+    run_start(&r, "stream s event=m value=x algo=msd-hu history=200 threshold=0.8 holdoff=1 "
+                  "episode.min=4 confirm=2 confirm.wait=10m\n");
+    int spikes = 0, t = feed_5min(&r, 0, 2 * 86400, 0, &spikes), t_run = t;
+    for (int i = 0; i < 4; i++, t += 300) feed_one(&r, t, 113.5);
+    feed_5min(&r, t, t + 12 * 300, 0, &spikes);
+    nld_counts_t n;
+    run_end(&r, &n);
+    assert_int_equal(n.episodes, 1);
+    nl_rec_t *e = nth_ev(&r, "nl.anomaly.start", 0);
+    assert_non_null(e);
+    char want[40];
+    snprintf(want, sizeof want, "%.27s", line_day(t_run + 3 * 300, "") + 3);
+    assert_string_equal(t_field(e, "ts"), want); /* at the fourth flag */
+    snprintf(want, sizeof want, "%.27s", line_day(t_run, "") + 3);
+    assert_string_equal(t_field(e, "start.ts"), want);
+    assert_true(t_num(e, "len") == 4);
+    run_free(&r);
+}
+
 /* Reports per day of one stream of `words` over `days` of 5-minute values of kind k (0
  * white noise around 100, sd 5; 1 bursty counts; 2 quantised runs: tests/t_kinds.h). */
 static double quiet_reports_per_day(const char *words, int k, int days)
@@ -1425,6 +1453,7 @@ int main(void)
         cmocka_unit_test(test_fatigue_escalate),
         cmocka_unit_test(test_confirm_spikes),
         cmocka_unit_test(test_confirm_wait),
+        cmocka_unit_test(test_confirm_run),
         cmocka_unit_test(test_beat),
         cmocka_unit_test(test_quiet_floor),
         cmocka_unit_test(test_mistakes_said),
