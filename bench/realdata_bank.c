@@ -151,7 +151,9 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
             }
         }
         int wait = !confirmed && flag && !e->active && !e->run &&
-                   nld_confirm_wait(&e->cf, ts, sv, st, e->ep.confirm, every);
+                   nld_confirm_wait(&e->cf, ts, sv, st,
+                                    nld_confirm_factor(e->ep.confirm, st, sp, e->ep.confirm_wait_s),
+                                    every);
         nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
         if (wait) {
             e->cf.pending = 1;

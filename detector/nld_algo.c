@@ -303,8 +303,25 @@ static void stage_raw(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
     }
 }
 
+/* Whether calib.shrink= bounds the calibration of this stream now. It keeps a value absurd
+ * under the model an alarm where the calibration cannot be left to judge alone: where a
+ * lone value must page by itself (values further apart than shrink_wait_s: hourly crash
+ * counts whose lone spikes people label), or where its window spans less than
+ * NLD_CALIB_SPAN_S of event time (1-second summaries: 1000 values are 17 minutes, and a
+ * fault's first minutes would explain themselves away). Between (a value a minute to one
+ * every confirm.wait=) the window has seen the stream's day and a lone flag waits for the
+ * next value: there the bound only made heavy-tailed healthy series page (bench-quiet, Student
+ * t at 1 and 5 minutes: 1.84 and 0.80 reports a day with it). */
+static int shrink_bounds(const nld_bank_t *b)
+{
+    double sp = nld_bank_spacing(b);
+    return !(b->p.shrink_wait_s > 0 && sp > 0 && sp <= b->p.shrink_wait_s &&
+             (double)b->p.calib * sp >= NLD_CALIB_SPAN_S);
+}
+
 /* Stage 2 (NLD_STAGE_CALIB): the score judged against the stream's own recent surprises
- * (calib=), lowered at most calib.shrink times; without calib= it stays the raw one. */
+ * (calib=), lowered at most calib.shrink times (shrink_bounds); without calib= it stays the
+ * raw one. */
 static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
 {
     if (b->p.calib) {
@@ -313,7 +330,8 @@ static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
             *err = NL_ENOMEM; /* the raw score goes on */
         } else {
             /* a value absurd under the model stays an alarm on a stream used to outliers */
-            if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink) s = raw / b->p.calib_shrink;
+            if (b->p.calib_shrink > 0 && s < raw / b->p.calib_shrink && shrink_bounds(b))
+                s = raw / b->p.calib_shrink;
             out->score = nld_score_of(s);
         }
     }

@@ -82,6 +82,10 @@ typedef struct nld_params {
                               surprises (nld_calib.h; 0: the model's own, as before) */
     double calib_shrink;   /* > 0: calibration lowers a surprise at most this many times
                               (calib.shrink=; 0: without bound) */
+    double shrink_wait_s;  /* > 0: calib.shrink= is not held to on a stream whose values come
+                              at most this far apart (confirm.wait= with confirm= on, where
+                              a lone flag waits) and whose calibration spans at least
+                              NLD_CALIB_SPAN_S of event time (0: always held to) */
     double calib_record;   /* > 0: the stream's record of its far tail bounds what calibration
                               claims, never below this surprise (calib.record=; nld_calib.h;
                               0: off) */

@@ -56,6 +56,7 @@
 #define NLD_CALIB_PRIOR 10.0 /* the model's own scale weighs this many tail values */
 #define NLD_CALIB_CENSOR 2.0 /* calibrated surprises above this (P < 1e-2) are learnt as it */
 #define NLD_CALIB_RECUR 0.05  /* ... unless they come more often than this: then not at all */
+#define NLD_CALIB_SPAN_S (12 * 3600.0) /* a window this long in event time: calib.shrink lifts */
 #define NLD_CALIB_RECORD 32u    /* values beyond the censor the record keeps */
 #define NLD_CALIB_RECORD_MIN 8u /* ... and holds before it bounds a claim */
 #define NLD_CALIB_MIN 20u /* 2 / TAIL: fewer held and the model's own word stands */

@@ -188,6 +188,7 @@ static int do_stream(pctx_t *x, nld_cfg_t *c, const char *name, int name_col, wo
     if (d->confirm > 0 && !has_thr)
         return nl__cfg_fail(x, name_col,
                             "stream %s: confirm= needs threshold=, rate= or alarms=", name);
+    nld_sdef_settle(d);
     if (!given[nld_opt_find("min")] && d->p.min > d->p.n) d->p.min = d->p.n;
     /* by default a run too short to be reported is taken as normal variation */
     if (!given[nld_opt_find("admit")] && !preset)

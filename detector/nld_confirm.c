@@ -2,6 +2,8 @@
 /* nld_confirm.c — the recent spikes a lone flag is held against (see nld_confirm.h). */
 #include "nld_confirm.h"
 
+#include <math.h>
+
 #define AT(c, i) (((c)->head + (i)) % NLD_CONFIRM_CAP)
 
 double nld_confirm_recent(nld_confirm_t *c, int64_t now, double within_s)
@@ -30,6 +32,12 @@ int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double
 {
     if (!(st > 0) || !(f > 0) || sv >= f * st) return 0;
     return every || nld_confirm_recent(c, now, NLD_CONFIRM_WITHIN_S) >= NLD_CONFIRM_LIKE * sv;
+}
+
+double nld_confirm_factor(double f, double st, double spacing_s, double wait_s)
+{
+    if (!(f > 0) || !(st > 0) || !nld_confirm_every(spacing_s, wait_s)) return f;
+    return f + log10(wait_s / spacing_s) / st;
 }
 
 int nld_confirm_every(double spacing_s, double wait_s)

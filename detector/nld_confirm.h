@@ -66,6 +66,14 @@ void nld_confirm_add(nld_confirm_t *c, int64_t t, double s, double floor);
  * is added. */
 int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every);
 
+/* The factor F of the threshold's surprise st a lone flag must reach to page at once, on
+ * a stream of values spacing_s apart under confirm=f confirm.wait=wait_s. Where lone flags
+ * wait (nld_confirm_every) it is counted in event time: f at confirm.wait='s spacing, one
+ * decade more for each tenfold more values (a minute apart: log10(10m / 1m) / st more), so
+ * a lone flag pages at once only when it is as rare an hour as f says of a value every
+ * confirm.wait=. Per value, F = f would page a 1-minute stream ten times as often a day as
+ * a 10-minute one. Elsewhere f. */
+double nld_confirm_factor(double f, double st, double spacing_s, double wait_s);
 /* Whether values spacing_s seconds apart (0 or less: not known yet) come often enough for
  * every lone flag to wait under confirm.wait=wait_s (0: off). */
 int nld_confirm_every(double spacing_s, double wait_s);

@@ -403,10 +403,11 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
         }
     }
     /* only a flag that begins a run is lone: one that goes on a run counts at once */
+    double sp = nld_bank_spacing(&k->u.s.bank);
     int wait = !*pend && flag && !active && !k->u.s.ep[slot].run &&
-               nld_confirm_wait(c, r->ts_usec, sv, st, sd->confirm,
-                                nld_confirm_every(nld_bank_spacing(&k->u.s.bank),
-                                                  sd->confirm_wait_s));
+               nld_confirm_wait(c, r->ts_usec, sv, st,
+                                nld_confirm_factor(sd->confirm, st, sp, sd->confirm_wait_s),
+                                nld_confirm_every(sp, sd->confirm_wait_s));
     nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
     if (!wait) return 1;
     c->pending = 1;

@@ -56,7 +56,8 @@ const nld_opt_t nld_opts[] = {
     {"calib", NLD_OK_U32, OFF | LO | HI | PRE, P(calib), 0, NLD_CALIB_MIN, NLD_CALIB_MAX,
      NLD_DEFAULT_CALIB, "N", "judge scores against the stream's last N raw surprises"},
     {"calib.shrink", NLD_OK_NUM, OFF | LO | HI | PRE, P(calib_shrink), 0, 1, 1e6,
-     NLD_DEFAULT_CALIB_SHRINK, "R", "calibration lowers a surprise at most R times"},
+     NLD_DEFAULT_CALIB_SHRINK, "R",
+     "calibration lowers a surprise at most R times (not where lone flags wait and calib spans 12h)"},
     {"calib.record", NLD_OK_NUM, OFF | LO | HI | PRE, P(calib_record), 0, NLD_CALIB_CENSOR, 300,
      NLD_DEFAULT_CALIB_RECORD, "R",
      "the record of the far tail bounds a claim, never below a surprise of R"},
@@ -102,7 +103,7 @@ const nld_opt_t nld_opts[] = {
      "a lone flag under F times the threshold's surprise waits for another"},
     {"confirm.wait", NLD_OK_DUR, OFF | LO | PRE, S(confirm_wait_s), 0, 0, 0,
      NLD_DEFAULT_CONFIRM_WAIT_S, "DUR",
-     "... every lone flag, on streams whose values come at most DUR apart"},
+     "... every lone flag, on streams whose values come at most DUR apart (F counted at DUR)"},
     {"beat", NLD_OK_U32, OFF | LO | HI | PRE, S(beat), 0, 2, NLD_BEAT_CAP - 1, NLD_DEFAULT_BEAT,
      "N", "a run of flags on the beat of the N runs before it is held (a cron job)"},
     {"history.from", NLD_OK_DB, OFF, S(seed), 0, 0, 0, 0, "db",
@@ -303,6 +304,11 @@ void nld_opt_expect(int i, char *buf, size_t len)
              o->flags & NLD_OF_OFF ? ", or off" : "");
 }
 
+void nld_sdef_settle(nld_sdef_t *d)
+{
+    d->p.shrink_wait_s = d->confirm > 0 ? d->confirm_wait_s : 0;
+}
+
 void nld_opts_preset(nld_sdef_t *d, const unsigned char *given)
 {
     int budget = 0;
@@ -323,6 +329,7 @@ void nld_default_params(nld_params_t *p)
     nld_sdef_t d = {.p = *p};
     unsigned char given[NLD_OPTS_MAX] = {0};
     nld_opts_preset(&d, given);
+    nld_sdef_settle(&d);
     d.p.threshold = 0;
     d.p.alarms_per_s = 0;
     *p = d.p;

@@ -75,6 +75,10 @@ void nld_opt_expect(int i, char *buf, size_t len);
  * the preset; the rate only if no option of the budget was given. */
 void nld_opts_preset(nld_sdef_t *d, const unsigned char *given);
 
+/* The bank's copies of episode settings it needs, once d's options are all set: whether a
+ * lone flag waits (confirm= and confirm.wait=), which decides where calib.shrink= holds. */
+void nld_sdef_settle(nld_sdef_t *d);
+
 /* Option i's value in d as an option would write it ("2000", "10m", "off", "cdf-hu"). */
 void nld_opt_format(const nld_sdef_t *d, int i, char *buf, size_t len);
 

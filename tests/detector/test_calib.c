@@ -246,47 +246,66 @@ static void test_words(void **state)
     }
 }
 
-/* calib.shrink=R: a stream whose huge spikes recur (a crash rate of 10 that goes to 2000
- * for a few hours every few days) teaches its calibration that huge surprises are usual;
+/* The smallest calibrated / raw surprise of any spike on a stream whose huge spikes recur
+ * (a crash rate of 10 that goes to 2000 for four values in every 60), values `spacing`
+ * usec apart, under calib.shrink=shrink (0: off) with lone flags waiting on streams of
+ * values at most wait_s apart (shrink_wait_s; 0: never). */
+static double spikes_least(double shrink, double wait_s, int64_t spacing)
+{
+    double least = INFINITY;
+    nld_params_t p, q;
+    nld_params_default(&p);
+    p.algos = 1u << 7; /* cdf-hu */
+    p.n = 2000;
+    p.calib = 1000;
+    p.calib_shrink = shrink;
+    p.shrink_wait_s = wait_s;
+    q = p;
+    q.calib = 0; /* the raw surprises, side by side */
+    q.calib_shrink = 0;
+    nld_bank_t b, r;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    assert_int_equal(nld_bank_init(&r, &q), 0);
+    uint64_t rs = 5;
+    for (int i = 0; i < 1500; i++) {
+        double x = 10 + 4 * t_unit(&rs);
+        int spike = i >= 100 && i % 60 < 4;
+        if (spike) x = 2000 + 100 * t_unit(&rs);
+        nld_verdict_t v[NLD_ALGOS], w[NLD_ALGOS];
+        int e1, e2;
+        nld_bank_step_at(&b, x, (int64_t)i * spacing, v, &e1);
+        nld_bank_step_at(&r, x, (int64_t)i * spacing, w, &e2);
+        assert_int_equal(e1 | e2, 0);
+        double sc = nld_surprise_of(v[7].score), sr = nld_surprise_of(w[7].score);
+        if (spike && i % 60 == 0 && sr > 0 && sc / sr < least) least = sc / sr;
+    }
+    nld_bank_free(&b);
+    nld_bank_free(&r);
+    return least;
+}
+
+/* calib.shrink=R: such a stream teaches its calibration that huge surprises are usual;
  * without a bound a later spike's calibrated surprise falls below a tenth of its raw one,
- * with calib.shrink=10 it never does. */
+ * with calib.shrink=10 it never does: on hourly values (slower than confirm.wait=, where a
+ * lone value must page alone) and on 1-second ones (1000 values span 17 minutes, under
+ * NLD_CALIB_SPAN_S). A value a minute, where lone flags wait and the window spans 17 hours,
+ * is left to its calibration. */
 static void test_calib_shrink(void **state)
 {
     (void)state;
-    double least[2] = {INFINITY, INFINITY}; /* the smallest calibrated / raw of any spike */
-    for (int bound = 0; bound < 2; bound++) {
-        nld_params_t p, q;
-        nld_params_default(&p);
-        p.algos = 1u << 7; /* cdf-hu */
-        p.n = 2000;
-        p.calib = 1000;
-        p.calib_shrink = bound ? 10 : 0;
-        q = p;
-        q.calib = 0; /* the raw surprises, side by side */
-        q.calib_shrink = 0;
-        nld_bank_t b, r;
-        assert_int_equal(nld_bank_init(&b, &p), 0);
-        assert_int_equal(nld_bank_init(&r, &q), 0);
-        uint64_t rs = 5;
-        for (int i = 0; i < 1500; i++) {
-            double x = 10 + 4 * t_unit(&rs);
-            int spike = i >= 100 && i % 60 < 4;
-            if (spike) x = 2000 + 100 * t_unit(&rs);
-            nld_verdict_t v[NLD_ALGOS], w[NLD_ALGOS];
-            int e1, e2;
-            nld_bank_step_at(&b, x, (int64_t)i * 3600000000LL, v, &e1);
-            nld_bank_step_at(&r, x, (int64_t)i * 3600000000LL, w, &e2);
-            assert_int_equal(e1 | e2, 0);
-            double sc = nld_surprise_of(v[7].score), sr = nld_surprise_of(w[7].score);
-            if (spike && i % 60 == 0 && sr > 0 && sc / sr < least[bound]) least[bound] = sc / sr;
-        }
-        nld_bank_free(&b);
-        nld_bank_free(&r);
-    }
-    print_message("spikes' calibrated / raw surprise, at least: %.3g without a bound, %.3g "
-                  "with calib.shrink=10\n", least[0], least[1]);
-    assert_true(least[0] < 0.1);
-    assert_true(least[1] >= 0.1 * (1 - 1e-9));
+    const int64_t sec = 1000000, wait = 600;
+    double off = spikes_least(0, wait, 3600 * sec), hourly = spikes_least(10, wait, 3600 * sec),
+           second = spikes_least(10, wait, sec), minute = spikes_least(10, wait, 60 * sec),
+           never = spikes_least(10, 0, 60 * sec);
+    print_message("spikes' calibrated / raw surprise, at least: %.3g without a bound; with "
+                  "calib.shrink=10 %.3g hourly, %.3g each second, %.3g each minute (%.3g when "
+                  "lone flags never wait)\n",
+                  off, hourly, second, minute, never);
+    assert_true(off < 0.1);
+    assert_true(hourly >= 0.1 * (1 - 1e-9));
+    assert_true(second >= 0.1 * (1 - 1e-9));
+    assert_true(minute < 0.1);
+    assert_true(never >= 0.1 * (1 - 1e-9));
 }
 
 /* The calibration stage alone: a model that is right (P(S >= s) = 10^-s) is left nearly

@@ -112,6 +112,53 @@ static void test_every(void **state)
     assert_false(nld_confirm_every(60, 0));
 }
 
+/* The factor a lone flag must reach to page at once counts in event time where lone flags
+ * wait: F itself at confirm.wait='s spacing, one decade of surprise more for ten times as
+ * many values (st 2: half a step of F), two for a hundred; slower streams, an unknown
+ * spacing and confirm=off keep F as given. */
+static void test_factor(void **state)
+{
+    (void)state;
+    assert_true(fabs(nld_confirm_factor(3, 2, 600, 600) - 3) < 1e-12);
+    assert_true(fabs(nld_confirm_factor(3, 2, 60, 600) - 3.5) < 1e-12);
+    assert_true(fabs(nld_confirm_factor(3, 2, 6, 600) - 4) < 1e-12);
+    assert_true(nld_confirm_factor(3, 2, 3600, 600) == 3);
+    assert_true(nld_confirm_factor(3, 2, 0, 600) == 3);
+    assert_true(nld_confirm_factor(3, 2, 60, 0) == 3);
+    assert_true(nld_confirm_factor(0, 2, 60, 600) == 0);
+}
+
+/* The bank's copy of when lone flags wait, which decides where calib.shrink= holds: set
+ * from confirm= and confirm.wait= together, whether given or preset. */
+static void test_settle(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *words;
+        double wait_s;
+    } cases[] = {
+        {"combine=default", NLD_DEFAULT_CONFIRM_WAIT_S},
+        {"combine=default confirm.wait=5m", 300},
+        {"combine=default confirm=off", 0},
+        {"combine=default confirm.wait=off", 0},
+        {"algo=msd-hu threshold=0.8 confirm=2", 0},
+        {"algo=msd-hu threshold=0.8 confirm=2 confirm.wait=1m", 60},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nld_cfg_t c;
+        char err[256] = "";
+        if (t_stream_words(&c, cases[i].words, err, sizeof err))
+            fail_msg("%s: %s", cases[i].words, err);
+        if (c.s[0].p.shrink_wait_s != cases[i].wait_s)
+            fail_msg("%s: %g, not %g", cases[i].words, c.s[0].p.shrink_wait_s, cases[i].wait_s);
+        nld_cfg_free(&c);
+    }
+    nld_params_t p;
+    nld_params_default(&p);
+    nld_default_params(&p); /* what the benches' fast path runs */
+    assert_true(p.shrink_wait_s == NLD_DEFAULT_CONFIRM_WAIT_S);
+}
+
 /* Two banks (cdf-hu, calibrated) over the same values, young=300 and off: a spike as the
  * 60th value scores 60/300 of the surprise, as the 400th the same. */
 static void test_young(void **state)
@@ -188,6 +235,8 @@ int main(void)
         cmocka_unit_test(test_sliding_max), cmocka_unit_test(test_order_and_cap),
         cmocka_unit_test(test_wait),
         cmocka_unit_test(test_every),
+        cmocka_unit_test(test_factor),
+        cmocka_unit_test(test_settle),
         cmocka_unit_test(test_young),
         cmocka_unit_test(test_config),
     };
