@@ -57,6 +57,7 @@
 #define NLD_CALIB_CENSOR 2.0 /* calibrated surprises above this (P < 1e-2) are learnt as it */
 #define NLD_CALIB_RECUR 0.05  /* ... unless they come more often than this: then not at all */
 #define NLD_CALIB_SPAN_S (12 * 3600.0) /* a window this long in event time: calib.shrink lifts */
+#define NLD_CALIB_RECORD_TRUSTED 4.0 /* ... and the record's floor is at most this there */
 #define NLD_CALIB_RECORD 32u    /* values beyond the censor the record keeps */
 #define NLD_CALIB_RECORD_MIN 8u /* ... and holds before it bounds a claim */
 #define NLD_CALIB_MIN 20u /* 2 / TAIL: fewer held and the model's own word stands */
@@ -73,7 +74,8 @@ typedef struct nld_calib {
     nld_hist_t h;   /* the last `window` raw surprises (finite ones), with quantiles */
     uint32_t fresh; /* surprises added since the tail was fitted */
     double capped;  /* the recent share of surprises over the censor (a moving average) */
-    double record;  /* > 0: the record bounds claims, never below this surprise (0: off) */
+    double record;  /* > 0: the record bounds claims, never below this surprise (0: off; a
+                       positive one may be changed between steps) */
     uint64_t seen;  /* surprises judged so far */
     struct nld_calib_rec *rec; /* the record (allocated only with record > 0) */
     double u, xi, beta; /* the fitted tail, s >= u: P(S >= s) = TAIL (1 + xi (s - u) / beta)

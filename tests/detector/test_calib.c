@@ -308,6 +308,52 @@ static void test_calib_shrink(void **state)
     assert_true(never >= 0.1 * (1 - 1e-9));
 }
 
+/* The calibrated surprise of a last value of 100 + last, after 3000 values `spacing` usec
+ * apart of white noise with an outlier 100 + 40 .. 60 every 50th (a stream whose far tail
+ * the record fills), under combine=default's calib= and lone flags waiting at 10 minutes. */
+static double outlier_after(int64_t spacing, double last)
+{
+    nld_params_t p;
+    nld_params_default(&p);
+    p.algos = 1u << 7; /* cdf-hu */
+    p.n = 2000;
+    p.calib = 1000;
+    p.calib_shrink = 10;
+    p.calib_record = 6;
+    p.shrink_wait_s = 600;
+    nld_bank_t b;
+    assert_int_equal(nld_bank_init(&b, &p), 0);
+    uint64_t rs = 9;
+    double s = 0;
+    for (int i = 0; i <= 3000; i++) {
+        double x = 100 + 4 * (t_unit(&rs) - 0.5);
+        if (i % 50 == 49) x = 140 + 20 * t_unit(&rs);
+        if (i == 3000) x = 100 + last;
+        nld_verdict_t v[NLD_ALGOS];
+        int err;
+        nld_bank_step_at(&b, x, (int64_t)i * spacing, v, &err);
+        assert_int_equal(err, 0);
+        s = nld_surprise_of(v[7].score);
+    }
+    nld_bank_free(&b);
+    return s;
+}
+
+/* Where calibration is trusted (a value a minute: lone flags wait, 1000 values span 17
+ * hours) the record corrects claims from 1 in 10^4 on (NLD_CALIB_RECORD_TRUSTED), not only
+ * beyond calib.record=6: an outlier like the record's, which the fit calls far rarer, is
+ * claimed at that floor; hourly, where calib.shrink holds, the same value keeps 6 or more. */
+static void test_calib_record_trusted(void **state)
+{
+    (void)state;
+    const int64_t sec = 1000000;
+    double minute = outlier_after(60 * sec, 50), hourly = outlier_after(3600 * sec, 50);
+    print_message("an outlier like the record's: calibrated surprise %.3g each minute, "
+                  "%.3g hourly\n", minute, hourly);
+    assert_true(fabs(minute - NLD_CALIB_RECORD_TRUSTED) < 1e-9);
+    assert_true(hourly >= 6);
+}
+
 /* The calibration stage alone: a model that is right (P(S >= s) = 10^-s) is left nearly
  * as it is; one whose surprises run ten times too large is brought back to scale. */
 static void test_calib_scale(void **state)
@@ -490,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_calib_record),
         cmocka_unit_test(test_calib_record_first_spike),
         cmocka_unit_test(test_calib_shrink),
+        cmocka_unit_test(test_calib_record_trusted),
         cmocka_unit_test(test_resolution_floor),
         cmocka_unit_test(test_budget_orders),
         cmocka_unit_test(test_budget_edges),
