@@ -55,7 +55,7 @@
 #define NLD_BEFORE_WORDS                                                                  \
     "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 "          \
     "holdoff=1h calib=off floor=0 jump=off recur=off young=off fatigue=off escalate=off "   \
-    "confirm=off confirm.wait=off"
+    "confirm=off confirm.wait=off beat=off"
 
 typedef struct nld_combine {
     int on;
