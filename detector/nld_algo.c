@@ -499,6 +499,7 @@ static void budget_threshold(nld_bank_t *b)
             }
             b->log_gaps += b->log_gap;
             b->gaps++;
+            b->spacing = exp(b->log_gaps / (double)b->gaps);
         }
         b->t_prev = b->now;
     }
@@ -506,10 +507,7 @@ static void budget_threshold(nld_bank_t *b)
     b->thr = nld_budget_threshold(&b->p, b->now != INT64_MIN ? nld_bank_spacing(b) : 0);
 }
 
-double nld_bank_spacing(const nld_bank_t *b)
-{
-    return b->gaps ? exp(b->log_gaps / (double)b->gaps) : 0;
-}
+double nld_bank_spacing(const nld_bank_t *b) { return b->spacing; }
 
 /* The share of its surprise value x keeps in stage 3 (NLD_STAGE_DISCOUNT), the product of
  * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, young=. Their state

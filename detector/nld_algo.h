@@ -169,6 +169,9 @@ typedef struct nld_bank {
     int64_t t_prev;             /* event time of the last value with one (INT64_MIN: none) */
     double log_gaps;            /* sum of the logs of the gaps between values, in seconds */
     uint64_t gaps;              /* ... and how many */
+    double spacing;             /* the gaps' geometric mean (0: no gap yet), kept as they come:
+                                   the calibration, the budget and the episodes ask it of
+                                   every value */
     int64_t gap;                /* the last gap whose log was taken (a stream's gaps mostly
                                    repeat: one log per distinct gap, not per value) */
     double log_gap;             /* ... and its log */
