@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nld_confirm.h"
 #include "nld_tail.h"
 #include "nlkit/nl_bp.h"
 
@@ -315,7 +316,7 @@ static void stage_raw(nld_bank_t *b, int i, const nld_hist_t *h, double v, nld_v
 static int shrink_bounds(const nld_bank_t *b)
 {
     double sp = nld_bank_spacing(b);
-    return !(b->p.shrink_wait_s > 0 && sp > 0 && sp <= b->p.shrink_wait_s &&
+    return !(nld_confirm_every(sp, b->p.shrink_wait_s) &&
              (double)b->p.calib * sp >= NLD_CALIB_SPAN_S);
 }
 
