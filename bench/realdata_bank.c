@@ -75,6 +75,11 @@ rd_ep_t rd_ep_default(void)
                      NLD_DEFAULT_BEAT};
 }
 
+/* The share of the threshold's surprise from which confirm= reads a row: it remembers
+ * rows from NLD_CONFIRM_LIKE and learns from NLD_CONFIRM_NEXT which are near
+ * (nld_confirm_learn), so a sweep must visit every row above the lower of the two. */
+#define RD_CONFIRM_READS (NLD_CONFIRM_NEXT < NLD_CONFIRM_LIKE ? NLD_CONFIRM_NEXT : NLD_CONFIRM_LIKE)
+
 /* The engine's episode of one slot (nld_keyed.c, episode_step) with episode.min=1 at
  * threshold t under rule ep, advanced one row at a time by ep_row. */
 typedef struct ep_run {
@@ -88,6 +93,7 @@ typedef struct ep_run {
     uint32_t gap;  /* unflagged rows since its last flag */
     int run_beat;  /* ... which came on the beat of the earlier runs (nld_beat.h) */
     nld_beat_t beat;
+    size_t learnt; /* rows confirm= has learnt from (nld_confirm_learn) */
 } ep_run_t;
 
 static void ep_run_init(ep_run_t *e, double t, rd_ep_t ep)
@@ -135,16 +141,24 @@ static inline double ep_spacing(const int64_t *ts, size_t i)
 
 /* Row i of score `score`, surprise sv, at event time ts and hold-off time now, the stream's
  * spacing sp (ep_spacing); 1 when a report would open an episode there. */
-static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64_t now, double sp)
+static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int64_t ts, int64_t now, double sp)
 {
     int flag = score >= e->t, every = nld_confirm_every(sp, e->ep.confirm_wait_s);
     int64_t t0 = ts; /* the run's start, if this flag begins one */
     double st = e->st;
     if (e->ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
         int confirmed = 0;
+        nld_confirm_learn(&e->cf, sv, st, row + 1 - e->learnt);
+        e->learnt = row + 1;
         if (e->cf.pending) {
+            int near = !e->active && sv >= NLD_CONFIRM_NEXT * st;
+            if (near && ++e->cf.got < e->cf.need) {
+                if (sv > e->cf.pend_s) e->cf.pend_s = sv;
+                nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
+                return 0;
+            }
             e->cf.pending = 0;
-            if (!e->active && sv >= NLD_CONFIRM_NEXT * st) {
+            if (near) {
                 confirmed = flag = 1;
                 t0 = e->cf.pend_t;
                 if (e->cf.pend_s > sv) sv = e->cf.pend_s;
@@ -159,6 +173,8 @@ static inline int ep_row(ep_run_t *e, double score, double sv, int64_t ts, int64
             e->cf.pending = 1;
             e->cf.pend_s = sv;
             e->cf.pend_t = ts;
+            e->cf.need = nld_confirm_need(&e->cf, sp, e->ep.confirm_wait_s);
+            e->cf.got = 0;
             return 0;
         }
     }
@@ -204,7 +220,7 @@ void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd
     ep_run_t e;
     ep_run_init(&e, t, ep);
     for (size_t i = 0; i < n; i++)
-        out[i] = ep_row(&e, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i),
+        out[i] = ep_row(&e, i, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i),
                         ep_spacing(ts, i));
 }
 
@@ -257,7 +273,7 @@ static int sweep_cands(rd_sweep_t *w)
 }
 
 /* Series k's index: the rows that matter at some candidate, i.e. flagged at the lowest or
- * with a surprise confirm= would remember there (the rows between only move the hold-off).
+ * with a surprise confirm= would read there (the rows between only move the hold-off).
  * A series whose times go back is not indexed (NULL: every row is read). */
 static int sweep_index(rd_sweep_t *w, int k)
 {
@@ -313,7 +329,7 @@ int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, in
         return -1;
     }
     if (!w->ncand) return 0;
-    w->floor0 = NLD_CONFIRM_LIKE * nld_surprise_of(w->cand[0]);
+    w->floor0 = RD_CONFIRM_READS * nld_surprise_of(w->cand[0]);
     for (int k = 0; k < nser; k++)
         if ((!only || only[k]) && sweep_index(w, k)) {
             rd_sweep_free(w);
@@ -355,7 +371,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+            if (ep_row(&e, i, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
                 rows[nr++] = i;
         return nr;
     }
@@ -372,7 +388,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+        if (ep_row(&e, i, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
             rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;
@@ -408,7 +424,7 @@ typedef struct sweep_pos {
 static void sweep_rows(const rd_sweep_t *w, double t, rd_ep_t ep, sweep_pos_t *pos)
 {
     int confirm = ep.confirm > 0;
-    double floor = NLD_CONFIRM_LIKE * nld_surprise_of(t);
+    double floor = RD_CONFIRM_READS * nld_surprise_of(t);
     int from_work = pos->narrowed && t >= pos->t && floor >= pos->floor;
     int from_base = w->ncand > 0 && t >= w->cand[0] && floor >= w->floor0;
     for (int k = 0; k < w->nser; k++) {

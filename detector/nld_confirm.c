@@ -44,3 +44,31 @@ int nld_confirm_every(double spacing_s, double wait_s)
 {
     return wait_s > 0 && spacing_s > 0 && spacing_s <= wait_s;
 }
+
+void nld_confirm_learn(nld_confirm_t *c, double sv, double st, uint64_t rows)
+{
+    if (!rows) rows = 1;
+    double a = 1 - 1 / NLD_CONFIRM_PERSIST_N, ar = rows == 1 ? a : pow(a, (double)rows);
+    int near = sv >= NLD_CONFIRM_NEXT * st;
+    /* the value after the last near one is this one (rows 1) or an earlier, not near */
+    double after = c->near_last ? ar / a : 0;
+    c->near_n = c->near_n * ar + (1 - ar) / (1 - a);
+    c->near_hi = c->near_hi * ar + near;
+    c->near_prev = c->near_prev * ar + after;
+    c->near_both = c->near_both * ar + (c->near_last && rows == 1 && near);
+    c->near_last = near;
+}
+
+uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_s)
+{
+    if (!nld_confirm_every(spacing_s, wait_s)) return 1;
+    double within = wait_s < NLD_CONFIRM_RUN_S ? wait_s : NLD_CONFIRM_RUN_S;
+    double cap = floor(within / spacing_s + 1e-9);
+    if (cap < 1) cap = 1;
+    double p = (c->near_hi + 0.5) / (c->near_n + 1);
+    double q = (c->near_both + NLD_CONFIRM_PRIOR * p) / (c->near_prev + NLD_CONFIRM_PRIOR);
+    if (!(q > p) || !(p < 1)) return 1;
+    double k = q < 1 ? floor(log(p) / log(q) + 0.5) : cap;
+    if (!(k <= cap)) k = cap;
+    return k < 1 ? 1 : (uint32_t)k;
+}

@@ -22,6 +22,21 @@
  * lone: a flag while a run goes on (before its episode opens) counts at once, or on a
  * 1-second fault each second flag would be taken up confirming the one before it.
  *
+ * A confirmation is one more value that is news: on a stream whose near flags come in
+ * runs (a utilisation that wanders and sits, a walk that holds its level for minutes),
+ * the value after a flag is near the threshold as a matter of course, and one of them
+ * confirms nothing. So where every lone flag waits, the stream learns how persistent its
+ * near flags are: p, the share of its values whose surprise reaches NLD_CONFIRM_NEXT of the
+ * threshold's, and q, the share of the values after such a one that reach it too (both
+ * over about the last NLD_CONFIRM_PERSIST_N values; q starts from p, independence, with a
+ * weight of NLD_CONFIRM_PRIOR). A lone flag then waits for k values in a row that reach
+ * NLD_CONFIRM_NEXT, k = log p / log q rounded (q^k = p: as unlikely by chance as one more
+ * independent flag), at least 1 and at most the values in NLD_CONFIRM_RUN_S of event time
+ * (or confirm.wait=, if shorter): a page waits at most 5 minutes for it, and rows 5
+ * minutes apart or more wait for one value, as before. Independent flags (white noise, a
+ * latency each second) have q about p and wait for one value too; bench-quiet's quantised
+ * walk has q 0.64 and p 0.0065 at a row a minute and waits for five (k is 11).
+ *
  * On the two real labelled sets of bench-realdata, confirm=2 cut false reports on the
  * server set by a tenth and those on its series without anomalies by a quarter, while
  * finding as many windows; the figures are in bench/README.md.
@@ -40,6 +55,9 @@
 #define NLD_CONFIRM_WITHIN_S (3 * 86400.0) /* ... within this much event time */
 #define NLD_CONFIRM_NEXT 0.7               /* the next value's share of the threshold's */
 #define NLD_CONFIRM_CAP 16
+#define NLD_CONFIRM_PERSIST_N 10000.0 /* values the persistence of near flags is learnt over */
+#define NLD_CONFIRM_PRIOR 10.0        /* ... where independence weighs this many near flags */
+#define NLD_CONFIRM_RUN_S 300.0       /* the values a lone flag waits for span at most this */
 
 typedef struct nld_confirm {
     int64_t t[NLD_CONFIRM_CAP]; /* the deque: times rising, surprises falling */
@@ -49,7 +67,14 @@ typedef struct nld_confirm {
     int dir;        /* its direction (NLD_LOW / NLD_HIGH) */
     int64_t pend_t; /* its event time */
     double pend_s;  /* its surprise */
-    double pend_x;  /* its value */
+    double pend_lo, pend_hi; /* its value, and the range of those that confirmed it so far */
+    uint32_t need, got;      /* values in a row it waits for, and those that came */
+    /* how persistent near flags are (decayed counts of values; see above) */
+    double near_n;    /* values learnt */
+    double near_hi;   /* ... near the threshold */
+    double near_prev; /* values after a near one */
+    double near_both; /* ... near too */
+    int near_last;    /* the last value learnt was near */
 } nld_confirm_t;
 
 /* The largest surprise added at event times within `within_s` seconds before now (those
@@ -74,6 +99,14 @@ int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double
  * confirm.wait=. Per value, F = f would page a 1-minute stream ten times as often a day as
  * a 10-minute one. Elsewhere f. */
 double nld_confirm_factor(double f, double st, double spacing_s, double wait_s);
+/* Learn from a value of surprise sv under a threshold of surprise st > 0 whether near
+ * flags come in runs; `rows` (at least 1) is the values since the last one learnt,
+ * those before this one all taken as not near (the benchmarks pass over them). */
+void nld_confirm_learn(nld_confirm_t *c, double sv, double st, uint64_t rows);
+/* The values in a row (reaching NLD_CONFIRM_NEXT) a lone flag waits for on a stream of
+ * values spacing_s apart under confirm.wait=wait_s: k above where lone flags all wait
+ * (nld_confirm_every), else 1. */
+uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_s);
 /* Whether values spacing_s seconds apart (0 or less: not known yet) come often enough for
  * every lone flag to wait under confirm.wait=wait_s (0: off). */
 int nld_confirm_every(double spacing_s, double wait_s);

@@ -392,9 +392,19 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     double sv = v->state == NLD_WARMUP ? 0 : nld_surprise_of(v->score);
     int flag = v->state == NLD_LOW || v->state == NLD_HIGH, active = k->u.s.ep[slot].active;
     if (r->ts_usec == INT64_MIN || !(st > 0)) return 1; /* no event time or no threshold */
+    double sp = nld_bank_spacing(&k->u.s.bank);
+    nld_confirm_learn(c, sv, st, 1);
     if (c->pending) {
+        int near = !active && sv >= NLD_CONFIRM_NEXT * st;
+        if (near && ++c->got < c->need) { /* one more of the values it waits for */
+            if (sv > c->pend_s) c->pend_s = sv;
+            if (x < c->pend_lo) c->pend_lo = x;
+            if (x > c->pend_hi) c->pend_hi = x;
+            nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
+            return 0;
+        }
         c->pending = 0;
-        if (!active && sv >= NLD_CONFIRM_NEXT * st) {
+        if (near) {
             if (!flag) v->state = c->dir;
             if (c->pend_s > sv) v->score = nld_score_of(c->pend_s);
             *pend = c;
@@ -403,7 +413,6 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
         }
     }
     /* only a flag that begins a run is lone: one that goes on a run counts at once */
-    double sp = nld_bank_spacing(&k->u.s.bank);
     int wait = !*pend && flag && !active && !k->u.s.ep[slot].run &&
                nld_confirm_wait(c, r->ts_usec, sv, st,
                                 nld_confirm_factor(sd->confirm, st, sp, sd->confirm_wait_s),
@@ -414,7 +423,9 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     c->dir = v->state;
     c->pend_t = r->ts_usec;
     c->pend_s = sv;
-    c->pend_x = x;
+    c->pend_lo = c->pend_hi = x;
+    c->need = nld_confirm_need(c, sp, sd->confirm_wait_s);
+    c->got = 0;
     return 0;
 }
 
@@ -537,9 +548,10 @@ static void episode_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, 
                 e->recent = recent;
                 e->peak = e->ended && !e->esc ? peak : sv;
                 if (pend) {
-                    e->run = 1; /* it began with the lone flag the value confirmed */
-                    if (pend->pend_x < e->xmin) e->xmin = pend->pend_x;
-                    if (pend->pend_x > e->xmax) e->xmax = pend->pend_x;
+                    e->run = 1; /* it began with the lone flag the value confirmed (the
+                                   values between, near but maybe not flags, do not count) */
+                    if (pend->pend_lo < e->xmin) e->xmin = pend->pend_lo;
+                    if (pend->pend_hi > e->xmax) e->xmax = pend->pend_hi;
                 }
             }
         }

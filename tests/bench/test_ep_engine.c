@@ -79,8 +79,9 @@ static void test_fast_path_is_engine(void **state)
                 reports += start[i] != 0;
             }
             /* the jobs on their beat are held, not paged (hourly, 3 rows in 11 are the
-             * stream's normal: no flags to hold) */
-            if (k == 5 && sp < 2 && held < 3)
+             * stream's normal: no flags to hold; at a row a minute the runs of three flags
+             * are persistent, and confirm= holds most of them before beat= sees them) */
+            if (k == 5 && sp == 1 && held < 3)
                 fail_msg("spacing %lld s: beat=2 held %zu of the jobs' reports",
                          (long long)(spacing[sp] / 1000000), held);
             rows_all += s.n;

@@ -229,6 +229,61 @@ static void test_config(void **state)
     }
 }
 
+/* Near flags that come in runs need more values to confirm one: a stream whose values are
+ * near the threshold (NLD_CONFIRM_NEXT of its surprise) 2% of the time independently needs
+ * one, as before; one whose near values come in runs (90% of them followed by another,
+ * 2% of values near) needs k = log p / log q for the p and q it learnt (about 20), at most
+ * what 5 minutes (or confirm.wait=) hold: five at a row a minute, ten at a row a second
+ * with confirm.wait=10s, one at a row each 5 minutes and where lone flags do not all wait
+ * (an hour apart). The same counts learnt a row at a time or with the rows
+ * between near ones passed over at once (as the benchmarks' sweep does) agree. */
+static void test_persistent(void **state)
+{
+    (void)state;
+    nld_confirm_t ind = {0}, run = {0}, skip = {0};
+    uint64_t rs = 99;
+    int in_run = 0;
+    uint64_t since = 0;
+    for (int i = 0; i < 200000; i++) {
+        double u = t_unit(&rs), v = t_unit(&rs);
+        nld_confirm_learn(&ind, u < 0.02 ? 2.0 : 0.1, 2.0, 1);
+        /* a two-state chain: a near run goes on with 0.9, begins with 0.02 * 0.1 / 0.9 */
+        in_run = in_run ? v < 0.9 : v < 0.02 * 0.1 / 0.98;
+        nld_confirm_learn(&run, in_run ? 2.0 : 0.1, 2.0, 1);
+        since++;
+        if (in_run) {
+            nld_confirm_learn(&skip, 2.0, 2.0, since);
+            since = 0;
+        }
+    }
+    assert_int_equal(nld_confirm_need(&ind, 60, 600), 1);
+    /* below the cap: k itself, from the learnt p and q (q under 0.9: the prior) */
+    double p = (run.near_hi + 0.5) / (run.near_n + 1);
+    double q = (run.near_both + NLD_CONFIRM_PRIOR * p) / (run.near_prev + NLD_CONFIRM_PRIOR);
+    assert_true(q > 0.75 && q < 0.92);
+    assert_true(p > 0.01 && p < 0.03);
+    uint32_t k = (uint32_t)floor(log(p) / log(q) + 0.5);
+    assert_true(k > 10 && k < 60);
+    assert_int_equal(nld_confirm_need(&run, 1, 600), k);
+    assert_int_equal(nld_confirm_need(&run, 60, 600), 5);
+    assert_int_equal(nld_confirm_need(&run, 1, 10), 10); /* confirm.wait= shorter */
+    assert_int_equal(nld_confirm_need(&run, 300, 600), 1);
+    assert_int_equal(nld_confirm_need(&run, 3600, 600), 1);
+    assert_int_equal(nld_confirm_need(&run, 60, 0), 1);
+    /* passed over or learnt one by one: the same counts */
+    nld_confirm_learn(&skip, 0.1, 2.0, since ? since : 1);
+    if (!since) { /* the last row was near: learn one more quiet row on both */
+        nld_confirm_learn(&run, 0.1, 2.0, 1);
+    }
+    assert_true(fabs(skip.near_n - run.near_n) < 1e-6 * run.near_n);
+    assert_true(fabs(skip.near_hi - run.near_hi) < 1e-6 * run.near_hi);
+    assert_true(fabs(skip.near_prev - run.near_prev) < 1e-6 * run.near_prev);
+    assert_true(fabs(skip.near_both - run.near_both) < 1e-6 * run.near_both);
+    /* nothing learnt yet: independence, one value */
+    nld_confirm_t none = {0};
+    assert_int_equal(nld_confirm_need(&none, 1, 600), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_wait),
         cmocka_unit_test(test_every),
         cmocka_unit_test(test_factor),
+        cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_settle),
         cmocka_unit_test(test_young),
         cmocka_unit_test(test_config),
