@@ -37,7 +37,8 @@ void nld_params_default(nld_params_t *p)
                         .season_slots = 24,
                         .season_alpha = 0.25,
                         .jump_halflife_s = 7 * 86400.0,
-                        .recur_within_s = 3600};
+                        .recur_within_s = 3600,
+                        .shape_len = NLD_SHAPE_LEN};
 }
 
 int nld_params_check(const nld_params_t *p, const char **why)
@@ -85,6 +86,11 @@ int nld_params_check(const nld_params_t *p, const char **why)
     else if (p->recur_days > NLD_RECUR_DAYS_MAX ||
              !(p->recur_within_s >= NLD_RECUR_SLOT_S && p->recur_within_s <= NLD_RECUR_WITHIN_MAX))
         w = "recur must be off or 1 to 14 days, and recur.within 10 min to 12 h";
+    else if ((p->shape_w && (p->shape_w < 2 || p->shape_w > NLD_SHAPE_W_MAX)) ||
+             p->shape_len < NLD_SHAPE_LEN_MIN || p->shape_len > NLD_SHAPE_LEN_MAX ||
+             (p->shape_w && p->shape_len < 4 * p->shape_w))
+        w = "shape must be off or a window of 2 to 64 values, and shape.len 64 to 65536 values "
+            "and at least 4 windows";
     else if (p->young > NLD_YOUNG_MAX)
         w = "young must be off or a count of values up to 1000000";
     if (why) *why = w;
@@ -150,6 +156,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
         if ((p->algos >> i & 1) && nld_hist_init(&b->cal[i - NLD_CUSUM], p->n, 1, 1)) goto oom;
     if (nld_season_init(&b->season, p->season_s, p->season_slots, p->season_alpha)) goto oom;
     if (nld_recur_init(&b->recur, p->recur_days, p->recur_within_s)) goto oom;
+    if (nld_shape_init(&b->shape, p->shape_w, p->shape_len)) goto oom;
     for (int i = 0; i < NLD_ALGOS; i++)
         if ((p->algos >> i & 1) && p->calib &&
             nld_calib_init(&b->calib[i], p->calib, p->calib_record))
@@ -169,6 +176,7 @@ void nld_bank_free(nld_bank_t *b)
     nld_relent_free(&b->relent);
     nld_season_free(&b->season);
     nld_recur_free(&b->recur);
+    nld_shape_free(&b->shape);
 }
 
 /* A history of one repeated value has no spread, and every other value would be infinitely
@@ -349,7 +357,7 @@ static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
     out->calibrated = out->score;
 }
 
-/* Stage 3 (NLD_STAGE_DISCOUNT): jump=, recur= and young= leave the calibrated surprise the
+/* Stage 3 (NLD_STAGE_DISCOUNT): jump=, recur=, shape= and young= leave the calibrated surprise the
  * share jw of itself (discount_share); the own rule stays. */
 static void stage_discount(nld_verdict_t *out, double jw)
 {
@@ -511,12 +519,13 @@ static void budget_threshold(nld_bank_t *b)
 double nld_bank_spacing(const nld_bank_t *b) { return b->spacing; }
 
 /* The share of its surprise value x keeps in stage 3 (NLD_STAGE_DISCOUNT), the product of
- * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, young=. Their state
+ * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, shape=, young=. Their state
  * learns from every value, judged or not. */
 static double discount_share(nld_bank_t *b, double x, int64_t ts_usec, int jumps)
 {
     double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
     if (b->recur.slot) jw *= nld_recur_step(&b->recur, x, ts_usec);
+    if (b->shape.buf) jw *= nld_shape_step(&b->shape, x, nld_bank_spacing(b));
     /* young=: a stream's first values are judged against little history (a cdf of a few
      * dozen values, a calibration barely begun), and their rarest look rarer than they
      * are; their surprise grows with the values seen (the archive's seeds count) */

@@ -32,6 +32,7 @@
 #include "nld_calib.h"
 #include "nld_jump.h"
 #include "nld_recur.h"
+#include "nld_shape.h"
 #include "nld_change.h"
 #include "nld_hist.h"
 #include "nld_season.h"
@@ -102,6 +103,10 @@ typedef struct nld_params {
                               on each of this many days before keeps only part of its
                               surprise (nld_recur.h; 0: off) */
     double recur_within_s; /* ... "the same time of day": within this many seconds (1 h) */
+    uint32_t shape_w;      /* > 0: a window of this many values that an earlier one (half an
+                              hour or more before) matches keeps only part of its surprise
+                              (nld_shape.h; 0: off) */
+    uint32_t shape_len;    /* ... among the last this many values (1024) */
     uint32_t young;        /* > 0: the stream's n-th value of its first `young` keeps n/young
                               of its surprise: judged against little history (0: off) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
@@ -122,7 +127,7 @@ typedef struct nld_params {
  *                its own rule's flag (own), which is what heuristic histories learn from
  *   2 calib      calib=: the surprise against the stream's own recent raw ones, lowered at
  *                most calib.shrink times, bounded by calib.record: verdict.calibrated
- *   3 discount   jump=, recur=, young=: the surprise keeps the product of their shares:
+ *   3 discount   jump=, recur=, shape=, young=: the surprise keeps the product of their shares:
  *                verdict.score
  *   4 threshold  threshold=, rate=, alarms= (the stricter; verdict.thr): the score reaching
  *                it is reported (verdict.state); without one, the own rule is
@@ -187,6 +192,7 @@ typedef struct nld_bank {
     nld_calib_t calib[NLD_ALGOS]; /* per algorithm, with calib= */
     nld_jump_t jump;              /* the stream's scale of jumps, with jump= */
     nld_recur_t recur;            /* its envelope at each time of day, with recur= */
+    nld_shape_t shape;            /* its last values' windows, with shape= */
     struct { /* the current run of flags of a heuristic algorithm, held back */
         double v[NLD_ADMIT_MAX];
         uint32_t n;
