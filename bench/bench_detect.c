@@ -3,7 +3,7 @@
  * alone, the bank of the paper's eight, of all ten, and combine=default's as configured
  * (its algorithm, history, calibration, floor, budget, relearn, daily season, jump= and
  * calib.shrink=, as nld_default_params sets them; one value a minute), beside the same
- * without jump= and calib.shrink=;
+ * without jump= and calib.shrink=, and with shape=32 (def+shape);
  * history N = 1800 unless said, on VALUES values (default 1M) of a noisy series with
  * spikes and a dip; beside the obvious implementation a user would write instead (re-sum
  * the window for MSD, sort it for CDF, for every value), in the same run; the same values
@@ -47,7 +47,8 @@ static double *make_series(long n)
 /* Seconds to run the bank (history `hist`) over the series; flags into *flags. With
  * as_default, combine=default's other settings too (nld_default_params), the values one a
  * minute in event time; as_default 2: without its jump=, calib.shrink=, calib.record= and
- * recur= (the bank of the morning of 2026-11-26, side by side). */
+ * recur= (the bank of the morning of 2026-11-26, side by side); 3: with shape=32 too (the
+ * opt-in discount, nld_shape.h, side by side with the default). */
 static double run_bank(unsigned algos, uint32_t hist, int as_default, const double *x, long n,
                        int streams, long *flags)
 {
@@ -63,6 +64,7 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
             p.jump = p.calib_shrink = p.calib_record = 0;
             p.recur_days = 0;
         }
+        if (as_default == 3) p.shape_w = 32;
     }
     nld_bank_t *b = malloc((size_t)streams * sizeof *b);
     for (int k = 0; k < streams; k++)
@@ -197,8 +199,9 @@ int main(int argc, char **argv)
     } banks[] = {{"all 8", NLD_ALL_ALGOS, N_HIST, 8},
                  {"all 10", NLD_EVERY_ALGO, N_HIST, 10},
                  {"default", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1},
-                 {"def-bare", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
-    for (int a = 0; a < NLD_ALGOS + 4; a++) {
+                 {"def-bare", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1},
+                 {"def+shape", NLD_DEFAULT_ALGOS, NLD_DEFAULT_HISTORY, 1}};
+    for (int a = 0; a < NLD_ALGOS + 5; a++) {
         int bk = a - NLD_ALGOS;
         unsigned mask = bk < 0 ? 1u << a : banks[bk].mask;
         uint32_t hist = bk < 0 ? N_HIST : banks[bk].hist;
@@ -206,7 +209,7 @@ int main(int argc, char **argv)
         double t[3], tn[3], tk[3];
         long flags = 0, nf = 0, kf = 0;
         for (int r = 0; r < 3; r++) {
-            int as_default = bk == 2 ? 1 : bk == 3 ? 2 : 0;
+            int as_default = bk >= 2 ? bk - 1 : 0;
             t[r] = run_bank(mask, hist, as_default, x, n, 1, &flags);
             tk[r] = run_bank(mask, hist, as_default, x, n, KEYED, &kf);
             tn[r] = naive ? run_naive(a, x, nn, &nf) : 0;

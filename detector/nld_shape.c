@@ -39,23 +39,36 @@ void nld_shape_free(nld_shape_t *s)
  * and its oldest value must still be in the ring. */
 static uint32_t max_lag(const nld_shape_t *s) { return s->len - 1 - s->w; }
 
-/* The squared distance of the windows ending at base[0] and base[-lag], in full. */
-static double full_dist(const double *base, uint32_t w, uint32_t lag)
+/* The squared distance of the windows ending at r[0] and r[lag] (r[l]: the value l before
+ * the newest), in full. */
+static double full_dist(const double *r, uint32_t w, uint32_t lag)
 {
     double d = 0;
     for (uint32_t k = 0; k < w; k++) {
-        double e = base[-(int64_t)k] - base[-(int64_t)(k + lag)];
+        double e = r[k] - r[k + lag];
         d += e * e;
     }
     return d;
 }
 
-/* x joins the ring, and every lag's distance moves on by one value: the newest pair of
- * values comes in, the oldest pair of the window goes out. */
+/* The lags' distances move on by one value: the newest pair of values comes in, the
+ * oldest pair of each window goes out. The ring runs backwards in memory so that r[l] is
+ * the value l before the newest: one pass over contiguous memory, which the compiler
+ * vectorises (restrict: d and the ring never overlap). */
+static void slide(double *restrict d, const double *restrict r, uint32_t w, uint32_t top)
+{
+    double a = r[0], b = r[w];
+    for (uint32_t l = 1; l <= top; l++) {
+        double in = a - r[l], out = b - r[w + l];
+        d[l] += in * in - out * out;
+    }
+}
+
+/* x joins the ring, and every lag's distance moves on. */
 static void push(nld_shape_t *s, double x)
 {
     uint32_t L = s->len, W = s->w;
-    uint32_t h = s->head + 1 == L ? 0 : s->head + 1;
+    uint32_t h = s->head == 0 ? L - 1 : s->head - 1;
     double old = s->buf[h]; /* the value len before x, now forgotten */
     s->buf[h] = s->buf[h + L] = x;
     s->head = h;
@@ -68,15 +81,10 @@ static void push(nld_shape_t *s, double x)
     } else {
         s->sum += x - old;
     }
-    const double *base = s->buf + h + L; /* base[-l]: the value l before x */
-    double a = x, b = base[-(int64_t)W];
-    double *d = s->d;
+    const double *r = s->buf + h;
     uint32_t top = max_lag(s);
-    for (uint32_t l = 1; l <= top; l++) {
-        double in = a - base[-(int64_t)l], out = b - base[-(int64_t)(W + l)];
-        d[l] += in * in - out * out;
-    }
-    d[s->fresh] = full_dist(base, W, s->fresh);
+    slide(s->d, r, W, top);
+    s->d[s->fresh] = full_dist(r, W, s->fresh);
     s->fresh = s->fresh >= top ? 1 : s->fresh + 1;
 }
 
@@ -95,9 +103,9 @@ double nld_shape_step(nld_shape_t *s, double x, double spacing_s)
     for (uint64_t l = lo; l <= hi; l++) nn = s->d[l] < nn ? s->d[l] : nn;
     if (nn < 0) nn = 0; /* rounding of a running sum */
     double mu = s->sum / (double)(s->n < s->len ? s->n : s->len), e = 0;
-    const double *base = s->buf + s->head + s->len;
+    const double *r = s->buf + s->head;
     for (uint32_t k = 0; k < W; k++) {
-        double v = base[-(int64_t)k] - mu;
+        double v = r[k] - mu;
         e += v * v;
     }
     if (!(e > 0)) return 1; /* the window is the mean: nothing to discount */

@@ -33,7 +33,9 @@
  *
  * Cost: the distances to all earlier windows are kept by lag and updated in O(len) a value
  * (two squared differences a lag), one lag recomputed in full each value so rounding never
- * builds up; memory 24 * len bytes (len 1024: 24 KB a stream). */
+ * builds up; memory 24 * len bytes (len 1024: 24 KB a stream). bench-detect: with shape=32,
+ * 3.4 times combine=default's time a value, which is why it is opt-in, with the figures of
+ * docs/detecting.md (it gains on the cloud set, loses windows on the server set). */
 #ifndef NLKIT_NLD_SHAPE_H
 #define NLKIT_NLD_SHAPE_H
 
@@ -49,8 +51,9 @@
 #define NLD_SHAPE_HOLD 1e100       /* values beyond +-this are held at it (squares stay finite) */
 
 typedef struct nld_shape {
-    double *buf;      /* the last len values, twice over (buf[i] = buf[i + len]): any
-                         run of them is contiguous (NULL while off) */
+    double *buf;      /* the last len values, newest first from head, twice over
+                         (buf[i] = buf[i + len]): buf[head + l] is the value l before the
+                         newest, for l < len (NULL while off) */
     double *d;        /* d[l]: squared distance of the last window to the one l values
                          before it */
     uint32_t w, len;  /* window and values remembered */
