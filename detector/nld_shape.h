@@ -33,35 +33,35 @@
  *
  * Cost: the distances to all earlier windows are kept by lag and updated in O(len) a value
  * (two squared differences a lag), one lag recomputed in full each value so rounding never
- * builds up; memory 24 * len bytes (len 1024: 24 KB a stream). bench-detect: with shape=32,
- * 3.4 times combine=default's time a value, which is why it is opt-in, with the figures of
- * docs/detecting.md (it gains on the cloud set, loses windows on the server set). */
+ * builds up; memory 24 * len bytes (len 1024: 24 KB a stream). bench-detect: with
+ * shape=32, 3.4 to 5.9 times combine=default's time a value; that, and windows lost on the
+ * server set while it gains on the cloud set (docs/detecting.md), keep it opt-in. */
 #ifndef NLKIT_NLD_SHAPE_H
 #define NLKIT_NLD_SHAPE_H
 
 #include <stdint.h>
 
-#define NLD_SHAPE_W_MAX 64u        /* values in a window, at most */
-#define NLD_SHAPE_LEN 1024u        /* values remembered (shape.len=) unless given */
-#define NLD_SHAPE_LEN_MIN 64u      /* ... at least, and at least 4 windows */
-#define NLD_SHAPE_LEN_MAX 65536u   /* ... at most */
-#define NLD_SHAPE_AGO_S 1800.0     /* an earlier window ended at least this long before */
-#define NLD_SHAPE_KEEP 0.5         /* the share of its surprise a known shape keeps */
-#define NLD_SHAPE_NEWS 0.25        /* d at this share of e keeps all of the surprise */
-#define NLD_SHAPE_HOLD 1e100       /* values beyond +-this are held at it (squares stay finite) */
+#define NLD_SHAPE_W_MAX 64u      /* values in a window, at most */
+#define NLD_SHAPE_LEN 1024u      /* values remembered (shape.len=) unless given */
+#define NLD_SHAPE_LEN_MIN 64u    /* ... at least, and at least 4 windows */
+#define NLD_SHAPE_LEN_MAX 65536u /* ... at most */
+#define NLD_SHAPE_AGO_S 1800.0   /* an earlier window ended at least this long before */
+#define NLD_SHAPE_KEEP 0.5       /* the share of its surprise a known shape keeps */
+#define NLD_SHAPE_NEWS 0.25      /* d at this share of e keeps all of the surprise */
+#define NLD_SHAPE_HOLD 1e100     /* values beyond +-this are held at it (squares stay finite) */
 
 typedef struct nld_shape {
-    double *buf;      /* the last len values, newest first from head, twice over
-                         (buf[i] = buf[i + len]): buf[head + l] is the value l before the
-                         newest, for l < len (NULL while off) */
-    double *d;        /* d[l]: squared distance of the last window to the one l values
-                         before it */
-    uint32_t w, len;  /* window and values remembered */
-    uint32_t head;    /* buf's index of the newest value */
-    uint32_t fresh;   /* the lag whose distance is recomputed next */
-    uint32_t since;   /* values since sum was last recomputed */
-    uint64_t n;       /* values seen */
-    double sum;       /* of the values in the ring */
+    double *buf;     /* the last len values, newest first from head, twice over
+                        (buf[i] = buf[i + len]): buf[head + l] is the value l before the
+                        newest, for l < len (NULL while off) */
+    double *d;       /* d[l]: squared distance of the last window to the one l values
+                        before it */
+    uint32_t w, len; /* window and values remembered */
+    uint32_t head;   /* buf's index of the newest value */
+    uint32_t fresh;  /* the lag whose distance is recomputed next */
+    uint32_t since;  /* values since sum was last recomputed */
+    uint64_t n;      /* values seen */
+    double sum;      /* of the values in the ring */
 } nld_shape_t;
 
 /* Off (w 0) or windows of w values (2 .. NLD_SHAPE_W_MAX) among the last len values

@@ -65,15 +65,16 @@ static void test_memory(void **state)
     static const struct {
         uint32_t after;
         double spacing, want;
-    } cases[] = {{64 - 20, SPACING, NLD_SHAPE_KEEP}, {2 * 64, SPACING, 1}, {4, SPACING, 1},
-                 {30, 1, 1}};
+    } cases[] = {
+        {64 - 20, SPACING, NLD_SHAPE_KEEP}, {2 * 64, SPACING, 1}, {4, SPACING, 1}, {30, 1, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         nld_shape_t s;
         assert_int_equal(nld_shape_init(&s, 4, 64), 0);
         uint64_t rs = 5;
         for (int i = 0; i < 20; i++) nld_shape_step(&s, noise(&rs), cases[c].spacing);
         assert_true(nld_shape_step(&s, 80, cases[c].spacing) == 1);
-        for (uint32_t i = 1; i < cases[c].after; i++) nld_shape_step(&s, noise(&rs), cases[c].spacing);
+        for (uint32_t i = 1; i < cases[c].after; i++)
+            nld_shape_step(&s, noise(&rs), cases[c].spacing);
         double w = nld_shape_step(&s, 80, cases[c].spacing);
         if (w != cases[c].want) fail_msg("case %zu: %g, not %g", c, w, cases[c].want);
         nld_shape_free(&s);
