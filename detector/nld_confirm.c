@@ -65,10 +65,16 @@ uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_
     double within = wait_s < NLD_CONFIRM_RUN_S ? wait_s : NLD_CONFIRM_RUN_S;
     double cap = floor(within / spacing_s + 1e-9);
     if (cap < 1) cap = 1;
-    double p = (c->near_hi + 0.5) / (c->near_n + 1);
+    /* a new stream starts as one with NLD_CONFIRM_CHANCE of its values near, worth 100 */
+    double p = (c->near_hi + 100 * NLD_CONFIRM_CHANCE) / (c->near_n + 100);
     double q = (c->near_both + NLD_CONFIRM_PRIOR * p) / (c->near_prev + NLD_CONFIRM_PRIOR);
-    if (!(q > p) || !(p < 1)) return 1;
-    double k = q < 1 ? floor(log(p) / log(q) + 0.5) : cap;
+    /* independent values: as many in a row as make a chance under NLD_CONFIRM_CHANCE */
+    double k = p > NLD_CONFIRM_CHANCE && p < 1 ? ceil(log(NLD_CONFIRM_CHANCE) / log(p) - 1e-9) : 1;
+    /* persistent ones: q^k = p, as unlikely as one more independent value */
+    if (q > p && p < 1) {
+        double kq = q < 1 ? floor(log(p) / log(q) + 0.5) : cap;
+        if (kq > k) k = kq;
+    }
     if (!(k <= cap)) k = cap;
     return k < 1 ? 1 : (uint32_t)k;
 }

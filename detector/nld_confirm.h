@@ -28,14 +28,18 @@
  * confirms nothing. So where every lone flag waits, the stream learns how persistent its
  * near flags are: p, the share of its values whose surprise reaches NLD_CONFIRM_NEXT of the
  * threshold's, and q, the share of the values after such a one that reach it too (both
- * over about the last NLD_CONFIRM_PERSIST_N values; q starts from p, independence, with a
- * weight of NLD_CONFIRM_PRIOR). A lone flag then waits for k values in a row that reach
+ * over about the last NLD_CONFIRM_PERSIST_N values; p starts from NLD_CONFIRM_CHANCE with
+ * the weight of 100 values, q from p, independence, with a weight of NLD_CONFIRM_PRIOR). A lone flag then waits for k values in a row that reach
  * NLD_CONFIRM_NEXT, k = log p / log q rounded (q^k = p: as unlikely by chance as one more
- * independent flag), at least 1 and at most the values in NLD_CONFIRM_RUN_S of event time
- * (or confirm.wait=, if shorter): a page waits at most 5 minutes for it, and rows 5
- * minutes apart or more wait for one value, as before. Independent flags (white noise, a
- * latency each second) have q about p and wait for one value too; bench-quiet's quantised
- * walk has q 0.64 and p 0.0065 at a row a minute and waits for five (k is 11).
+ * independent flag), and at least as many as make their chance under NLD_CONFIRM_CHANCE if
+ * they were independent (p^k at most 1 in 100: a stream with 3% of its values near waits
+ * for two), at most the values in NLD_CONFIRM_RUN_S of event time (or confirm.wait=, if
+ * shorter): a page waits at most 5 minutes for it, and rows 5 minutes apart or more wait
+ * for one value, as before. Independent values with few near the threshold (under 1 in
+ * 100) wait for one value; white noise and bursty counts at a row a minute, about 3% near,
+ * for two (bench-quiet: 0.12 and 0.13 reports a day with one, 0.03 and 0.01 with two);
+ * bench-quiet's quantised walk has q 0.64 and p 0.0065 at a row a minute and waits for
+ * five (k is 11).
  *
  * On the two real labelled sets of bench-realdata, confirm=2 cut false reports on the
  * server set by a tenth and those on its series without anomalies by a quarter, while
@@ -58,6 +62,7 @@
 #define NLD_CONFIRM_PERSIST_N 10000.0 /* values the persistence of near flags is learnt over */
 #define NLD_CONFIRM_PRIOR 10.0        /* ... where independence weighs this many near flags */
 #define NLD_CONFIRM_RUN_S 300.0       /* the values a lone flag waits for span at most this */
+#define NLD_CONFIRM_CHANCE 0.01       /* ... and are, by chance, at most this likely */
 
 typedef struct nld_confirm {
     int64_t t[NLD_CONFIRM_CAP]; /* the deque: times rising, surprises falling */

@@ -230,8 +230,9 @@ static void test_config(void **state)
 }
 
 /* Near flags that come in runs need more values to confirm one: a stream whose values are
- * near the threshold (NLD_CONFIRM_NEXT of its surprise) 2% of the time independently needs
- * one, as before; one whose near values come in runs (90% of them followed by another,
+ * near the threshold (NLD_CONFIRM_NEXT of its surprise) 0.5% of the time independently
+ * needs one, as before; 2% of the time, two (one near value by chance is likelier than
+ * NLD_CONFIRM_CHANCE, two are not); one whose near values come in runs (90% followed by another,
  * 2% of values near) needs k = log p / log q for the p and q it learnt (about 20), at most
  * what 5 minutes (or confirm.wait=) hold: five at a row a minute, ten at a row a second
  * with confirm.wait=10s, one at a row each 5 minutes and where lone flags do not all wait
@@ -240,13 +241,14 @@ static void test_config(void **state)
 static void test_persistent(void **state)
 {
     (void)state;
-    nld_confirm_t ind = {0}, run = {0}, skip = {0};
+    nld_confirm_t ind = {0}, few = {0}, run = {0}, skip = {0};
     uint64_t rs = 99;
     int in_run = 0;
     uint64_t since = 0;
     for (int i = 0; i < 200000; i++) {
         double u = t_unit(&rs), v = t_unit(&rs);
         nld_confirm_learn(&ind, u < 0.02 ? 2.0 : 0.1, 2.0, 1);
+        nld_confirm_learn(&few, u < 0.005 ? 2.0 : 0.1, 2.0, 1);
         /* a two-state chain: a near run goes on with 0.9, begins with 0.02 * 0.1 / 0.9 */
         in_run = in_run ? v < 0.9 : v < 0.02 * 0.1 / 0.98;
         nld_confirm_learn(&run, in_run ? 2.0 : 0.1, 2.0, 1);
@@ -256,9 +258,11 @@ static void test_persistent(void **state)
             since = 0;
         }
     }
-    assert_int_equal(nld_confirm_need(&ind, 60, 600), 1);
+    assert_int_equal(nld_confirm_need(&few, 60, 600), 1);
+    assert_int_equal(nld_confirm_need(&ind, 60, 600), 2);
+    assert_int_equal(nld_confirm_need(&ind, 300, 600), 1); /* 5-minute rows: one */
     /* below the cap: k itself, from the learnt p and q (q under 0.9: the prior) */
-    double p = (run.near_hi + 0.5) / (run.near_n + 1);
+    double p = (run.near_hi + 100 * NLD_CONFIRM_CHANCE) / (run.near_n + 100);
     double q = (run.near_both + NLD_CONFIRM_PRIOR * p) / (run.near_prev + NLD_CONFIRM_PRIOR);
     assert_true(q > 0.75 && q < 0.92);
     assert_true(p > 0.01 && p < 0.03);
