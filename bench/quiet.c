@@ -185,10 +185,11 @@ static double qt_reports_per_day(const qt_cfg_t *c, double anchor_t, int k, int6
     rd_series_t s;
     if (qt_series(&s, k, spacing, days, seed)) return -1;
     double *sc = malloc(s.n * sizeof *sc), *st = malloc(s.n * sizeof *st), r = -1;
-    if (sc && st) {
-        if (c && !rd_bank_scores(&s, &c->p, sc)) {
+    unsigned char *fam = malloc(s.n ? s.n : 1);
+    if (sc && st && fam) {
+        if (c && !rd_bank_scores(&s, &c->p, sc, fam)) {
             double t = nld_budget_threshold(&c->p, (double)spacing / 1e6);
-            rd_starts_at(sc, s.ts, s.n, t, c->ep, st);
+            rd_starts_at(sc, fam, s.ts, s.n, t, c->ep, st);
             r = qt_per_day(&s, st);
         } else if (!c && !rd_windowed_gaussian(s.v, s.n, sc)) {
             for (size_t i = 0; i < s.n; i++) st[i] = sc[i] >= anchor_t;
@@ -198,6 +199,7 @@ static double qt_reports_per_day(const qt_cfg_t *c, double anchor_t, int k, int6
     free(s.ts);
     free(s.v);
     free(sc);
+    free(fam);
     free(st);
     return r;
 }

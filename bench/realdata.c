@@ -222,7 +222,7 @@ static void per_algorithm(double **wg, const unsigned char *half[2])
                 nld_params_t p;
                 params_for(algo, algo_history[hi], algo_relearn[ri], season, &p);
                 for (int k = 0; k < nser; k++)
-                    if (rd_bank_scores(&ser[k], &p, sc[k])) exit(1);
+                    if (rd_bank_scores(&ser[k], &p, sc[k], NULL)) exit(1);
                 nab_result_t tr[2], ho[2];
                 for (int f = 0; f < 2; f++) {
                     if (nab_score(&corpus, sc, half[f], &nab_standard, &tr[f])) exit(1);
@@ -319,11 +319,11 @@ static double **before_starts(void)
     before_params(&p, &thr, &hold);
     double **sc = alloc_scores(), **st = alloc_scores();
     for (int k = 0; k < nser; k++) {
-        if (rd_bank_scores(&ser[k], &p, sc[k])) {
+        if (rd_bank_scores(&ser[k], &p, sc[k], NULL)) {
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
         }
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, thr, rd_ep_hold(hold), st[k]);
+        rd_starts_at(sc[k], NULL, ser[k].ts, ser[k].n, thr, rd_ep_hold(hold), st[k]);
     }
     free_scores(sc);
     return st;
@@ -434,11 +434,15 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     rd_default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
     for (int k = 0; k < nser; k++) {
-        rd_starts_at(sc[k], ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
-        if (rd_bank_scores(&ser[k], &p, bank[k])) {
+        /* which spikes are familiar the engine does not write: the bank says, on the
+         * scores it gives (sdiff counts any that differ) */
+        unsigned char *fam = malloc(ser[k].n ? ser[k].n : 1);
+        if (!fam || rd_bank_scores(&ser[k], &p, bank[k], fam)) {
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
         }
+        rd_starts_at(sc[k], fam, ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
+        free(fam);
         for (size_t i = 0; i < ser[k].n; i++) {
             differ += sim[k][i] != st[k][i];
             reports += st[k][i] != 0;
@@ -523,7 +527,7 @@ static int plot(const char *name, const char *out, double **wg)
     if (!only) return 1;
     only[k] = 1;
     for (int j = 0; j < 2; j++) {
-        if (rd_bank_scores(s, &p[j], sc[k])) return 1;
+        if (rd_bank_scores(s, &p[j], sc[k], NULL)) return 1;
         nab_result_t r;
         rd_starts_score(&corpus, ser, nser, sc, only, thr[j],
                         j ? rd_ep_hold(hold[j]) : rd_ep_default(), &nab_standard, st, &r);

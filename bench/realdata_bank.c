@@ -13,7 +13,7 @@
 #include "nld_confirm.h"
 #include "nld_tail.h"
 
-int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
+int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out, unsigned char *fam)
 {
     nld_bank_t b;
     nld_params_t q = *p;
@@ -23,6 +23,7 @@ int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
     for (size_t i = 0; i < s->n; i++) {
         if (!isnan(s->v[i])) last = s->v[i];
         out[i] = 0;
+        if (fam) fam[i] = 0;
         if (isnan(last)) continue;
         nld_verdict_t v[NLD_ALGOS];
         int err;
@@ -34,6 +35,7 @@ int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out)
         for (int a = 0; a < NLD_ALGOS; a++)
             if ((p->algos >> a & 1) && v[a].state != NLD_WARMUP && v[a].score > out[i])
                 out[i] = v[a].score;
+        if (fam) fam[i] = (unsigned char)nld_combine_familiar(p->algos, v);
     }
     nld_bank_free(&b);
     return 0;
@@ -141,7 +143,8 @@ static inline double ep_spacing(const int64_t *ts, size_t i)
 
 /* Row i of score `score`, surprise sv, at event time ts and hold-off time now, the stream's
  * spacing sp (ep_spacing); 1 when a report would open an episode there. */
-static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int64_t ts, int64_t now, double sp)
+static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int fam, int64_t ts,
+                         int64_t now, double sp)
 {
     int flag = score >= e->t, every = nld_confirm_every(sp, e->ep.confirm_wait_s);
     int64_t t0 = ts; /* the run's start, if this flag begins one */
@@ -167,7 +170,7 @@ static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int64
         int wait = !confirmed && flag && !e->active && !e->run &&
                    nld_confirm_wait(&e->cf, ts, sv, st,
                                     nld_confirm_factor(e->ep.confirm, st, sp, e->ep.confirm_wait_s),
-                                    every);
+                                    every, fam);
         nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
         if (wait) {
             e->cf.pending = 1;
@@ -214,14 +217,14 @@ static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int64
     return start;
 }
 
-void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
-                  double *out)
+void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *ts, size_t n,
+                  double t, rd_ep_t ep, double *out)
 {
     ep_run_t e;
     ep_run_init(&e, t, ep);
     for (size_t i = 0; i < n; i++)
-        out[i] = ep_row(&e, i, score[i], nld_surprise_of(score[i]), ts[i], ep_now(&e, ts, i),
-                        ep_spacing(ts, i));
+        out[i] = ep_row(&e, i, score[i], nld_surprise_of(score[i]), fam && fam[i], ts[i],
+                        ep_now(&e, ts, i), ep_spacing(ts, i));
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
@@ -229,7 +232,7 @@ double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res)
 {
     for (int k = 0; k < nser; k++)
-        if (!only || only[k]) rd_starts_at(score[k], s[k].ts, s[k].n, t, ep, tmp[k]);
+        if (!only || only[k]) rd_starts_at(score[k], NULL, s[k].ts, s[k].n, t, ep, tmp[k]);
     nab_score_at(c, tmp, only, prof, 0.5, res);
     return res->score;
 }
@@ -371,7 +374,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, i, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+            if (ep_row(&e, i, score[i], sv[i], 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
                 rows[nr++] = i;
         return nr;
     }
@@ -388,7 +391,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, i, score[i], sv[i], ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+        if (ep_row(&e, i, score[i], sv[i], 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
             rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;

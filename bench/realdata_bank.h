@@ -16,8 +16,9 @@
 
 /* Scores of s's rows (the last value carried over an empty one; 0 before the first) under
  * p: with one algorithm in p->algos its score, with several the largest (what
- * combine=any scores). Returns 0 or -1 when out of memory. */
-int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out);
+ * combine=any scores); with fam, 1 on the rows whose spike is familiar
+ * (nld_combine_familiar), else 0. Returns 0 or -1 when out of memory. */
+int rd_bank_scores(const rd_series_t *s, const nld_params_t *p, double *out, unsigned char *fam);
 
 /* Scores as an alarm budget in event time reads them (alarms=N/day): each row's surprise
  * (nld_tail.h) plus log10 of the stream's mean spacing so far in days, as the bank
@@ -50,9 +51,11 @@ rd_ep_t rd_ep_default(void);
 rd_ep_t rd_ep_of(const nld_sdef_t *d);
 
 /* 1 on the rows where a report would open an episode (threshold=t, rule ep), else 0.
- * ts: the rows' times. */
-void rd_starts_at(const double *score, const int64_t *ts, size_t n, double t, rd_ep_t ep,
-                  double *out);
+ * ts: the rows' times; fam: the rows rd_bank_scores marks familiar (NULL: none, as the
+ * sweeps below read every row: a lone familiar spike on a stream whose lone flags all wait
+ * pages there at f times the threshold, as before 2026-11-29). */
+void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *ts, size_t n,
+                  double t, rd_ep_t ep, double *out);
 
 /* The threshold (from RD_CANDS candidates spread over the upper score quantiles of the
  * series with only[k] set, or all) whose starts under rule ep score best under prof on

@@ -78,7 +78,7 @@ void rd_set_scores_free(const rd_set_t *set, double **sc)
 void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc)
 {
     for (int k = 0; k < set->nser; k++)
-        if (rd_bank_scores(&set->ser[k], p, sc[k])) rd_oom();
+        if (rd_bank_scores(&set->ser[k], p, sc[k], NULL)) rd_oom();
 }
 
 void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w)

@@ -336,15 +336,22 @@ static int shrink_bounds(const nld_bank_t *b)
  * record's rank 1 in a few thousand values, no longer paged at once (bench-quiet at a value
  * a minute, 0.40 -> 0.18 a day). Of the floors 2 to 6 tried there, 4 is the one chosen on
  * either labelled set that holds on the other (server set: 60.7, 59.7, 59.5 and 58.4 at
- * 4, 3.5, 3 and 2; cloud: 61.5, 61.5, 61.5 and 61.2). */
+ * 4, 3.5, 3 and 2; cloud: 61.5, 61.5, 61.5 and 61.2). There too a value the record holds
+ * one as large as within NLD_CONFIRM_WITHIN_S of event time is familiar, and confirm= does
+ * not let it page alone (nld_confirm_wait): the floor of 4 is over a 5-minute stream's
+ * bar for that (3.6), and a Student t outlier paged at once 0.37 times a day. */
 static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
 {
     if (b->p.calib) {
         int bounded = shrink_bounds(b);
-        if (b->p.calib_record > 0)
+        double sp = nld_bank_spacing(b);
+        if (b->p.calib_record > 0) {
             b->calib[i].record = bounded ? b->p.calib_record
                                          : fmin(b->p.calib_record, NLD_CALIB_RECORD_TRUSTED);
+            b->calib[i].within = bounded || !(sp > 0) ? 0 : (uint64_t)(NLD_CONFIRM_WITHIN_S / sp);
+        }
         double raw = nld_surprise_of(out->score), s = nld_calib_step(&b->calib[i], raw);
+        out->familiar = b->calib[i].familiar;
         if (isnan(s)) {
             *err = NL_ENOMEM; /* the raw score goes on */
         } else {
@@ -381,6 +388,7 @@ static void judge_stages(nld_bank_t *b, int i, const nld_hist_t *h, double v, do
                          nld_verdict_t *out, int *err)
 {
     out->raw = out->calibrated = 0;
+    out->familiar = 0;
     out->thr = b->thr;
     stage_raw(b, i, h, v, out);
     out->raw = out->score;

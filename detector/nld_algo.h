@@ -155,6 +155,8 @@ typedef struct nld_verdict {
                           up, or when nothing needs it): S / (S + 1), S = -log10 P (see
                           nld_tail.h and above) */
     double calibrated; /* stage 2: the score with calib='s P (raw without calib=) */
+    int familiar;      /* stage 2: a spike no larger than one the stream had within
+                          NLD_CONFIRM_WITHIN_S, where the record is trusted (stage_calib) */
     double score;      /* stage 3: the calibrated score after discounts, which the
                           threshold is held to */
     double thr;        /* stage 4: the threshold in force (0: the own rule decides) */

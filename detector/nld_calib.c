@@ -91,10 +91,21 @@ static double record_bound(const nld_calib_t *c, double s)
     return b > c->record ? b : c->record;
 }
 
+/* Whether the record holds a raw surprise at least s among the last c->within values. */
+static int familiar(const nld_calib_t *c, double s)
+{
+    const nld_calib_rec_t *r = c->rec;
+    if (!c->within || r->n < NLD_CALIB_RECORD_MIN) return 0;
+    for (uint32_t j = 0; j < r->n; j++)
+        if (r->s[j] >= s && c->seen - r->at[j] <= c->within) return 1;
+    return 0;
+}
+
 double nld_calib_step(nld_calib_t *c, double s)
 {
     double out, raw = s;
     c->seen++;
+    c->familiar = 0;
     /* too few surprises to say where the tail starts: the model's own word */
     if (c->h.n < 1 / NLD_CALIB_TAIL * 2) {
         out = s;
@@ -114,6 +125,7 @@ double nld_calib_step(nld_calib_t *c, double s)
     if (over && c->rec) {
         double b = record_bound(c, raw);
         if (out > b) out = b;
+        c->familiar = familiar(c, raw);
     }
     c->capped += ((double)over - c->capped) / c->h.cap;
     /* The record takes what the censor lets into the fit (so a fault that lasts enters

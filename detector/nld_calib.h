@@ -77,6 +77,10 @@ typedef struct nld_calib {
     double record;  /* > 0: the record bounds claims, never below this surprise (0: off; a
                        positive one may be changed between steps) */
     uint64_t seen;  /* surprises judged so far */
+    uint64_t within; /* > 0: a value is familiar when the record holds one at least as
+                        surprising among the last `within` values (0: never; may be changed
+                        between steps) */
+    int familiar;   /* the last value judged was familiar (nld_calib_step) */
     struct nld_calib_rec *rec; /* the record (allocated only with record > 0) */
     double u, xi, beta; /* the fitted tail, s >= u: P(S >= s) = TAIL (1 + xi (s - u) / beta)
                            ^ (-1 / xi), or TAIL exp(-(s - u) / beta) for xi = 0 */
@@ -88,7 +92,10 @@ typedef struct nld_calib {
 int nld_calib_init(nld_calib_t *c, uint32_t window, double record);
 void nld_calib_free(nld_calib_t *c);
 /* The calibrated surprise of raw surprise s (s >= 0; +inf stays +inf), judged against the
- * surprises before it; then s joins them. Returns it, or NAN (NL_ENOMEM). */
+ * surprises before it; then s joins them. Returns it, or NAN (NL_ENOMEM). Sets
+ * c->familiar: s lies beyond the censor, the record holds NLD_CALIB_RECORD_MIN values, and
+ * one of them, among the last c->within values, is at least as surprising — a spike no
+ * larger than one the stream had lately, which confirm= does not let page alone. */
 double nld_calib_step(nld_calib_t *c, double s);
 
 #endif

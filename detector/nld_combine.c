@@ -94,3 +94,15 @@ int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_
     int pass = got > 0 && (c->strict ? got > c->quorum * total : got >= c->quorum * total);
     return pass ? dir : NLD_NORMAL;
 }
+
+int nld_combine_familiar(unsigned algos, const nld_verdict_t *v)
+{
+    int fam = 0;
+    double top = -1;
+    for (int a = 0; a < NLD_ALGOS; a++)
+        if ((algos >> a & 1) && v[a].score > top) {
+            top = v[a].score;
+            fam = v[a].familiar;
+        }
+    return fam;
+}

@@ -87,4 +87,9 @@ int nld_combine_weights(const char *list, nld_combine_t *c, const char **bad);
 int nld_combine_judge(const nld_combine_t *c, unsigned algos, const nld_verdict_t *v,
                       unsigned *agree, double *score);
 
+/* Whether the combined verdict's spike is familiar (nld_verdict_t.familiar): as the first
+ * enabled algorithm with the largest score says, the one "any" and "default" stand on.
+ * The benchmarks' fast path asks it too, so both read a value alike. */
+int nld_combine_familiar(unsigned algos, const nld_verdict_t *v);
+
 #endif

@@ -28,9 +28,10 @@ void nld_confirm_add(nld_confirm_t *c, int64_t t, double s, double floor)
     c->n++;
 }
 
-int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every)
+int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every,
+                     int familiar)
 {
-    if (!(st > 0) || !(f > 0) || sv >= f * st) return 0;
+    if (!(st > 0) || !(f > 0) || (sv >= f * st && !(every && familiar))) return 0;
     return every || nld_confirm_recent(c, now, NLD_CONFIRM_WITHIN_S) >= NLD_CONFIRM_LIKE * sv;
 }
 

@@ -91,10 +91,13 @@ double nld_confirm_recent(nld_confirm_t *c, int64_t now, double within_s);
 void nld_confirm_add(nld_confirm_t *c, int64_t t, double s, double floor);
 
 /* Whether a flag of surprise sv (threshold surprise st > 0, confirm factor f) must wait
- * for the next value: sv under f st, and either `every` (the stream's values come within
- * confirm.wait=) or a recent surprise at least LIKE sv. Asks before the flag's own surprise
- * is added. */
-int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every);
+ * for the next value: either `every` (the stream's values come within confirm.wait=) or a
+ * recent surprise at least LIKE sv, and sv under f st — or, where every lone flag waits,
+ * `familiar` (nld_verdict_t.familiar: the stream had a spike as large within
+ * NLD_CONFIRM_WITHIN_S, so this one is no news by itself however far it is beyond the
+ * threshold). Asks before the flag's own surprise is added. */
+int nld_confirm_wait(nld_confirm_t *c, int64_t now, double sv, double st, double f, int every,
+                     int familiar);
 
 /* The factor F of the threshold's surprise st a lone flag must reach to page at once, on
  * a stream of values spacing_s apart under confirm=f confirm.wait=wait_s. Where lone flags

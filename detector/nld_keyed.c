@@ -416,7 +416,7 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     int wait = !*pend && flag && !active && !k->u.s.ep[slot].run &&
                nld_confirm_wait(c, r->ts_usec, sv, st,
                                 nld_confirm_factor(sd->confirm, st, sp, sd->confirm_wait_s),
-                                nld_confirm_every(sp, sd->confirm_wait_s));
+                                nld_confirm_every(sp, sd->confirm_wait_s), v->familiar);
     nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
     if (!wait) return 1;
     c->pending = 1;
@@ -628,7 +628,10 @@ void nld__stream_value(nld_t *d, int def, const nl_rec_t *r, double x)
     unsigned m = sd->p.algos, agree = 0;
     nld_verdict_t cv = {.v = x, .centre = NAN, .lo = NAN, .hi = NAN};
     /* one verdict for the stream, standing on the algorithms that agree */
-    if (sd->comb.on) cv.state = nld_combine_judge(&sd->comb, m, v, &agree, &cv.score);
+    if (sd->comb.on) {
+        cv.state = nld_combine_judge(&sd->comb, m, v, &agree, &cv.score);
+        cv.familiar = nld_combine_familiar(m, v);
+    }
     if (d->cfg->scores) score_line(d, k, r, x, s, v, m, sd->comb.on ? &cv : NULL);
     for (int a = 0; a < NLD_ALGOS; a++) {
         if (!(m >> a & 1)) continue;

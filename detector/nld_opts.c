@@ -108,7 +108,8 @@ const nld_opt_t nld_opts[] = {
     {"confirm.wait", NLD_OK_DUR, OFF | LO | PRE, S(confirm_wait_s), 0, 0, 0,
      NLD_DEFAULT_CONFIRM_WAIT_S, "DUR",
      "... every lone flag, on streams whose values come at most DUR apart (F counted at DUR; "
-     "for more values in a row, up to 5m, where one is likely by chance)"},
+     "for more values in a row, up to 5m, where one is likely by chance; past F, a spike no "
+     "larger than one within 3 days)"},
     {"beat", NLD_OK_U32, OFF | LO | HI | PRE, S(beat), 0, 2, NLD_BEAT_CAP - 1, NLD_DEFAULT_BEAT,
      "N", "a run of flags on the beat of the N runs before it is held (a cron job)"},
     {"history.from", NLD_OK_DB, OFF, S(seed), 0, 0, 0, 0, "db",

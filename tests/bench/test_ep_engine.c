@@ -67,9 +67,23 @@ static void test_fast_path_is_engine(void **state)
             rd_ep_t nobeat = rd_ep_default();
             nobeat.beat = 0;
             assert_true(start && score && sim && off);
-            rd_starts_at(score, s.ts, s.n, nld_rate_threshold(NLD_DEFAULT_RATE), rd_ep_default(),
-                         sim);
-            rd_starts_at(score, s.ts, s.n, nld_rate_threshold(NLD_DEFAULT_RATE), nobeat, off);
+            /* the familiar spikes, which the engine does not write: from the bank, whose
+             * scores must then be the engine's */
+            double *bank = calloc(s.n, sizeof *bank);
+            unsigned char *fam = calloc(s.n, 1);
+            nld_params_t p;
+            rd_default_params(&p);
+            assert_true(bank && fam);
+            assert_int_equal(rd_bank_scores(&s, &p, bank, fam), 0);
+            for (size_t i = 0; i < s.n; i++)
+                if (bank[i] != score[i])
+                    fail_msg("spacing %lld s, kind %d, row %zu: engine score %.17g, bank %.17g",
+                             (long long)(spacing[sp] / 1000000), k, i, score[i], bank[i]);
+            rd_starts_at(score, fam, s.ts, s.n, nld_rate_threshold(NLD_DEFAULT_RATE),
+                         rd_ep_default(), sim);
+            rd_starts_at(score, fam, s.ts, s.n, nld_rate_threshold(NLD_DEFAULT_RATE), nobeat, off);
+            free(bank);
+            free(fam);
             size_t held = 0;
             for (size_t i = 0; i < s.n; i++) {
                 held += off[i] != 0 && sim[i] == 0;

@@ -354,6 +354,42 @@ static void test_calib_record_trusted(void **state)
     assert_true(hourly >= 6);
 }
 
+/* A value is familiar when the record holds one at least as surprising among the last
+ * `within` values: a spike no larger than the stream's recent ones, which confirm= then
+ * holds for the next value however far beyond the threshold (nld_confirm_wait). A spike
+ * beyond them is not, nor one whose like came longer ago, nor any with `within` 0 (where
+ * calib.shrink bounds the stream, stage_calib sets it so). */
+static void test_calib_familiar(void **state)
+{
+    (void)state;
+    nld_calib_t c;
+    assert_int_equal(nld_calib_init(&c, 200, 4), 0);
+    c.within = 100;
+    uint64_t rs = 21;
+    for (int i = 0; i < 2000; i++) { /* a right model, and a spike of 8 every 50th value */
+        double u = t_unit(&rs);
+        nld_calib_step(&c, i % 50 == 49 ? 8 : fmin(-log10(u > 1e-300 ? u : 1e-300), 6));
+    }
+    nld_calib_step(&c, 7);
+    assert_true(c.familiar);
+    nld_calib_step(&c, 8);
+    assert_true(c.familiar); /* as large is familiar */
+    nld_calib_step(&c, 9);
+    assert_false(c.familiar); /* beyond every one */
+    nld_calib_step(&c, 1);
+    assert_false(c.familiar); /* not beyond the censor */
+    for (int i = 0; i < 150; i++) nld_calib_step(&c, 0.5);
+    nld_calib_step(&c, 7);
+    assert_false(c.familiar); /* the last like it more than 100 values back */
+    c.within = 1000;
+    nld_calib_step(&c, 7);
+    assert_true(c.familiar);
+    c.within = 0;
+    nld_calib_step(&c, 7);
+    assert_false(c.familiar);
+    nld_calib_free(&c);
+}
+
 /* The calibration stage alone: a model that is right (P(S >= s) = 10^-s) is left nearly
  * as it is; one whose surprises run ten times too large is brought back to scale. */
 static void test_calib_scale(void **state)
@@ -537,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_calib_record_first_spike),
         cmocka_unit_test(test_calib_shrink),
         cmocka_unit_test(test_calib_record_trusted),
+        cmocka_unit_test(test_calib_familiar),
         cmocka_unit_test(test_resolution_floor),
         cmocka_unit_test(test_budget_orders),
         cmocka_unit_test(test_budget_edges),

@@ -82,22 +82,27 @@ static void test_wait(void **state)
     (void)state;
     nld_confirm_t c = {0};
     /* no recent spike: a flag pages at once */
-    assert_false(nld_confirm_wait(&c, DAY, 4.5, 4, 2, 0));
+    assert_false(nld_confirm_wait(&c, DAY, 4.5, 4, 2, 0, 0));
     nld_confirm_add(&c, DAY, 4.5, 0.8 * 4);
     /* a like flag a day later waits; one 2x the threshold's does not; nor with f off */
-    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 2, 0));
-    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE, 4, 2, 0)); /* just alike */
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE + 0.01, 4, 2, 0));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 8, 4, 2, 0));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 0, 0));
-    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 0, 2, 0));
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 2, 0, 0));
+    assert_true(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE, 4, 2, 0, 0)); /* just alike */
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.5 / NLD_CONFIRM_LIKE + 0.01, 4, 2, 0, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 8, 4, 2, 0, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 4, 0, 0, 0));
+    assert_false(nld_confirm_wait(&c, 2 * DAY, 4.6, 0, 2, 0, 0));
     /* after the period the memory is empty again */
-    assert_false(nld_confirm_wait(&c, 5 * DAY, 4.6, 4, 2, 0));
+    assert_false(nld_confirm_wait(&c, 5 * DAY, 4.6, 4, 2, 0, 0));
     /* on a frequent stream (confirm.wait=) every lone flag under f waits, spike or not */
     nld_confirm_t fresh = {0};
-    assert_true(nld_confirm_wait(&fresh, DAY, 4.5, 4, 2, 1));
-    assert_false(nld_confirm_wait(&fresh, DAY, 8, 4, 2, 1));
-    assert_false(nld_confirm_wait(&fresh, DAY, 4.5, 4, 0, 1));
+    assert_true(nld_confirm_wait(&fresh, DAY, 4.5, 4, 2, 1, 0));
+    assert_false(nld_confirm_wait(&fresh, DAY, 8, 4, 2, 1, 0));
+    assert_false(nld_confirm_wait(&fresh, DAY, 4.5, 4, 0, 1, 0));
+    /* ... and a familiar spike (as large as one within 3 days) waits however far beyond;
+     * where lone flags wait only after a like spike, familiar changes nothing */
+    assert_true(nld_confirm_wait(&fresh, DAY, 8, 4, 2, 1, 1));
+    assert_false(nld_confirm_wait(&fresh, DAY, 8, 4, 2, 0, 1));
+    assert_false(nld_confirm_wait(&fresh, DAY, 8, 4, 0, 1, 1)); /* confirm= off */
 }
 
 /* confirm.wait=DUR holds every lone flag only where values come at most DUR apart, and
