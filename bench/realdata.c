@@ -433,16 +433,20 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     nld_params_t p;
     rd_default_params(&p);
     double **sim = alloc_scores(), **bank = alloc_scores();
+    unsigned char **fam = calloc((size_t)nser, sizeof *fam);
+    if (!fam) {
+        fprintf(stderr, "bench-realdata: out of memory\n");
+        exit(1);
+    }
     for (int k = 0; k < nser; k++) {
         /* which spikes are familiar the engine does not write: the bank says, on the
          * scores it gives (sdiff counts any that differ) */
-        unsigned char *fam = malloc(ser[k].n ? ser[k].n : 1);
-        if (!fam || rd_bank_scores(&ser[k], &p, bank[k], fam)) {
+        fam[k] = malloc(ser[k].n ? ser[k].n : 1);
+        if (!fam[k] || rd_bank_scores(&ser[k], &p, bank[k], fam[k])) {
             fprintf(stderr, "bench-realdata: out of memory\n");
             exit(1);
         }
-        rd_starts_at(sc[k], fam, ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
-        free(fam);
+        rd_starts_at(sc[k], fam[k], ser[k].ts, ser[k].n, default_thr(), rd_ep_default(), sim[k]);
         for (size_t i = 0; i < ser[k].n; i++) {
             differ += sim[k][i] != st[k][i];
             reports += st[k][i] != 0;
@@ -452,8 +456,10 @@ static void default_rows(const char *tmp, double **wg, const unsigned char *half
     free_scores(sim);
     free_scores(bank);
     double bw;
-    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, NULL, rd_ep_default(), &nab_standard,
-                                        &bw);
+    double bt = rd_best_start_threshold(&corpus, ser, nser, sc, fam, NULL, rd_ep_default(),
+                                        &nab_standard, &bw);
+    for (int k = 0; k < nser; k++) free(fam[k]);
+    free(fam);
     printf("\nThe best threshold for these reports on the whole data set: %.4f (%.1f; "
            "combine=default's budget means %.4f).\n",
            bt, bw, default_thr());
@@ -529,7 +535,7 @@ static int plot(const char *name, const char *out, double **wg)
     for (int j = 0; j < 2; j++) {
         if (rd_bank_scores(s, &p[j], sc[k], NULL)) return 1;
         nab_result_t r;
-        rd_starts_score(&corpus, ser, nser, sc, only, thr[j],
+        rd_starts_score(&corpus, ser, nser, sc, NULL, only, thr[j],
                         j ? rd_ep_hold(hold[j]) : rd_ep_default(), &nab_standard, st, &r);
         nep[j] = spans_of(s, sc[k], st[k], thr[j], hold[j], ep[j]);
         found[j] = r.found;
@@ -589,7 +595,7 @@ static void try_words(const char *words, const char *tmp)
         if (!any) continue;
         row_swept(all[j], dst[j], NULL);
         for (size_t q = 0; q < NG(grid_holdoff); q++) {
-            double b, t = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL,
+            double b, t = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL, NULL,
                                                   rd_ep_hold(grid_holdoff[q]), &nab_standard,
                                                   &b);
             printf("|   starts holdoff=%-3s threshold=%-10.6g | %8.1f |\n", grid_holdoff_text[q],
@@ -600,9 +606,9 @@ static void try_words(const char *words, const char *tmp)
             for (int f = 0; f < 9; f++) {
                 for (int k = 0; k < nser; k++) only[k] = ser[k].folder == f;
                 nab_result_t r;
-                rd_starts_score(&corpus, ser, nser, dst[j], only, t, rd_ep_hold(grid_holdoff[q]),
+                rd_starts_score(&corpus, ser, nser, dst[j], NULL, only, t, rd_ep_hold(grid_holdoff[q]),
                                 &nab_standard, tmpb, &r);
-                double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], only,
+                double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL, only,
                                                         rd_ep_hold(grid_holdoff[q]),
                                                         &nab_standard, &bb);
                 printf("|     folder %d: %6.1f (found %zu/%zu, fp %zu) own best t=%.4f: %.1f\n", f,

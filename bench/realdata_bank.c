@@ -228,23 +228,26 @@ void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *
 }
 
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                       double *const *score, const unsigned char *only, double t, rd_ep_t ep,
+                       double *const *score, unsigned char *const *fam,
+                       const unsigned char *only, double t, rd_ep_t ep,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res)
 {
     for (int k = 0; k < nser; k++)
-        if (!only || only[k]) rd_starts_at(score[k], NULL, s[k].ts, s[k].n, t, ep, tmp[k]);
+        if (!only || only[k])
+            rd_starts_at(score[k], fam ? fam[k] : NULL, s[k].ts, s[k].n, t, ep, tmp[k]);
     nab_score_at(c, tmp, only, prof, 0.5, res);
     return res->score;
 }
 
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                               double *const *score, const unsigned char *only, rd_ep_t ep,
+                               double *const *score, unsigned char *const *fam,
+                               const unsigned char *only, rd_ep_t ep,
                                const nab_profile_t *prof, double *best)
 {
     rd_sweep_t w;
     double bt = INFINITY;
     *best = -INFINITY;
-    if (rd_sweep_init(&w, c, s, nser, score, only)) return bt;
+    if (rd_sweep_init(&w, c, s, nser, score, fam, only)) return bt;
     rd_sweep_best(&w, ep, &prof, 1, &bt, best);
     rd_sweep_free(&w);
     return bt;
@@ -301,9 +304,9 @@ static int sweep_index(rd_sweep_t *w, int k)
 }
 
 int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, int nser,
-                  double *const *score, const unsigned char *only)
+                  double *const *score, unsigned char *const *fam, const unsigned char *only)
 {
-    *w = (rd_sweep_t){.c = c, .s = s, .nser = nser, .score = score, .only = only};
+    *w = (rd_sweep_t){.c = c, .s = s, .nser = nser, .score = score, .fam = fam, .only = only};
     size_t ns = nser > 0 ? (size_t)nser : 1;
     w->sv = calloc(ns, sizeof *w->sv);
     w->rows = calloc(ns, sizeof *w->rows);
@@ -368,13 +371,14 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
                            const size_t *idx, size_t nidx)
 {
     const double *score = w->score[k], *sv = w->sv[k];
+    const unsigned char *fam = w->fam ? w->fam[k] : NULL;
     const int64_t *ts = w->s[k].ts;
     size_t n = w->s[k].n, *rows = w->rows[k], nr = 0, next = 0, j = 0;
     ep_run_t e;
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, i, score[i], sv[i], 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+            if (ep_row(&e, i, score[i], sv[i], fam ? fam[i] : 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
                 rows[nr++] = i;
         return nr;
     }
@@ -391,7 +395,7 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, i, score[i], sv[i], 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+        if (ep_row(&e, i, score[i], sv[i], fam ? fam[i] : 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
             rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;

@@ -51,9 +51,9 @@ rd_ep_t rd_ep_default(void);
 rd_ep_t rd_ep_of(const nld_sdef_t *d);
 
 /* 1 on the rows where a report would open an episode (threshold=t, rule ep), else 0.
- * ts: the rows' times; fam: the rows rd_bank_scores marks familiar (NULL: none, as the
- * sweeps below read every row: a lone familiar spike on a stream whose lone flags all wait
- * pages there at f times the threshold, as before 2026-11-29). */
+ * ts: the rows' times; fam: the rows rd_bank_scores marks familiar (NULL: none; then a lone
+ * spike like a recent one pages at f times the threshold, as before 2026-11-29). Below,
+ * fam is per series in the same way. */
 void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *ts, size_t n,
                   double t, rd_ep_t ep, double *out);
 
@@ -61,7 +61,8 @@ void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *
  * series with only[k] set, or all) whose starts under rule ep score best under prof on
  * those series; its score in *best (INFINITY and -INFINITY when out of memory). */
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                               double *const *score, const unsigned char *only, rd_ep_t ep,
+                               double *const *score, unsigned char *const *fam,
+                               const unsigned char *only, rd_ep_t ep,
                                const nab_profile_t *prof, double *best);
 
 /* What rd_best_start_threshold sweeps, kept for as long as the scores stay the same: the
@@ -76,6 +77,7 @@ typedef struct rd_sweep {
     const rd_series_t *s;
     int nser;
     double *const *score;
+    unsigned char *const *fam; /* per series, the familiar rows (NULL: none) */
     const unsigned char *only; /* the series swept (NULL: all) */
     double **sv;               /* per series with only[k] set: each row's surprise */
     size_t **rows, *nrows;     /* scratch: one candidate's starts, per series */
@@ -89,7 +91,7 @@ typedef struct rd_sweep {
 /* Prepare a sweep of score (the series with only[k] set, or all); score must not change
  * while it is used. Returns 0, or -1 when out of memory (nothing to free then). */
 int rd_sweep_init(rd_sweep_t *w, const nab_corpus_t *c, const rd_series_t *s, int nser,
-                  double *const *score, const unsigned char *only);
+                  double *const *score, unsigned char *const *fam, const unsigned char *only);
 void rd_sweep_free(rd_sweep_t *w);
 
 /* rd_best_start_threshold for nprof profiles at once, from one computation of each
@@ -110,7 +112,8 @@ void rd_sweep_at(const rd_sweep_t *w, double t, rd_ep_t ep, const nab_profile_t 
 
 /* The score of the starts at threshold t under rule ep on the series with only[k] set. */
 double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                       double *const *score, const unsigned char *only, double t, rd_ep_t ep,
+                       double *const *score, unsigned char *const *fam,
+                       const unsigned char *only, double t, rd_ep_t ep,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res);
 
 #endif

@@ -30,6 +30,7 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
     if (set->nser <= 0) return set->nser;
     nab_corpus_init(&set->corpus);
     set->wg = rd_set_scores(set);
+    if (!(set->fam = calloc((size_t)set->nser, sizeof *set->fam))) rd_oom();
     for (int k = 0; k < set->nser; k++) {
         rd_series_t *s = &set->ser[k];
         if (nab_corpus_add(&set->corpus, s->label, s->n)) rd_oom();
@@ -45,6 +46,7 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
         if (!x) rd_oom();
         for (size_t i = 0; i < s->n; i++) x[i] = isnan(s->v[i]) ? last : (last = s->v[i]);
         if (rd_windowed_gaussian(x, s->n, set->wg[k])) rd_oom();
+        if (!(set->fam[k] = calloc(s->n ? s->n : 1, 1))) rd_oom();
         free(x);
     }
     nab_corpus_windows(&set->corpus, &set->scored_w);
@@ -54,6 +56,8 @@ int rd_set_load(rd_set_t *set, const char *dir, char *err, size_t errlen)
 void rd_set_free(rd_set_t *set)
 {
     if (set->wg) rd_set_scores_free(set, set->wg);
+    for (int k = 0; set->fam && k < set->nser; k++) free(set->fam[k]);
+    free(set->fam);
     if (set->nser > 0) nab_corpus_free(&set->corpus);
     for (int k = 0; k < set->nser; k++) rd_series_free(&set->ser[k]);
     free(set->ser);
@@ -78,12 +82,12 @@ void rd_set_scores_free(const rd_set_t *set, double **sc)
 void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc)
 {
     for (int k = 0; k < set->nser; k++)
-        if (rd_bank_scores(&set->ser[k], p, sc[k], NULL)) rd_oom();
+        if (rd_bank_scores(&set->ser[k], p, sc[k], set->fam[k])) rd_oom();
 }
 
 void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w)
 {
-    if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, NULL)) rd_oom();
+    if (rd_sweep_init(w, &set->corpus, set->ser, set->nser, sc, set->fam, NULL)) rd_oom();
 }
 
 size_t rd_set_quiet(const rd_set_t *set, double *const *det, const char *who, int *nq,

@@ -19,6 +19,7 @@ typedef struct rd_set {
     int nser, nfold;
     nab_corpus_t corpus;
     double **wg;         /* the windowed Gaussian's scores, per series */
+    unsigned char **fam; /* per series, the rows the last rd_set_bank marked familiar */
     size_t rows, scored; /* rows, and rows after probation */
     size_t scored_w;     /* windows that count */
     double scored_days;  /* stream-days after probation (each series' own spacing) */
@@ -36,10 +37,11 @@ void rd_set_free(rd_set_t *set);
 /* Per-series score arrays of the set's sizes (exits on out of memory), and their free. */
 double **rd_set_scores(const rd_set_t *set);
 void rd_set_scores_free(const rd_set_t *set, double **sc);
-/* Every series' bank scores under p (rd_bank_scores); exits on out of memory. */
-void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc);
-/* A sweep of every series' scores sc (rd_sweep_init; sc must outlive it, unchanged);
+/* Every series' bank scores under p (rd_bank_scores), and set->fam its familiar rows;
  * exits on out of memory. */
+void rd_set_bank(const rd_set_t *set, const nld_params_t *p, double **sc);
+/* A sweep of every series' scores sc and set->fam (rd_sweep_init; sc must outlive it,
+ * unchanged, and rd_set_bank not run again while it is used); exits on out of memory. */
 void rd_set_sweep(const rd_set_t *set, double **sc, rd_sweep_t *w);
 
 /* The reports det makes on the series without any labelled anomaly, after probation

@@ -109,7 +109,7 @@ static void test_bars_tally(void **state)
     for (int x = 0; x < 2; x++) {
         make_set(&sets[x], score[x]);
         for (int k = 0; k < NSER; k++) assert_non_null(tmp[x][k] = malloc(ROWS * sizeof(double)));
-        assert_int_equal(rd_sweep_init(&sw[x], &sets[x].corpus, sets[x].ser, NSER, score[x], NULL),
+        assert_int_equal(rd_sweep_init(&sw[x], &sets[x].corpus, sets[x].ser, NSER, score[x], NULL, NULL),
                          0);
     }
     rd_bars_t b;
@@ -129,7 +129,7 @@ static void test_bars_tally(void **state)
         for (int x = 0; x < 2; x++) {
             nab_result_t r[2];
             for (int q = 0; q < 2; q++)
-                rd_starts_score(&sets[x].corpus, sets[x].ser, NSER, score[x], NULL, t, ep,
+                rd_starts_score(&sets[x].corpus, sets[x].ser, NSER, score[x], NULL, NULL, t, ep,
                                 q ? &nab_low_fp : &nab_standard, tmp[x], &r[q]);
             int nq;
             double days;

@@ -71,10 +71,24 @@ static void test_sweep_same(void **state)
         {-3, 0, 0, 0, 0, 2},                {10800000000, 259200, 3, 3, 600, 2},
     };
     const nab_profile_t *prof[2] = {&nab_standard, &nab_low_fp};
-    unsigned char only[NSER] = {1, 0, 1, 1};
-    for (int o = 0; o < 2; o++) {
+    unsigned char only[NSER] = {1, 0, 1, 1}, *famv[NSER];
+    for (int k = 0; k < NSER; k++) { /* half the rows familiar, at random */
+        famv[k] = malloc(ROWS);
+        assert_non_null(famv[k]);
+        for (size_t i = 0; i < ROWS; i++) famv[k][i] = uniform() < 0.5;
+    }
+    { /* the familiar rows matter: a lone spike that paged at once waits among them */
+        double a0[ROWS], b0[ROWS];
+        size_t differ = 0;
+        rd_starts_at(score[0], famv[0], s[0].ts, ROWS, 0.6, eps[6], a0);
+        rd_starts_at(score[0], NULL, s[0].ts, ROWS, 0.6, eps[6], b0);
+        for (size_t i = 0; i < ROWS; i++) differ += a0[i] != b0[i];
+        assert_true(differ > 0);
+    }
+    for (int o = 0; o < 4; o++) { /* only, or not; familiar rows (o & 2), or none */
         rd_sweep_t w;
-        assert_int_equal(rd_sweep_init(&w, &c, s, NSER, score, o ? only : NULL), 0);
+        unsigned char *const *fm = o & 2 ? famv : NULL;
+        assert_int_equal(rd_sweep_init(&w, &c, s, NSER, score, fm, o & 1 ? only : NULL), 0);
         assert_true(w.ncand > 50);
         for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
             double bt[2], best[2], want_t[2] = {INFINITY, INFINITY};
@@ -86,7 +100,7 @@ static void test_sweep_same(void **state)
                 rd_sweep_at(&w, w.cand[j], eps[e], prof, 2, at, &quiet);
                 for (int p = 0; p < 2; p++) {
                     nab_result_t a, b;
-                    double sa = rd_starts_score(&c, s, NSER, score, w.only, w.cand[j], eps[e],
+                    double sa = rd_starts_score(&c, s, NSER, score, fm, w.only, w.cand[j], eps[e],
                                                 prof[p], tmp, &a);
                     double sb = rd_sweep_score(&w, w.cand[j], eps[e], prof[p], &b);
                     assert_true(sa == sb && a.raw == b.raw);
@@ -116,7 +130,7 @@ static void test_sweep_same(void **state)
                 size_t quiet = 0, want_quiet = 0;
                 rd_sweep_at(&w, t, eps[e], prof, 2, at, &quiet);
                 for (int p = 0; p < 2; p++) {
-                    rd_starts_score(&c, s, NSER, score, w.only, t, eps[e], prof[p], tmp, &a);
+                    rd_starts_score(&c, s, NSER, score, fm, w.only, t, eps[e], prof[p], tmp, &a);
                     assert_true(at[p].score == a.score && at[p].raw == a.raw);
                     assert_int_equal(at[p].found, a.found);
                     assert_int_equal(at[p].fp, a.fp);
@@ -127,7 +141,7 @@ static void test_sweep_same(void **state)
             rd_sweep_best(&w, eps[e], prof, 2, bt, best);
             for (int p = 0; p < 2; p++) assert_true(bt[p] == want_t[p] && best[p] == want[p]);
             double b1;
-            double t1 = rd_best_start_threshold(&c, s, NSER, score, w.only, eps[e], prof[1],
+            double t1 = rd_best_start_threshold(&c, s, NSER, score, fm, w.only, eps[e], prof[1],
                                                 &b1);
             assert_true(t1 == want_t[1] && b1 == want[1]);
         }
@@ -135,6 +149,7 @@ static void test_sweep_same(void **state)
     }
     nab_corpus_free(&c);
     for (int k = 0; k < NSER; k++) {
+        free(famv[k]);
         free(s[k].ts);
         free(score[k]);
         free(label[k]);
