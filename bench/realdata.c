@@ -606,8 +606,8 @@ static void try_words(const char *words, const char *tmp)
             for (int f = 0; f < 9; f++) {
                 for (int k = 0; k < nser; k++) only[k] = ser[k].folder == f;
                 nab_result_t r;
-                rd_starts_score(&corpus, ser, nser, dst[j], NULL, only, t, rd_ep_hold(grid_holdoff[q]),
-                                &nab_standard, tmpb, &r);
+                rd_starts_score(&corpus, ser, nser, dst[j], NULL, only, t,
+                                rd_ep_hold(grid_holdoff[q]), &nab_standard, tmpb, &r);
                 double bb, bt = rd_best_start_threshold(&corpus, ser, nser, dst[j], NULL, only,
                                                         rd_ep_hold(grid_holdoff[q]),
                                                         &nab_standard, &bb);

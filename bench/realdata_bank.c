@@ -227,9 +227,8 @@ void rd_starts_at(const double *score, const unsigned char *fam, const int64_t *
                         ep_now(&e, ts, i), ep_spacing(ts, i));
 }
 
-double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
-                       double *const *score, unsigned char *const *fam,
-                       const unsigned char *only, double t, rd_ep_t ep,
+double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser, double *const *score,
+                       unsigned char *const *fam, const unsigned char *only, double t, rd_ep_t ep,
                        const nab_profile_t *prof, double **tmp, nab_result_t *res)
 {
     for (int k = 0; k < nser; k++)
@@ -241,8 +240,8 @@ double rd_starts_score(const nab_corpus_t *c, const rd_series_t *s, int nser,
 
 double rd_best_start_threshold(const nab_corpus_t *c, const rd_series_t *s, int nser,
                                double *const *score, unsigned char *const *fam,
-                               const unsigned char *only, rd_ep_t ep,
-                               const nab_profile_t *prof, double *best)
+                               const unsigned char *only, rd_ep_t ep, const nab_profile_t *prof,
+                               double *best)
 {
     rd_sweep_t w;
     double bt = INFINITY;
@@ -378,7 +377,8 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
     ep_run_init(&e, t, ep);
     if (!idx) {
         for (size_t i = 0; i < n; i++)
-            if (ep_row(&e, i, score[i], sv[i], fam ? fam[i] : 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+            if (ep_row(&e, i, score[i], sv[i], fam && fam[i], ts[i], ep_now(&e, ts, i),
+                       ep_spacing(ts, i)))
                 rows[nr++] = i;
         return nr;
     }
@@ -395,7 +395,8 @@ static size_t sweep_starts(const rd_sweep_t *w, int k, double t, rd_ep_t ep,
             ep_quiet(&e, ep_now(&e, ts, next));
             ep_quiet(&e, ep_now(&e, ts, i - 1));
         }
-        if (ep_row(&e, i, score[i], sv[i], fam ? fam[i] : 0, ts[i], ep_now(&e, ts, i), ep_spacing(ts, i)))
+        if (ep_row(&e, i, score[i], sv[i], fam && fam[i], ts[i], ep_now(&e, ts, i),
+                   ep_spacing(ts, i)))
             rows[nr++] = i;
         if (j < nidx && idx[j] == i) j++;
         next = i + 1;

@@ -187,8 +187,11 @@ static void rates(rd_set_t *sets, const char *what, const nld_params_t *pp, rd_e
         double t = rd_ladder_threshold(s, per_day);
         for (int x = 0; x < 2; x++) {
             for (int q = 0; q < 3; q++)
-                rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], sets[x].fam, NULL, t, ep,
-                                q == 0 ? &nab_standard : q == 1 ? &nab_low_fp : &nab_low_fn,
+                rd_starts_score(&sets[x].corpus, sets[x].ser, sets[x].nser, sc[x], sets[x].fam,
+                                NULL, t, ep,
+                                q == 0   ? &nab_standard
+                                : q == 1 ? &nab_low_fp
+                                         : &nab_low_fn,
                                 tmp[x], &r[j][x][q]);
             int nq;
             quiet[j][x] = rd_set_quiet(&sets[x], tmp[x], NULL, &nq, &qday[j][x]);

@@ -29,7 +29,8 @@
  * near flags are: p, the share of its values whose surprise reaches NLD_CONFIRM_NEXT of the
  * threshold's, and q, the share of the values after such a one that reach it too (both
  * over about the last NLD_CONFIRM_PERSIST_N values; p starts from NLD_CONFIRM_CHANCE with
- * the weight of 100 values, q from p, independence, with a weight of NLD_CONFIRM_PRIOR). A lone flag then waits for k values in a row that reach
+ * the weight of 100 values, q from p, independence, with a weight of NLD_CONFIRM_PRIOR). A
+ * lone flag then waits for k values in a row that reach
  * NLD_CONFIRM_NEXT, k = log p / log q rounded (q^k = p: as unlikely by chance as one more
  * independent flag), and at least as many as make their chance under NLD_CONFIRM_CHANCE if
  * they were independent (p^k at most 1 in 100: a stream with 3% of its values near waits

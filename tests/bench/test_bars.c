@@ -109,8 +109,8 @@ static void test_bars_tally(void **state)
     for (int x = 0; x < 2; x++) {
         make_set(&sets[x], score[x]);
         for (int k = 0; k < NSER; k++) assert_non_null(tmp[x][k] = malloc(ROWS * sizeof(double)));
-        assert_int_equal(rd_sweep_init(&sw[x], &sets[x].corpus, sets[x].ser, NSER, score[x], NULL, NULL),
-                         0);
+        assert_int_equal(
+            rd_sweep_init(&sw[x], &sets[x].corpus, sets[x].ser, NSER, score[x], NULL, NULL), 0);
     }
     rd_bars_t b;
     rd_bars_init(&b, sets);

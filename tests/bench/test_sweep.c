@@ -141,8 +141,8 @@ static void test_sweep_same(void **state)
             rd_sweep_best(&w, eps[e], prof, 2, bt, best);
             for (int p = 0; p < 2; p++) assert_true(bt[p] == want_t[p] && best[p] == want[p]);
             double b1;
-            double t1 = rd_best_start_threshold(&c, s, NSER, score, fm, w.only, eps[e], prof[1],
-                                                &b1);
+            double t1 =
+                rd_best_start_threshold(&c, s, NSER, score, fm, w.only, eps[e], prof[1], &b1);
             assert_true(t1 == want_t[1] && b1 == want[1]);
         }
         rd_sweep_free(&w);
