@@ -155,8 +155,7 @@ static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int f
         e->learnt = row + 1;
         if (e->cf.pending) {
             int near = !e->active && sv >= NLD_CONFIRM_NEXT * st;
-            if (near && ++e->cf.got < e->cf.need) {
-                if (sv > e->cf.pend_s) e->cf.pend_s = sv;
+            if (near && nld_confirm_more(&e->cf, sv, sp, e->ep.confirm_wait_s)) {
                 nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
                 return 0;
             }
@@ -171,15 +170,9 @@ static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int f
                    nld_confirm_wait(&e->cf, ts, sv, st,
                                     nld_confirm_factor(e->ep.confirm, st, sp, e->ep.confirm_wait_s),
                                     every, fam);
+        if (wait) nld_confirm_hold(&e->cf, ts, sv, sp, e->ep.confirm_wait_s);
         nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
-        if (wait) {
-            e->cf.pending = 1;
-            e->cf.pend_s = sv;
-            e->cf.pend_t = ts;
-            e->cf.need = nld_confirm_need(&e->cf, sp, e->ep.confirm_wait_s);
-            e->cf.got = 0;
-            return 0;
-        }
+        if (wait) return 0;
     }
     if (!flag) {
         ep_gap(e, 1);

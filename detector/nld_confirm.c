@@ -60,15 +60,17 @@ void nld_confirm_learn(nld_confirm_t *c, double sv, double st, uint64_t rows)
     c->near_last = near;
 }
 
-uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_s)
+uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_s, int seen)
 {
     if (!nld_confirm_every(spacing_s, wait_s)) return 1;
-    double within = wait_s < NLD_CONFIRM_RUN_S ? wait_s : NLD_CONFIRM_RUN_S;
-    double cap = floor(within / spacing_s + 1e-9);
-    if (cap < 1) cap = 1;
     /* a new stream starts as one with NLD_CONFIRM_CHANCE of its values near, worth 100 */
     double p = (c->near_hi + 100 * NLD_CONFIRM_CHANCE) / (c->near_n + 100);
     double q = (c->near_both + NLD_CONFIRM_PRIOR * p) / (c->near_prev + NLD_CONFIRM_PRIOR);
+    int whole = seen && q >= NLD_CONFIRM_RUNS;
+    double within = whole || wait_s < NLD_CONFIRM_RUN_S ? wait_s : NLD_CONFIRM_RUN_S;
+    double cap = floor(within / spacing_s + 1e-9);
+    if (cap < 1) cap = 1;
+    if (whole) return (uint32_t)fmin(cap, UINT32_MAX);
     /* independent values: as many in a row as make a chance under NLD_CONFIRM_CHANCE */
     double k = p > NLD_CONFIRM_CHANCE && p < 1 ? ceil(log(NLD_CONFIRM_CHANCE) / log(p) - 1e-9) : 1;
     /* persistent ones: q^k = p, as unlikely as one more independent value */
@@ -78,4 +80,27 @@ uint32_t nld_confirm_need(const nld_confirm_t *c, double spacing_s, double wait_
     }
     if (!(k <= cap)) k = cap;
     return k < 1 ? 1 : (uint32_t)k;
+}
+
+void nld_confirm_hold(nld_confirm_t *c, int64_t t, double sv, double spacing_s, double wait_s)
+{
+    c->seen = nld_confirm_recent(c, t, NLD_CONFIRM_WITHIN_S);
+    c->longer = c->seen >= sv;
+    c->pending = 1;
+    c->pend_t = t;
+    c->pend_s = sv;
+    c->need = nld_confirm_need(c, spacing_s, wait_s, c->longer);
+    c->got = 0;
+}
+
+int nld_confirm_more(nld_confirm_t *c, double sv, double spacing_s, double wait_s)
+{
+    if (c->longer && sv > c->seen) { /* beyond the recent range: k from this value on */
+        c->need = nld_confirm_need(c, spacing_s, wait_s, 0);
+        c->got = 0;
+        c->longer = 0;
+    }
+    if (++c->got >= c->need) return 0;
+    if (sv > c->pend_s) c->pend_s = sv;
+    return 1;
 }

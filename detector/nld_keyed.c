@@ -396,8 +396,7 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     nld_confirm_learn(c, sv, st, 1);
     if (c->pending) {
         int near = !active && sv >= NLD_CONFIRM_NEXT * st;
-        if (near && ++c->got < c->need) { /* one more of the values it waits for */
-            if (sv > c->pend_s) c->pend_s = sv;
+        if (near && nld_confirm_more(c, sv, sp, sd->confirm_wait_s)) { /* one more of them */
             if (x < c->pend_lo) c->pend_lo = x;
             if (x > c->pend_hi) c->pend_hi = x;
             nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
@@ -417,15 +416,11 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
                nld_confirm_wait(c, r->ts_usec, sv, st,
                                 nld_confirm_factor(sd->confirm, st, sp, sd->confirm_wait_s),
                                 nld_confirm_every(sp, sd->confirm_wait_s), v->familiar);
+    if (wait) nld_confirm_hold(c, r->ts_usec, sv, sp, sd->confirm_wait_s);
     nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
     if (!wait) return 1;
-    c->pending = 1;
     c->dir = v->state;
-    c->pend_t = r->ts_usec;
-    c->pend_s = sv;
     c->pend_lo = c->pend_hi = x;
-    c->need = nld_confirm_need(c, sp, sd->confirm_wait_s);
-    c->got = 0;
     return 0;
 }
 

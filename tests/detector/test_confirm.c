@@ -241,8 +241,10 @@ static void test_config(void **state)
  * 2% of values near) needs k = log p / log q for the p and q it learnt (about 20), at most
  * what 5 minutes (or confirm.wait=) hold: five at a row a minute, ten at a row a second
  * with confirm.wait=10s, one at a row each 5 minutes and where lone flags do not all wait
- * (an hour apart). The same counts learnt a row at a time or with the rows
- * between near ones passed over at once (as the benchmarks' sweep does) agree. */
+ * (an hour apart). A flag no more surprising than one within the last 3 days waits for the
+ * values of the whole confirm.wait= on that stream (not where near values come alone), until
+ * a value beyond every recent one: k from that one on. The same counts learnt a row at a time or
+ * with the rows between near ones passed over at once (as the benchmarks' sweep does) agree. */
 static void test_persistent(void **state)
 {
     (void)state;
@@ -263,9 +265,9 @@ static void test_persistent(void **state)
             since = 0;
         }
     }
-    assert_int_equal(nld_confirm_need(&few, 60, 600), 1);
-    assert_int_equal(nld_confirm_need(&ind, 60, 600), 2);
-    assert_int_equal(nld_confirm_need(&ind, 300, 600), 1); /* 5-minute rows: one */
+    assert_int_equal(nld_confirm_need(&few, 60, 600, 0), 1);
+    assert_int_equal(nld_confirm_need(&ind, 60, 600, 0), 2);
+    assert_int_equal(nld_confirm_need(&ind, 300, 600, 0), 1); /* 5-minute rows: one */
     /* below the cap: k itself, from the learnt p and q (q under 0.9: the prior) */
     double p = (run.near_hi + 100 * NLD_CONFIRM_CHANCE) / (run.near_n + 100);
     double q = (run.near_both + NLD_CONFIRM_PRIOR * p) / (run.near_prev + NLD_CONFIRM_PRIOR);
@@ -273,12 +275,39 @@ static void test_persistent(void **state)
     assert_true(p > 0.01 && p < 0.03);
     uint32_t k = (uint32_t)floor(log(p) / log(q) + 0.5);
     assert_true(k > 10 && k < 60);
-    assert_int_equal(nld_confirm_need(&run, 1, 600), k);
-    assert_int_equal(nld_confirm_need(&run, 60, 600), 5);
-    assert_int_equal(nld_confirm_need(&run, 1, 10), 10); /* confirm.wait= shorter */
-    assert_int_equal(nld_confirm_need(&run, 300, 600), 1);
-    assert_int_equal(nld_confirm_need(&run, 3600, 600), 1);
-    assert_int_equal(nld_confirm_need(&run, 60, 0), 1);
+    assert_int_equal(nld_confirm_need(&run, 1, 600, 0), k);
+    assert_int_equal(nld_confirm_need(&run, 60, 600, 0), 5);
+    assert_int_equal(nld_confirm_need(&run, 1, 10, 0), 10); /* confirm.wait= shorter */
+    assert_int_equal(nld_confirm_need(&run, 300, 600, 0), 1);
+    assert_int_equal(nld_confirm_need(&run, 3600, 600, 0), 1);
+    assert_int_equal(nld_confirm_need(&run, 60, 0, 0), 1);
+    /* a flag like a recent one, where near values come in runs: the whole wait */
+    assert_int_equal(nld_confirm_need(&run, 1, 600, 1), 600);
+    assert_int_equal(nld_confirm_need(&run, 60, 600, 1), 10);
+    assert_int_equal(nld_confirm_need(&run, 300, 600, 1), 2);
+    assert_int_equal(nld_confirm_need(&run, 3600, 600, 1), 1); /* lone flags do not all wait */
+    assert_int_equal(nld_confirm_need(&ind, 60, 600, 1), 2);   /* near values alone: k */
+    assert_int_equal(nld_confirm_need(&few, 1, 600, 1), 1);
+    /* a flag begins to wait: the whole wait if no more surprising than a recent one */
+    nld_confirm_t h = run;
+    nld_confirm_add(&h, 0, 3.0, 1);
+    nld_confirm_hold(&h, 3600 * (int64_t)1000000, 2.5, 1, 600);
+    assert_true(h.pending && h.longer && h.seen == 3.0 && h.got == 0);
+    assert_int_equal(h.need, 600);
+    for (int i = 1; i < 100; i++) assert_int_equal(nld_confirm_more(&h, 2.0, 1, 600), 1);
+    assert_true(h.pend_s == 2.5);
+    /* a value beyond every recent one: k from it on, it the first */
+    assert_int_equal(nld_confirm_more(&h, 3.5, 1, 600), 1);
+    assert_true(h.need == k && h.got == 1 && !h.longer && h.pend_s == 3.5);
+    for (uint32_t i = 2; i < k; i++) assert_int_equal(nld_confirm_more(&h, 2.0, 1, 600), 1);
+    assert_int_equal(nld_confirm_more(&h, 2.0, 1, 600), 0);
+    /* one beyond the recent ones waits for k from the start; so does one three days on */
+    nld_confirm_hold(&h, 3600 * (int64_t)1000000, 3.5, 1, 600);
+    assert_false(h.longer);
+    assert_int_equal(h.need, k);
+    nld_confirm_hold(&h, (3 * 86400 + 1) * (int64_t)1000000, 2.5, 1, 600);
+    assert_true(!h.longer && h.seen == 0);
+    assert_int_equal(h.need, k);
     /* passed over or learnt one by one: the same counts */
     nld_confirm_learn(&skip, 0.1, 2.0, since ? since : 1);
     if (!since) { /* the last row was near: learn one more quiet row on both */
@@ -290,7 +319,7 @@ static void test_persistent(void **state)
     assert_true(fabs(skip.near_both - run.near_both) < 1e-6 * run.near_both);
     /* nothing learnt yet: independence, one value */
     nld_confirm_t none = {0};
-    assert_int_equal(nld_confirm_need(&none, 1, 600), 1);
+    assert_int_equal(nld_confirm_need(&none, 1, 600, 0), 1);
 }
 
 int main(void)

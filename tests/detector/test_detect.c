@@ -1120,6 +1120,19 @@ static void test_confirm_persistent(void **state)
     assert_true(a <= 0.1);
 }
 
+/* The same walk a value a second: its near values come in runs (q about 0.9), and its
+ * excursions to the edge of the day's range last minutes, longer than the k values (30 to
+ * 60) a lone flag waits for. A lone flag no more surprising than one within the last 3
+ * days waits for the whole confirm.wait= there (nld_confirm_need): 10 days of it (this
+ * seed) page twice, 8 times with k alone; the bound lies between. */
+static void test_confirm_walk_1s(void **state)
+{
+    (void)state;
+    double a = quiet_reports_every("combine=default", 2, 10, 1);
+    print_message("combine=default, quantised runs a second apart: %.2f reports a day\n", a);
+    assert_true(a <= 0.3);
+}
+
 /* A heavy-tailed metric a row every 5 minutes (Student t, 3 df) has an outlier beyond
  * any model every day or two; the record of its far tail claims each at most 1 in 10^4
  * (NLD_CALIB_RECORD_TRUSTED), which was enough to page at once (confirm=3 at 5 minutes
@@ -1492,6 +1505,7 @@ int main(void)
         cmocka_unit_test(test_confirm_wait),
         cmocka_unit_test(test_confirm_run),
         cmocka_unit_test(test_confirm_persistent),
+        cmocka_unit_test(test_confirm_walk_1s),
         cmocka_unit_test(test_confirm_familiar),
         cmocka_unit_test(test_beat),
         cmocka_unit_test(test_quiet_floor),
