@@ -146,33 +146,20 @@ static inline double ep_spacing(const int64_t *ts, size_t i)
 static inline int ep_row(ep_run_t *e, size_t row, double score, double sv, int fam, int64_t ts,
                          int64_t now, double sp)
 {
-    int flag = score >= e->t, every = nld_confirm_every(sp, e->ep.confirm_wait_s);
+    int flag = score >= e->t;
     int64_t t0 = ts; /* the run's start, if this flag begins one */
     double st = e->st;
     if (e->ep.confirm > 0 && st > 0) { /* the engine's confirm_step */
-        int confirmed = 0;
         nld_confirm_learn(&e->cf, sv, st, row + 1 - e->learnt);
         e->learnt = row + 1;
-        if (e->cf.pending) {
-            int near = !e->active && sv >= NLD_CONFIRM_NEXT * st;
-            if (near && nld_confirm_more(&e->cf, sv, sp, e->ep.confirm_wait_s)) {
-                nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
-                return 0;
-            }
-            e->cf.pending = 0;
-            if (near) {
-                confirmed = flag = 1;
-                t0 = e->cf.pend_t;
-                if (e->cf.pend_s > sv) sv = e->cf.pend_s;
-            }
+        unsigned cf = nld_confirm_step(&e->cf, ts, 0, sv, st, flag, e->active, e->run != 0,
+                                       e->ep.confirm, sp, e->ep.confirm_wait_s, fam);
+        if (cf & NLD_CF_WAIT) return 0;
+        if (cf & NLD_CF_CONFIRMED) {
+            flag = 1;
+            t0 = e->cf.pend_t;
+            if (e->cf.pend_s > sv) sv = e->cf.pend_s;
         }
-        int wait = !confirmed && flag && !e->active && !e->run &&
-                   nld_confirm_wait(&e->cf, ts, sv, st,
-                                    nld_confirm_factor(e->ep.confirm, st, sp, e->ep.confirm_wait_s),
-                                    every, fam);
-        if (wait) nld_confirm_hold(&e->cf, ts, sv, sp, e->ep.confirm_wait_s);
-        nld_confirm_add(&e->cf, ts, sv, NLD_CONFIRM_LIKE * st);
-        if (wait) return 0;
     }
     if (!flag) {
         ep_gap(e, 1);

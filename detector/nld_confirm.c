@@ -104,3 +104,33 @@ int nld_confirm_more(nld_confirm_t *c, double sv, double spacing_s, double wait_
     if (sv > c->pend_s) c->pend_s = sv;
     return 1;
 }
+
+unsigned nld_confirm_step(nld_confirm_t *c, int64_t t, double x, double sv, double st, int dir,
+                          int active, int run, double f, double spacing_s, double wait_s,
+                          int familiar)
+{
+    unsigned out = 0;
+    if (c->pending) {
+        int near = !active && sv >= NLD_CONFIRM_NEXT * st;
+        if (near && nld_confirm_more(c, sv, spacing_s, wait_s)) { /* one more of them */
+            if (x < c->pend_lo) c->pend_lo = x;
+            if (x > c->pend_hi) c->pend_hi = x;
+            nld_confirm_add(c, t, sv, NLD_CONFIRM_LIKE * st);
+            return NLD_CF_WAIT;
+        }
+        c->pending = 0;
+        out = near ? NLD_CF_CONFIRMED : NLD_CF_DROPPED;
+    }
+    /* only a flag that begins a run is lone: one that goes on a run counts at once */
+    int wait = !(out & NLD_CF_CONFIRMED) && dir && !active && !run &&
+               nld_confirm_wait(c, t, sv, st, nld_confirm_factor(f, st, spacing_s, wait_s),
+                                nld_confirm_every(spacing_s, wait_s), familiar);
+    if (wait) {
+        nld_confirm_hold(c, t, sv, spacing_s, wait_s);
+        c->dir = dir;
+        c->pend_lo = c->pend_hi = x;
+        out |= NLD_CF_WAIT;
+    }
+    nld_confirm_add(c, t, sv, NLD_CONFIRM_LIKE * st);
+    return out;
+}

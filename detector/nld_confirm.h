@@ -145,4 +145,21 @@ int nld_confirm_more(nld_confirm_t *c, double sv, double spacing_s, double wait_
  * every lone flag to wait under confirm.wait=wait_s (0: off). */
 int nld_confirm_every(double spacing_s, double wait_s);
 
+/* What nld_confirm_step made of a value (bits). */
+#define NLD_CF_WAIT 1u      /* taken up by a waiting flag or a new one: the episode sees nothing */
+#define NLD_CF_CONFIRMED 2u /* it confirms the waiting flag: the episode sees that flag */
+#define NLD_CF_DROPPED 4u   /* a waiting flag it did not confirm was let go */
+
+/* confirm= on one value, the same for nl-detect and the benchmarks' fast path: value x of
+ * surprise sv (nld_confirm_learn has seen it) under a threshold of surprise st > 0, dir
+ * its flag's direction (0: not a flag), while an episode is `active` and a run of flags
+ * goes on (`run`), at event time t on a stream of values spacing_s apart under
+ * confirm=f confirm.wait=wait_s; `familiar` as nld_confirm_wait. Without NLD_CF_WAIT the
+ * episode sees the value (with NLD_CF_CONFIRMED as the waiting flag: direction c->dir,
+ * surprise the larger of c->pend_s and sv, begun at c->pend_t); its surprise is then
+ * remembered (nld_confirm_add) either way. */
+unsigned nld_confirm_step(nld_confirm_t *c, int64_t t, double x, double sv, double st, int dir,
+                          int active, int run, double f, double spacing_s, double wait_s,
+                          int familiar);
+
 #endif

@@ -394,34 +394,17 @@ static int confirm_step(nld_t *d, nld_keyed_t *k, int slot, const nl_rec_t *r, d
     if (r->ts_usec == INT64_MIN || !(st > 0)) return 1; /* no event time or no threshold */
     double sp = nld_bank_spacing(&k->u.s.bank);
     nld_confirm_learn(c, sv, st, 1);
-    if (c->pending) {
-        int near = !active && sv >= NLD_CONFIRM_NEXT * st;
-        if (near && nld_confirm_more(c, sv, sp, sd->confirm_wait_s)) { /* one more of them */
-            if (x < c->pend_lo) c->pend_lo = x;
-            if (x > c->pend_hi) c->pend_hi = x;
-            nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
-            return 0;
-        }
-        c->pending = 0;
-        if (near) {
-            if (!flag) v->state = c->dir;
-            if (c->pend_s > sv) v->score = nld_score_of(c->pend_s);
-            *pend = c;
-        } else {
-            d->n.unconfirmed++;
-        }
+    unsigned cf = nld_confirm_step(c, r->ts_usec, x, sv, st, flag ? v->state : 0, active,
+                                   k->u.s.ep[slot].run != 0, sd->confirm, sp, sd->confirm_wait_s,
+                                   v->familiar);
+    if (cf & NLD_CF_DROPPED) d->n.unconfirmed++;
+    if (cf & NLD_CF_WAIT) return 0;
+    if (cf & NLD_CF_CONFIRMED) {
+        if (!flag) v->state = c->dir;
+        if (c->pend_s > sv) v->score = nld_score_of(c->pend_s);
+        *pend = c;
     }
-    /* only a flag that begins a run is lone: one that goes on a run counts at once */
-    int wait = !*pend && flag && !active && !k->u.s.ep[slot].run &&
-               nld_confirm_wait(c, r->ts_usec, sv, st,
-                                nld_confirm_factor(sd->confirm, st, sp, sd->confirm_wait_s),
-                                nld_confirm_every(sp, sd->confirm_wait_s), v->familiar);
-    if (wait) nld_confirm_hold(c, r->ts_usec, sv, sp, sd->confirm_wait_s);
-    nld_confirm_add(c, r->ts_usec, sv, NLD_CONFIRM_LIKE * st);
-    if (!wait) return 1;
-    c->dir = v->state;
-    c->pend_lo = c->pend_hi = x;
-    return 0;
+    return 1;
 }
 
 /* Flags a run needs before it is an episode: episode.min, or fewer once they span

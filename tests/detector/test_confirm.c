@@ -322,17 +322,57 @@ static void test_persistent(void **state)
     assert_int_equal(nld_confirm_need(&none, 1, 600, 0), 1);
 }
 
+/* One value at a time, as nl-detect and the benchmarks' fast path both take it: a lone flag
+ * on a stream of values a minute apart (every lone flag waits) is taken up, the next near
+ * value confirms it (the flag's direction and the larger surprise), one that is not near
+ * lets it go, and may itself begin to wait; a flag while an episode is open or a run goes
+ * on, and a value that is not a flag, go to the episode as they are. */
+static void test_step(void **state)
+{
+    (void)state;
+    const double st = 1.11, f = 3, sp = 60, w = 600;
+    nld_confirm_t c = {0};
+    int64_t t = 0, m = 60 * (int64_t)1000000;
+    assert_int_equal(nld_confirm_step(&c, t += m, 5, 0.2, st, 0, 0, 0, f, sp, w, 0), 0);
+    assert_int_equal(nld_confirm_step(&c, t += m, 9, 1.5, st, 3, 0, 0, f, sp, w, 0), NLD_CF_WAIT);
+    assert_true(c.pending && c.dir == 3 && c.pend_lo == 9 && c.pend_hi == 9);
+    assert_true(c.pend_t == t && c.pend_s == 1.5 && c.need == 1);
+    /* the next value, near (0.7 of the threshold's surprise) though not a flag: confirmed */
+    assert_int_equal(nld_confirm_step(&c, t += m, 8, 0.8, st, 0, 0, 0, f, sp, w, 0),
+                     NLD_CF_CONFIRMED);
+    assert_false(c.pending);
+    assert_true(c.pend_s == 1.5 && c.pend_t == t - m);
+    /* a flag while the episode is open, or while a run goes on: at once */
+    assert_int_equal(nld_confirm_step(&c, t += m, 9, 1.5, st, 3, 1, 0, f, sp, w, 0), 0);
+    assert_int_equal(nld_confirm_step(&c, t += m, 9, 1.5, st, 3, 0, 1, f, sp, w, 0), 0);
+    /* a lone flag the next value does not confirm, which is itself a lone flag */
+    assert_int_equal(nld_confirm_step(&c, t += 60 * m, 1, 1.6, st, 2, 0, 0, f, sp, w, 0),
+                     NLD_CF_WAIT);
+    assert_int_equal(nld_confirm_step(&c, t += m, 5, 0.1, st, 0, 0, 0, f, sp, w, 0),
+                     NLD_CF_DROPPED);
+    assert_int_equal(nld_confirm_step(&c, t += m, 2, 1.2, st, 2, 0, 0, f, sp, w, 0), NLD_CF_WAIT);
+    assert_int_equal(nld_confirm_step(&c, t += m, 3, 1.3, st, 3, 0, 0, f, sp, w, 0),
+                     NLD_CF_CONFIRMED);
+    assert_true(c.dir == 2); /* the waiting flag's direction, not the confirming value's */
+    /* a near value while an episode is open does not confirm */
+    assert_int_equal(nld_confirm_step(&c, t += 60 * m, 1, 1.6, st, 2, 0, 0, f, sp, w, 0),
+                     NLD_CF_WAIT);
+    assert_int_equal(nld_confirm_step(&c, t += m, 1, 1.6, st, 2, 1, 0, f, sp, w, 0),
+                     NLD_CF_DROPPED);
+    /* hourly values: a lone flag without a recent spike as large pages at once */
+    nld_confirm_t h = {0};
+    assert_int_equal(nld_confirm_step(&h, 0, 9, 1.5, st, 3, 0, 0, f, 3600, w, 0), 0);
+    assert_false(h.pending);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sliding_max), cmocka_unit_test(test_order_and_cap),
-        cmocka_unit_test(test_wait),
-        cmocka_unit_test(test_every),
-        cmocka_unit_test(test_factor),
-        cmocka_unit_test(test_persistent),
-        cmocka_unit_test(test_settle),
-        cmocka_unit_test(test_young),
-        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_wait),        cmocka_unit_test(test_every),
+        cmocka_unit_test(test_factor),      cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_step),        cmocka_unit_test(test_settle),
+        cmocka_unit_test(test_young),       cmocka_unit_test(test_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
