@@ -63,6 +63,7 @@ static double run_bank(unsigned algos, uint32_t hist, int as_default, const doub
         if (as_default == 2) {
             p.jump = p.calib_shrink = p.calib_record = 0;
             p.recur_days = 0;
+            p.wander = 0;
         }
         if (as_default == 3) p.shape_w = 32;
     }

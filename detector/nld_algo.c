@@ -93,6 +93,8 @@ int nld_params_check(const nld_params_t *p, const char **why)
             "and at least 4 windows";
     else if (p->young > NLD_YOUNG_MAX)
         w = "young must be off or a count of values up to 1000000";
+    else if (p->wander == 1 || p->wander > NLD_WANDER_MAX)
+        w = "wander must be off or a count of values from 2 to 1000000";
     if (why) *why = w;
     return w ? NL_EINVAL : 0;
 }
@@ -138,6 +140,7 @@ int nld_bank_init(nld_bank_t *b, const nld_params_t *p)
     b->t_prev = INT64_MIN;
     b->thr = p->threshold;
     nld_jump_init(&b->jump);
+    nld_wander_init(&b->wander);
     if (p->rate > 0) { /* rate= alone needs no per-value work (budget_threshold) */
         double t = nld_rate_threshold(p->rate);
         if (t > b->thr) b->thr = t;
@@ -364,8 +367,8 @@ static void stage_calib(nld_bank_t *b, int i, nld_verdict_t *out, int *err)
     out->calibrated = out->score;
 }
 
-/* Stage 3 (NLD_STAGE_DISCOUNT): jump=, recur=, shape= and young= leave the calibrated surprise the
- * share jw of itself (discount_share); the own rule stays. */
+/* Stage 3 (NLD_STAGE_DISCOUNT): jump=, recur=, shape=, young= and wander= leave the calibrated
+ * surprise the share jw of itself (discount_share); the own rule stays. */
 static void stage_discount(nld_verdict_t *out, double jw)
 {
     if (jw < 1) out->score = jw > 0 ? nld_score_of(nld_surprise_of(out->score) * jw) : 0;
@@ -527,8 +530,8 @@ static void budget_threshold(nld_bank_t *b)
 double nld_bank_spacing(const nld_bank_t *b) { return b->spacing; }
 
 /* The share of its surprise value x keeps in stage 3 (NLD_STAGE_DISCOUNT), the product of
- * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, shape=, young=. Their state
- * learns from every value, judged or not. */
+ * each discount's: jump= (unless `jumps` is 0: a fast stream), recur=, shape=, young=,
+ * wander=. Their state learns from every value, judged or not. */
 static double discount_share(nld_bank_t *b, double x, int64_t ts_usec, int jumps)
 {
     double jw = jumps ? nld_jump_step(&b->jump, x, ts_usec, b->p.jump, b->p.jump_halflife_s) : 1;
@@ -538,6 +541,11 @@ static double discount_share(nld_bank_t *b, double x, int64_t ts_usec, int jumps
      * dozen values, a calibration barely begun), and their rarest look rarer than they
      * are; their surprise grows with the values seen (the archive's seeds count) */
     if (b->p.young && b->seen < b->p.young) jw *= (double)b->seen / b->p.young;
+    if (b->p.wander) {
+        double sp = nld_bank_spacing(b);
+        int spans = sp > 0 && (double)b->p.n * sp >= NLD_WANDER_SPAN_S;
+        jw *= nld_wander_step(&b->wander, x, ts_usec, b->p.n, b->p.wander, b->p.min, spans);
+    }
     return jw;
 }
 

@@ -31,6 +31,7 @@
 
 #include "nld_calib.h"
 #include "nld_jump.h"
+#include "nld_wander.h"
 #include "nld_recur.h"
 #include "nld_shape.h"
 #include "nld_change.h"
@@ -109,6 +110,10 @@ typedef struct nld_params {
     uint32_t shape_len;    /* ... among the last this many values (1024) */
     uint32_t young;        /* > 0: the stream's n-th value of its first `young` keeps n/young
                               of its surprise: judged against little history (0: off) */
+    uint32_t wander;       /* > 0: where the history holds n < wander independent values (a
+                              level that wanders; a history spanning a day or more), a
+                              surprise keeps log(1 + n) / log(1 + wander) of itself
+                              (nld_wander.h; 0: off) */
     int want_scores;       /* score every value (else, for the paper's eight, only flagged
                               ones, unless threshold= needs them all): set by the engine when
                               scores are written or combined */
@@ -127,8 +132,8 @@ typedef struct nld_params {
  *                its own rule's flag (own), which is what heuristic histories learn from
  *   2 calib      calib=: the surprise against the stream's own recent raw ones, lowered at
  *                most calib.shrink times, bounded by calib.record: verdict.calibrated
- *   3 discount   jump=, recur=, shape=, young=: the surprise keeps the product of their shares:
- *                verdict.score
+ *   3 discount   jump=, recur=, shape=, young=, wander=: the surprise keeps the product of
+ *                their shares: verdict.score
  *   4 threshold  threshold=, rate=, alarms= (the stricter; verdict.thr): the score reaching
  *                it is reported (verdict.state); without one, the own rule is
  *   5 episode    confirm= (a lone flag waits for the next value), fatigue= (a new episode's
@@ -203,6 +208,7 @@ typedef struct nld_bank {
         uint32_t run;   /* its length so far */
         int64_t run_t0; /* event time of its first flag */
     } held[NLD_ALGOS];
+    nld_wander_t wander; /* how many independent values its history holds, with wander= */
 } nld_bank_t;
 
 /* Defaults: all algorithms off, k 2, p 0.05, alpha 0.5, N 300, min 30, admit 0, both

@@ -47,15 +47,16 @@
 #define NLD_DEFAULT_CONFIRM_WAIT_S 600.0
 #define NLD_DEFAULT_YOUNG 300u
 #define NLD_DEFAULT_BEAT 2u
+#define NLD_DEFAULT_WANDER 100u
 
 /* What combine=default meant until 2026-11-26 (cusum over 300 values, threshold=0.86 as its
  * own P, no calibration), as stream words today: everything combine=default has added
  * since is turned off, so that benchmarks and tests compare against the old behaviour and
  * not a mix of old and new. */
-#define NLD_BEFORE_WORDS                                                                  \
-    "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 "          \
-    "holdoff=1h calib=off floor=0 jump=off recur=off young=off fatigue=off escalate=off "   \
-    "confirm=off confirm.wait=off beat=off"
+#define NLD_BEFORE_WORDS                                                                           \
+    "combine=default algo=cusum history=300 relearn=10m season=1d threshold=0.86 "                 \
+    "holdoff=1h calib=off floor=0 jump=off recur=off young=off fatigue=off escalate=off "          \
+    "confirm=off confirm.wait=off beat=off wander=off"
 
 typedef struct nld_combine {
     int on;

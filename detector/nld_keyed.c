@@ -326,7 +326,7 @@ static void score_line(nld_t *d, nld_keyed_t *k, const nl_rec_t *r, double x, do
                        const nld_verdict_t *v, unsigned algos, const nld_verdict_t *cv)
 {
     const nld_params_t *p = &d->cfg->s[k->def].p;
-    int staged = p->calib || p->jump > 0 || p->recur_days || p->shape_w || p->young;
+    int staged = p->calib || p->jump > 0 || p->recur_days || p->shape_w || p->young || p->wander;
     char st[1024];
     nl_buf_t b;
     nl_buf_init(&b, st, sizeof st);

@@ -57,7 +57,8 @@ const nld_opt_t nld_opts[] = {
      NLD_DEFAULT_CALIB, "N", "judge scores against the stream's last N raw surprises"},
     {"calib.shrink", NLD_OK_NUM, OFF | LO | HI | PRE, P(calib_shrink), 0, 1, 1e6,
      NLD_DEFAULT_CALIB_SHRINK, "R",
-     "calibration lowers a surprise at most R times (not where lone flags wait and calib spans 12h)"},
+     "calibration lowers a surprise at most R times (not where lone flags wait and calib spans "
+     "12h)"},
     {"calib.record", NLD_OK_NUM, OFF | LO | HI | PRE, P(calib_record), 0, NLD_CALIB_CENSOR, 300,
      NLD_DEFAULT_CALIB_RECORD, "R",
      "the record of the far tail bounds a claim, never below a surprise of R"},
@@ -78,6 +79,10 @@ const nld_opt_t nld_opts[] = {
      "N", "... among the last N values"},
     {"young", NLD_OK_U32, OFF | LO | HI | PRE, P(young), 0, 1, NLD_YOUNG_MAX, NLD_DEFAULT_YOUNG,
      "N", "a new stream's surprises grow to full weight over its first N values"},
+    {"wander", NLD_OK_U32, OFF | LO | HI | PRE, P(wander), 0, 2, NLD_WANDER_MAX, NLD_DEFAULT_WANDER,
+     "N",
+     "where the history (a day or more) holds n < N independent values, a surprise keeps "
+     "log(1+n)/log(1+N) of itself"},
     {"season", NLD_OK_DUR, OFF | GT | PRE, P(season_s), 0, 0, 0, NLD_DEFAULT_SEASON_S, "DUR",
      "a seasonal baseline of this period of event time"},
     {"season.slots", NLD_OK_U32, 0, P(season_slots), 0, 0, 0, 0, "N", "... in N slots"},

@@ -7,7 +7,9 @@
 #define NLKIT_TESTS_T_BANK_H
 
 #include <stdio.h>
+#include <string.h>
 
+#include "nl_test.h"
 #include "nld.h"
 #include "nld_algo.h"
 
@@ -27,6 +29,23 @@ static inline int t_stream_words(nld_cfg_t *c, const char *words, char *err, siz
     nld_cfg_init(c);
     snprintf(text, sizeof text, "stream s event=m value=x %s\n", words);
     return nld_cfg_parse(c, text, "test", err, errlen);
+}
+
+/* One case of an option test: WORDS parsed into c; where ok is 0, fails unless they are
+ * refused with a message naming `opt`, and returns 0 (c freed); else fails unless they are
+ * accepted, and returns 1 with c to check (nld_cfg_free it after). */
+static inline int t_words_case(nld_cfg_t *c, const char *words, int ok, const char *opt)
+{
+    char err[256] = "";
+    int rc = t_stream_words(c, words, err, sizeof err);
+    if (ok) {
+        if (rc) fail_msg("%s: %s", words, err);
+        return 1;
+    }
+    if (!rc) fail_msg("%s: accepted", words);
+    if (!strstr(err, opt)) fail_msg("%s: the message does not name %s: %s", words, opt, err);
+    nld_cfg_free(c);
+    return 0;
 }
 
 #endif

@@ -1133,6 +1133,23 @@ static void test_confirm_walk_1s(void **state)
     assert_true(a <= 0.3);
 }
 
+/* The same walk a row every 5 minutes moves about once an hour and takes most of a day to
+ * forget where it was: a week of history holds about ten independent values of it, and
+ * it reaches the edge of them every few days, with the next row, the same value,
+ * confirming. wander= sees how few independent values the history holds (nld_wander.h)
+ * and lowers the surprise to what they can claim. */
+static void test_wander_walk_5min(void **state)
+{
+    (void)state;
+    double on = quiet_reports_per_day("combine=default", 2, 180);
+    double off = quiet_reports_per_day("combine=default wander=off", 2, 180);
+    print_message("combine=default, quantised runs 5 minutes apart: %.3f reports a day, "
+                  "%.3f with wander=off\n",
+                  on, off);
+    assert_true(on <= 0.1);
+    assert_true(off > 0.15);
+}
+
 /* A heavy-tailed metric a row every 5 minutes (Student t, 3 df) has an outlier beyond
  * any model every day or two; the record of its far tail claims each at most 1 in 10^4
  * (NLD_CALIB_RECORD_TRUSTED), which was enough to page at once (confirm=3 at 5 minutes
@@ -1506,6 +1523,7 @@ int main(void)
         cmocka_unit_test(test_confirm_run),
         cmocka_unit_test(test_confirm_persistent),
         cmocka_unit_test(test_confirm_walk_1s),
+        cmocka_unit_test(test_wander_walk_5min),
         cmocka_unit_test(test_confirm_familiar),
         cmocka_unit_test(test_beat),
         cmocka_unit_test(test_quiet_floor),

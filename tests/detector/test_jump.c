@@ -129,16 +129,9 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
-        char err[256] = "";
-        int rc = t_stream_words(&c, cases[i].words, err, sizeof err);
-        if (!cases[i].ok) {
-            if (!rc) fail_msg("%s: accepted", cases[i].words);
-            assert_non_null(strstr(err, "jump"));
-        } else {
-            if (rc) fail_msg("%s: %s", cases[i].words, err);
-            assert_true(c.s[0].p.jump == cases[i].jump);
-            assert_true(c.s[0].p.jump_halflife_s == cases[i].halflife);
-        }
+        if (!t_words_case(&c, cases[i].words, cases[i].ok, "jump")) continue;
+        assert_true(c.s[0].p.jump == cases[i].jump);
+        assert_true(c.s[0].p.jump_halflife_s == cases[i].halflife);
         nld_cfg_free(&c);
     }
 }

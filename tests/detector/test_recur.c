@@ -184,16 +184,9 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
-        char err[256] = "";
-        int rc = t_stream_words(&c, cases[i].words, err, sizeof err);
-        if (!cases[i].ok) {
-            if (!rc) fail_msg("%s: accepted", cases[i].words);
-            assert_non_null(strstr(err, "recur"));
-        } else {
-            if (rc) fail_msg("%s: %s", cases[i].words, err);
-            assert_true(c.s[0].p.recur_days == cases[i].days);
-            assert_true(c.s[0].p.recur_within_s == cases[i].within);
-        }
+        if (!t_words_case(&c, cases[i].words, cases[i].ok, "recur")) continue;
+        assert_true(c.s[0].p.recur_days == cases[i].days);
+        assert_true(c.s[0].p.recur_within_s == cases[i].within);
         nld_cfg_free(&c);
     }
 }

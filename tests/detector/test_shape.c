@@ -174,16 +174,9 @@ static void test_config(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nld_cfg_t c;
-        char err[256] = "";
-        int rc = t_stream_words(&c, cases[i].words, err, sizeof err);
-        if (!cases[i].ok) {
-            if (!rc) fail_msg("%s: accepted", cases[i].words);
-            assert_non_null(strstr(err, "shape"));
-        } else {
-            if (rc) fail_msg("%s: %s", cases[i].words, err);
-            assert_true(c.s[0].p.shape_w == cases[i].w);
-            assert_true(c.s[0].p.shape_len == cases[i].len);
-        }
+        if (!t_words_case(&c, cases[i].words, cases[i].ok, "shape")) continue;
+        assert_true(c.s[0].p.shape_w == cases[i].w);
+        assert_true(c.s[0].p.shape_len == cases[i].len);
         nld_cfg_free(&c);
     }
 }
